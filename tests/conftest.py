@@ -1,0 +1,28 @@
+"""Shared pytest configuration for vecampfit's tests."""
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory):
+    """Directory for models compiled during the test session.
+
+    ``VECAMPFIT_TEST_CACHE_DIR`` reuses a directory across sessions (handy
+    while developing); by default every session compiles afresh.
+    """
+    env = os.environ.get("VECAMPFIT_TEST_CACHE_DIR")
+    if env:
+        os.makedirs(env, exist_ok=True)
+        return env
+    return str(tmp_path_factory.mktemp("models"))
+
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+
+@pytest.fixture(scope="session")
+def models_dir():
+    """Folder with the Cython model files that the tests compile as a user would."""
+    return MODELS_DIR

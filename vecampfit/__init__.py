@@ -1,0 +1,50 @@
+"""vecampfit: vectorized unbinned maximum-likelihood amplitude analyses.
+
+vecampfit fits Dalitz plots and multidimensional decay distributions with
+unbinned maximum-likelihood fits.  Densities are written by the user, in numpy
+or (fast) in Cython against vecampfit's ``.pxd`` declarations; the routines
+used inside a density work on blocks of ``L`` events at once (``L`` a
+compile-time constant), in float32 or float64.
+
+The library follows the structure of VecAmpFit (K. Chilikin): module and
+routine names are the paper's Fortran names in snake case.
+"""
+
+import os as _os
+
+from ._build_config import VERSION as __version__
+
+__all__ = ["__version__", "get_include", "show_config"]
+
+
+def get_include():
+    """Return the directory with vecampfit's C headers.
+
+    User Cython code that cimports vecampfit's ``.pxd`` files must be compiled
+    with this directory on the C include path (``-I``);
+    :func:`vecampfit.model_compiler.compile_model` adds it automatically.
+
+    Returns
+    -------
+    str
+        Absolute path of the ``include`` directory inside the installed
+        package (it contains ``vecampfit/block.h``).
+    """
+    return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include")
+
+
+def show_config():
+    """Print how this vecampfit installation was built.
+
+    Prints the version, whether the kernels use OpenMP, the vector lengths
+    for which models are compiled by default, and the C compiler arguments.
+    """
+    from . import _build_config as c
+
+    print(f"vecampfit {c.VERSION}")
+    print(f"  OpenMP:                {c.OPENMP}")
+    print(f"  native CPU tuning:     {c.NATIVE}")
+    print(f"  vector lengths:        {', '.join(str(l) for l in c.VECTOR_LENGTHS)}")
+    print(f"  kernel vector length:  {c.KERNEL_VECTOR_LENGTH}")
+    print(f"  C compiler:            {c.C_COMPILER} {' '.join(c.C_ARGS)}")
+    print(f"  include directory:     {get_include()}")

@@ -1,0 +1,272 @@
+"""Compile a user's Cython model against vecampfit's ``.pxd`` files.
+
+A density written in Cython uses vecampfit's block routines, which work on
+``L`` events at once with ``L`` a compile-time constant (``VECTOR_LENGTH`` in
+:mod:`vecampfit.block`).  The model file is therefore compiled once per
+vector length; within one compilation both precisions are available through
+Cython fused types.  :func:`compile_model` does this with the include paths
+and compiler flags of the installed vecampfit (OpenMP, ``-fno-math-errno``,
+optionally ``-march=native``), caches the result, and imports the modules.
+
+The model lives in the user's own folder; nothing in vecampfit's build has to
+be edited.  Sibling ``.pxd`` and ``.pxi`` files of the model are found (the
+model's folder is on the Cython include path) and are part of the cache key.
+"""
+
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import sys
+import sysconfig
+import tempfile
+
+from . import _build_config, get_include
+
+__all__ = ["ModelCompileError", "compile_model", "default_cache_dir"]
+
+
+class ModelCompileError(RuntimeError):
+    """A model file could not be translated by Cython or compiled by the C compiler."""
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_CYTHON_DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "embedsignature": True,
+}
+
+
+def default_cache_dir():
+    """Return the directory where compiled models are cached.
+
+    Returns
+    -------
+    str
+        ``$VECAMPFIT_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/vecampfit/models``
+        (``~/.cache/vecampfit/models`` when ``XDG_CACHE_HOME`` is unset).
+    """
+    env = os.environ.get("VECAMPFIT_CACHE_DIR")
+    if env:
+        return os.path.abspath(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "vecampfit", "models")
+
+
+def _package_parent():
+    """Directory that contains the installed ``vecampfit`` package (for cimport)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _compile_args(native, openmp, extra):
+    args = ["-O3", "-fno-math-errno", "-Wno-unused-function", "-Wno-unreachable-code"]
+    if native:
+        args.append("-march=native")
+    if openmp:
+        args.append("-fopenmp")
+    args.extend(extra)
+    return args
+
+
+def _cache_key(source, include_dirs, length, compile_args, link_args):
+    import Cython
+
+    h = hashlib.sha256()
+    for item in (
+        _build_config.VERSION,
+        sys.version,
+        sysconfig.get_config_var("EXT_SUFFIX") or "",
+        Cython.__version__,
+        str(length),
+        " ".join(compile_args),
+        " ".join(link_args),
+    ):
+        h.update(item.encode())
+        h.update(b"\0")
+    with open(source, "rb") as f:
+        h.update(f.read())
+    # Declarations the model may cimport or include from its own folder and
+    # from the extra include directories, and vecampfit's own declarations.
+    folders = [os.path.dirname(source), *include_dirs, os.path.dirname(os.path.abspath(__file__))]
+    for folder in folders:
+        for root, _dirs, files in os.walk(folder):
+            for fname in sorted(files):
+                if fname.endswith((".pxd", ".pxi", ".h")):
+                    path = os.path.join(root, fname)
+                    h.update(path.encode())
+                    with open(path, "rb") as f:
+                        h.update(f.read())
+            if root == folder and folder == os.path.dirname(source):
+                # Do not descend into a user's whole tree below the model.
+                _dirs[:] = []
+    return h.hexdigest()[:20]
+
+
+def _load(module_name, path):
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ModelCompileError(f"cannot load compiled model {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _build_one(source, module_name, length, workdir, include_path, c_include_dirs,
+               compile_args, link_args, verbose):
+    """Translate and compile one vector length into ``workdir``; return the .so path."""
+    from Cython.Build import cythonize
+    from Cython.Compiler.Errors import CompileError as CythonCompileError
+    from setuptools import Distribution, Extension
+    from setuptools.command.build_ext import build_ext
+
+    pyx = os.path.join(workdir, module_name + ".pyx")
+    shutil.copyfile(source, pyx)
+    ext = Extension(
+        module_name,
+        [pyx],
+        include_dirs=c_include_dirs,
+        define_macros=[("VECAMPFIT_VECTOR_LENGTH", str(length))],
+        extra_compile_args=compile_args,
+        extra_link_args=link_args,
+    )
+    try:
+        exts = cythonize(
+            [ext],
+            include_path=include_path,
+            compiler_directives=_CYTHON_DIRECTIVES,
+            quiet=not verbose,
+            force=True,
+        )
+    except (CythonCompileError, Exception) as exc:  # Cython reports errors on stderr first
+        raise ModelCompileError(
+            f"Cython could not translate {source!r} (vector length {length}): {exc}"
+        ) from exc
+    dist = Distribution({"name": module_name, "ext_modules": exts})
+    dist.script_args = []
+    cmd = build_ext(dist)
+    cmd.build_lib = workdir
+    cmd.build_temp = os.path.join(workdir, "build")
+    cmd.inplace = False
+    cmd.verbose = verbose
+    cmd.ensure_finalized()
+    try:
+        cmd.run()
+    except Exception as exc:
+        raise ModelCompileError(
+            f"the C compiler failed on {source!r} (vector length {length}): {exc}"
+        ) from exc
+    built = cmd.get_ext_fullpath(module_name)
+    if not os.path.exists(built):
+        raise ModelCompileError(f"compiling {source!r} produced no module at {built!r}")
+    return built
+
+
+def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
+                  include_dirs=(), extra_compile_args=(), extra_link_args=(),
+                  native=None, openmp=None, force=False, verbose=False):
+    """Compile a Cython model file once per vector length and import it.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        Path of the ``.pyx`` file.  It may ``cimport`` vecampfit's modules
+        (``from vecampfit.block cimport VECTOR_LENGTH, complex_vector``) and
+        ``.pxd`` files from its own folder.
+    vector_lengths : iterable of int, optional
+        Lengths ``L`` to compile for; default: the lengths this vecampfit was
+        configured with (``vecampfit._build_config.VECTOR_LENGTHS``).
+    name : str, optional
+        Base module name; default: the file's stem.  The module for length
+        ``L`` is named ``f"{name}_L{L}"``.
+    build_dir : str, optional
+        Cache directory; default :func:`default_cache_dir`.
+    include_dirs : iterable of str
+        Extra directories for both Cython (``cimport``) and C (``#include``).
+    extra_compile_args, extra_link_args : iterable of str
+        Extra compiler and linker arguments.
+    native : bool, optional
+        Tune for this CPU (``-march=native``); default: as vecampfit itself
+        was built.
+    openmp : bool, optional
+        Compile with OpenMP; default: as vecampfit itself was built.
+    force : bool
+        Recompile even if a cached module exists.
+    verbose : bool
+        Show Cython's and the compiler's command lines.
+
+    Returns
+    -------
+    dict of int to module
+        The imported module for each vector length.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source`` does not exist.
+    ValueError
+        If ``source`` is not a ``.pyx`` file, ``name`` is not an identifier,
+        or a vector length is not a positive integer.
+    ModelCompileError
+        If Cython or the C compiler fails; the message names the file and
+        the vector length, and the compiler's own messages precede it on
+        standard error.
+    """
+    source = os.path.abspath(os.fspath(source))
+    if not os.path.isfile(source):
+        raise FileNotFoundError(f"model source {source!r} does not exist")
+    if not source.endswith(".pyx"):
+        raise ValueError(f"model source {source!r} is not a .pyx file")
+    if name is None:
+        name = os.path.splitext(os.path.basename(source))[0]
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"model name {name!r} is not a Python identifier")
+    if vector_lengths is None:
+        vector_lengths = _build_config.VECTOR_LENGTHS
+    lengths = []
+    for length in vector_lengths:
+        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            raise ValueError(f"vector length {length!r} is not a positive integer")
+        if length not in lengths:
+            lengths.append(length)
+    if not lengths:
+        raise ValueError("vector_lengths is empty")
+    if native is None:
+        native = _build_config.NATIVE
+    if openmp is None:
+        openmp = _build_config.OPENMP
+    include_dirs = [os.path.abspath(d) for d in include_dirs]
+    compile_args = _compile_args(native, openmp, list(extra_compile_args))
+    link_args = (["-fopenmp"] if openmp else []) + list(extra_link_args)
+    include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
+    c_include_dirs = [get_include(), os.path.dirname(source), *include_dirs]
+    cache = os.path.abspath(build_dir) if build_dir is not None else default_cache_dir()
+    os.makedirs(cache, exist_ok=True)
+    ext_suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+    modules = {}
+    for length in lengths:
+        module_name = f"{name}_L{length}"
+        key = _cache_key(source, include_dirs, length, compile_args, link_args)
+        final_dir = os.path.join(cache, f"{module_name}-{key}")
+        final_path = os.path.join(final_dir, module_name + ext_suffix)
+        if force or not os.path.exists(final_path):
+            workdir = tempfile.mkdtemp(prefix=module_name + "-", dir=cache)
+            try:
+                built = _build_one(source, module_name, length, workdir, include_path,
+                                   c_include_dirs, compile_args, link_args, verbose)
+                os.makedirs(final_dir, exist_ok=True)
+                # Move into place atomically: an interrupted build never
+                # leaves a module that looks complete.
+                tmp_path = final_path + f".tmp{os.getpid()}"
+                shutil.copyfile(built, tmp_path)
+                os.replace(tmp_path, final_path)
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+        modules[length] = _load(module_name, final_path)
+    return modules
