@@ -1,0 +1,452 @@
+# Block routines of vecampfit.high_energy_physics (the paper's
+# VECAMPFIT_HIGH_ENERGY_PHYSICS_VECTOR_#LENGTH#): Blatt-Weisskopf formfactors,
+# covariant factors, Legendre polynomials and Breit-Wigner amplitudes.
+#
+# Every block routine works on the L = VECTOR_LENGTH lanes of a block; real
+# vectors are ``floating`` arrays, complex results are ``complex_vector``.
+# Parameters (masses, widths, radii, and what the paper precomputes into
+# parameter buffers: 1/q0, 1/F(q0) and their derivatives) are scalars.
+# Units: GeV for masses, widths and momenta, GeV^-1 for radii.
+# Nothing here raises: an orbital angular momentum outside 0..5 (or spin
+# outside 0..4 for covariant factors) gives NaN.
+
+from cython cimport floating
+from libc.math cimport NAN, sqrt, sqrtf
+
+from vecampfit.block cimport VECTOR_LENGTH, complex_vector
+
+
+cdef inline floating _sqrt(floating x) noexcept nogil:
+    if floating is float:
+        return sqrtf(x)
+    else:
+        return sqrt(x)
+
+
+cdef inline floating _ipow(floating x, int n) noexcept nogil:
+    """x**n for a small non-negative n (uniform across lanes)."""
+    cdef floating p = 1
+    cdef int k
+    for k in range(n):
+        p = p * x
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Blatt-Weisskopf formfactors
+# ---------------------------------------------------------------------------
+
+cdef inline floating blatt_weisskopf_polynomial_scalar(floating x, int l) noexcept nogil:
+    """P_l(x), x = z^2 = (q r)^2, with F(q, r, l) = 1 / sqrt(P_l(z^2))."""
+    if l == 0:
+        return 1
+    elif l == 1:
+        return x + 1
+    elif l == 2:
+        return (x + 3) * x + 9
+    elif l == 3:
+        return ((x + 6) * x + 45) * x + 225
+    elif l == 4:
+        return (((x + 10) * x + 135) * x + 1575) * x + 11025
+    elif l == 5:
+        return ((((x + 15) * x + 315) * x + 6300) * x + 99225) * x + 893025
+    return NAN
+
+
+cdef inline floating blatt_weisskopf_polynomial_derivative_scalar(floating x, int l) noexcept nogil:
+    """dP_l/dx."""
+    if l == 0:
+        return 0
+    elif l == 1:
+        return 1
+    elif l == 2:
+        return 2 * x + 3
+    elif l == 3:
+        return (3 * x + 12) * x + 45
+    elif l == 4:
+        return ((4 * x + 30) * x + 270) * x + 1575
+    elif l == 5:
+        return (((5 * x + 60) * x + 945) * x + 12600) * x + 99225
+    return NAN
+
+
+cdef inline floating blatt_weisskopf_scalar(floating q, floating r, int l) noexcept nogil:
+    """F(q, r, l) = 1 / sqrt(P_l((q r)^2))."""
+    return 1 / _sqrt(blatt_weisskopf_polynomial_scalar(q * q * r * r, l))
+
+
+cdef inline void blatt_weisskopf_inverse_gradient_scalar(
+        floating q, floating r, int l, floating *inverse, floating *dinverse_dq,
+        floating *dinverse_dr) noexcept nogil:
+    """1/F(q, r, l) = sqrt(P_l(z^2)) and its derivatives with respect to q and r.
+
+    For parameter buffers: with q = q0(m0), d(1/F0)/dm0 = dinverse_dq * dq0/dm0.
+    """
+    cdef floating x = q * q * r * r
+    cdef floating s = _sqrt(blatt_weisskopf_polynomial_scalar(x, l))
+    cdef floating dp = blatt_weisskopf_polynomial_derivative_scalar(x, l)
+    inverse[0] = s
+    # d sqrt(P)/dq = P' * 2 q r^2 / (2 sqrt(P)), likewise for r.
+    dinverse_dq[0] = dp * q * r * r / s
+    dinverse_dr[0] = dp * q * q * r / s
+
+
+cdef inline void blatt_weisskopf(floating *out, const floating *q, floating r, int l) noexcept nogil:
+    """out[i] = F(q[i], r, l)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = blatt_weisskopf_scalar(q[i], r, l)
+
+
+cdef inline void blatt_weisskopf_squared(floating *out, const floating *q, floating r, int l) noexcept nogil:
+    """out[i] = F^2(q[i], r, l) = 1 / P_l((q r)^2)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = 1 / blatt_weisskopf_polynomial_scalar(q[i] * q[i] * r * r, l)
+
+
+cdef inline void blatt_weisskopf_ratio(floating *out, const floating *q, floating r,
+                                       floating inverse_f0, int l) noexcept nogil:
+    """out[i] = F(q[i]) / F(q0), with inverse_f0 = 1 / F(q0) from the parameter buffer."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = blatt_weisskopf_scalar(q[i], r, l) * inverse_f0
+
+
+cdef inline void blatt_weisskopf_ratio_squared(floating *out, const floating *q, floating r,
+                                               floating inverse_f0, int l) noexcept nogil:
+    """out[i] = F^2(q[i]) / F^2(q0)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = inverse_f0 * inverse_f0 / blatt_weisskopf_polynomial_scalar(q[i] * q[i] * r * r, l)
+
+
+cdef inline void blatt_weisskopf_gradient(floating *out, floating *d_dr, const floating *q,
+                                          floating r, int l) noexcept nogil:
+    """out[i] = F(q[i], r, l) and d_dr[i] = dF/dr = -F P_l'(z^2) q^2 r / P_l(z^2)."""
+    cdef int i
+    cdef floating x, p, f
+    for i in range(VECTOR_LENGTH):
+        x = q[i] * q[i] * r * r
+        p = blatt_weisskopf_polynomial_scalar(x, l)
+        f = 1 / _sqrt(p)
+        out[i] = f
+        d_dr[i] = -f * blatt_weisskopf_polynomial_derivative_scalar(x, l) * q[i] * q[i] * r / p
+
+
+# ---------------------------------------------------------------------------
+# Covariant factors, Legendre polynomials, covariant angular distribution
+# ---------------------------------------------------------------------------
+
+cdef inline floating covariant_factor_j_scalar(floating f, int j) noexcept nogil:
+    """F_J^(cov) from f = sqrt(1 + y^2) (paper eq. covariant_factor_j); F_0 = 1."""
+    cdef floating f2 = f * f
+    if j == 0:
+        return 1
+    elif j == 1:
+        return f
+    elif j == 2:
+        return <floating>0.5 + f2
+    elif j == 3:
+        return f * (<floating>1.5 + f2)
+    elif j == 4:
+        return ((8 * f2 + 24) * f2 + 3) / 35
+    return NAN
+
+
+cdef inline void covariant_factor_j(floating *out, const floating *f, int j) noexcept nogil:
+    """out[i] = F_J^(cov)(f[i])."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = covariant_factor_j_scalar(f[i], j)
+
+
+cdef inline floating legendre_scalar(floating x, int l) noexcept nogil:
+    """Legendre polynomial P_l(x), l = 0..5."""
+    cdef floating x2 = x * x
+    if l == 0:
+        return 1
+    elif l == 1:
+        return x
+    elif l == 2:
+        return (3 * x2 - 1) * <floating>0.5
+    elif l == 3:
+        return (5 * x2 - 3) * x * <floating>0.5
+    elif l == 4:
+        return ((35 * x2 - 30) * x2 + 3) * <floating>0.125
+    elif l == 5:
+        return ((63 * x2 - 70) * x2 + 15) * x * <floating>0.125
+    return NAN
+
+
+cdef inline double legendre_laura_factor_scalar(int l) noexcept nogil:
+    """(-1)^l 2^(2l) / binom(2l, l): Laura++'s normalization of P_l."""
+    if l == 0:
+        return 1
+    elif l == 1:
+        return -2
+    elif l == 2:
+        return 8.0 / 3.0
+    elif l == 3:
+        return -16.0 / 5.0
+    elif l == 4:
+        return 128.0 / 35.0
+    elif l == 5:
+        return -256.0 / 63.0
+    return NAN
+
+
+cdef inline void legendre(floating *out, const floating *x, int l) noexcept nogil:
+    """out[i] = P_l(x[i])."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = legendre_scalar(x[i], l)
+
+
+cdef inline void legendre_laura(floating *out, const floating *x, int l) noexcept nogil:
+    """out[i] = (-1)^l 2^(2l) / binom(2l, l) P_l(x[i])."""
+    cdef int i
+    cdef floating c = <floating>legendre_laura_factor_scalar(l)
+    for i in range(VECTOR_LENGTH):
+        out[i] = c * legendre_scalar(x[i], l)
+
+
+cdef inline void covariant_angular_distribution(
+        floating *out, const floating *p_star, const floating *q, const floating *f,
+        const floating *cos_theta, int l) noexcept nogil:
+    """out[i] = (p* q)^l F_l^(cov)(f) P_l^(Leg Laura)(cos theta) (paper section 9.2)."""
+    cdef int i
+    cdef floating c = <floating>legendre_laura_factor_scalar(l)
+    for i in range(VECTOR_LENGTH):
+        out[i] = (_ipow(p_star[i] * q[i], l) * covariant_factor_j_scalar(f[i], l)
+                  * c * legendre_scalar(cos_theta[i], l))
+
+
+# ---------------------------------------------------------------------------
+# Breit-Wigner amplitudes
+# ---------------------------------------------------------------------------
+
+cdef inline void breit_wigner_constant_width_m(complex_vector *out, const floating *m,
+                                               floating m0, floating gamma0) noexcept nogil:
+    """out = 1 / (m0^2 - m^2 - i m Gamma0)."""
+    cdef int i
+    cdef floating a, b, d
+    for i in range(VECTOR_LENGTH):
+        a = m0 * m0 - m[i] * m[i]
+        b = m[i] * gamma0
+        d = 1 / (a * a + b * b)
+        out.re[i] = a * d
+        out.im[i] = b * d
+
+
+cdef inline void breit_wigner_constant_width_m0(complex_vector *out, const floating *m,
+                                                floating m0, floating gamma0) noexcept nogil:
+    """out = 1 / (m0^2 - m^2 - i m0 Gamma0)."""
+    cdef int i
+    cdef floating a, b = m0 * gamma0, d
+    for i in range(VECTOR_LENGTH):
+        a = m0 * m0 - m[i] * m[i]
+        d = 1 / (a * a + b * b)
+        out.re[i] = a * d
+        out.im[i] = b * d
+
+
+cdef inline void breit_wigner_general(complex_vector *out, const floating *s, floating m0,
+                                      const complex_vector *numerator,
+                                      const floating *width_term) noexcept nogil:
+    """out = N / (m0^2 - s - i G), N = alpha g_a n_a(m), G = m0 Gamma(m) = sum_b g_b^2 rho_b n_b^2."""
+    cdef int i
+    cdef floating a, b, d
+    for i in range(VECTOR_LENGTH):
+        a = m0 * m0 - s[i]
+        b = width_term[i]
+        d = 1 / (a * a + b * b)
+        # N (a + i b) / (a^2 + b^2)
+        out.re[i] = (numerator.re[i] * a - numerator.im[i] * b) * d
+        out.im[i] = (numerator.re[i] * b + numerator.im[i] * a) * d
+
+
+cdef inline void _breit_wigner_q_f_lane(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating r, floating inverse_f0, int l, bint phase_space,
+        floating *re, floating *im) noexcept nogil:
+    """One lane of breit_wigner_q_f(_nophsp)."""
+    cdef floating x = q * inverse_q0
+    cdef floating ratio = blatt_weisskopf_scalar(q, r, l) * inverse_f0
+    cdef floating xl = _ipow(x, l)
+    # m0 Gamma(m) = Gamma0 m0^2 x^(2l+1) R^2 / m
+    cdef floating b = gamma0 * m0 * m0 * xl * xl * x * ratio * ratio / m
+    cdef floating a = m0 * m0 - m * m
+    cdef floating n = ratio * xl if phase_space else ratio
+    cdef floating d = n / (a * a + b * b)
+    re[0] = a * d
+    im[0] = b * d
+
+
+cdef inline void breit_wigner_q_f_nophsp(
+        complex_vector *out, const floating *m, const floating *q, floating m0,
+        floating gamma0, floating inverse_q0, floating r, floating inverse_f0, int l) noexcept nogil:
+    """out = [F(q)/F(q0)] / (m0^2 - m^2 - i m0 Gamma(m)) (paper eq. breit_wigner_q_f_nophsp).
+
+    Gamma(m) = Gamma0 (q/q0)^(2l+1) (m0/m) F^2(q)/F^2(q0).  q: breakup momentum at
+    m (event buffer); inverse_q0 = 1/q0 and inverse_f0 = 1/F(q0) (parameter buffer).
+    """
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        _breit_wigner_q_f_lane(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l, False,
+                               &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+cdef inline void breit_wigner_q_f(
+        complex_vector *out, const floating *m, const floating *q, floating m0,
+        floating gamma0, floating inverse_q0, floating r, floating inverse_f0, int l) noexcept nogil:
+    """out = (q/q0)^l [F(q)/F(q0)] / (m0^2 - m^2 - i m0 Gamma(m)) (paper eq. breit_wigner_q_f)."""
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        _breit_wigner_q_f_lane(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l, True,
+                               &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+cdef inline void breit_wigner_m2(
+        floating *out, const floating *m, const floating *q, floating m0, floating gamma0,
+        floating inverse_q0, floating r, floating inverse_f0, int l) noexcept nogil:
+    """out = (q/q0)^(2l+1) [F^2(q)/F^2(q0)] / ((m0^2 - m^2)^2 + m0^2 Gamma^2(m)) (eq. breit_wigner_m2)."""
+    cdef int i
+    cdef floating x, xl, r2, a, b, w
+    for i in range(VECTOR_LENGTH):
+        x = q[i] * inverse_q0
+        xl = _ipow(x, l)
+        r2 = inverse_f0 * inverse_f0 / blatt_weisskopf_polynomial_scalar(q[i] * q[i] * r * r, l)
+        w = xl * xl * x * r2
+        a = m0 * m0 - m[i] * m[i]
+        b = gamma0 * m0 * m0 * w / m[i]
+        out[i] = w / (a * a + b * b)
+
+
+cdef inline void _breit_wigner_q_f_gradient_lane(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating dinverse_q0_dm0, floating r, floating inverse_f0, floating dinverse_f0_dm0,
+        floating dinverse_f0_dr, int l, bint phase_space, floating *re, floating *im,
+        floating *dm0_re, floating *dm0_im, floating *dg_re, floating *dg_im,
+        floating *dr_re, floating *dr_im) noexcept nogil:
+    """One lane of a Breit-Wigner amplitude N/D and its derivatives.
+
+    N = R (no phase space) or x^l R, R = F(q) / F(q0), x = q / q0;
+    D = A - i B, A = m0^2 - m^2, B = Gamma0 m0^2 x^(2l+1) R^2 / m.
+    d(N/D) = (dN - (N/D) dD) / D.
+    """
+    cdef floating zq = q * q * r * r
+    cdef floating p = blatt_weisskopf_polynomial_scalar(zq, l)
+    cdef floating fq = 1 / _sqrt(p)
+    cdef floating dfq_dr = -fq * blatt_weisskopf_polynomial_derivative_scalar(zq, l) * q * q * r / p
+    cdef floating ratio = fq * inverse_f0
+    cdef floating dratio_dm0 = fq * dinverse_f0_dm0
+    cdef floating dratio_dr = dfq_dr * inverse_f0 + fq * dinverse_f0_dr
+    cdef floating x = q * inverse_q0
+    cdef floating dx_dm0 = q * dinverse_q0_dm0
+    cdef floating xl = _ipow(x, l)
+    cdef floating xlm1 = _ipow(x, l - 1) if l > 0 else 0
+    cdef floating x2l1 = xl * xl * x
+    cdef floating a = m0 * m0 - m * m
+    cdef floating inv_m = 1 / m
+    cdef floating g = m0 * m0 * x2l1 * ratio * ratio * inv_m      # dB/dGamma0
+    cdef floating b = gamma0 * g
+    # dB/dm0 = Gamma0/m [2 m0 x^(2l+1) R^2 + m0^2 (2l+1) x^(2l) x' R^2 + 2 m0^2 x^(2l+1) R R']
+    cdef floating db_dm0 = gamma0 * inv_m * (
+        2 * m0 * x2l1 * ratio * ratio
+        + m0 * m0 * (2 * l + 1) * xl * xl * dx_dm0 * ratio * ratio
+        + 2 * m0 * m0 * x2l1 * ratio * dratio_dm0)
+    cdef floating db_dr = gamma0 * inv_m * 2 * m0 * m0 * x2l1 * ratio * dratio_dr
+    cdef floating n, dn_dm0, dn_dr
+    if phase_space:
+        n = xl * ratio
+        dn_dm0 = xl * dratio_dm0 + (l * xlm1 * dx_dm0 * ratio if l > 0 else 0)
+        dn_dr = xl * dratio_dr
+    else:
+        n = ratio
+        dn_dm0 = dratio_dm0
+        dn_dr = dratio_dr
+    # 1/D = (A + i B) / (A^2 + B^2)
+    cdef floating inv_den = 1 / (a * a + b * b)
+    cdef floating id_re = a * inv_den
+    cdef floating id_im = b * inv_den
+    cdef floating v_re = n * id_re
+    cdef floating v_im = n * id_im
+    re[0] = v_re
+    im[0] = v_im
+    # dD/dm0 = 2 m0 - i dB/dm0; (N/D) dD = (v_re + i v_im)(dA - i dB)
+    cdef floating t_re, t_im
+    t_re = dn_dm0 - (v_re * 2 * m0 + v_im * db_dm0)
+    t_im = -(v_im * 2 * m0 - v_re * db_dm0)
+    dm0_re[0] = t_re * id_re - t_im * id_im
+    dm0_im[0] = t_re * id_im + t_im * id_re
+    # dD/dGamma0 = -i g
+    t_re = -(v_im * g)
+    t_im = v_re * g
+    dg_re[0] = t_re * id_re - t_im * id_im
+    dg_im[0] = t_re * id_im + t_im * id_re
+    # dD/dr = -i dB/dr
+    t_re = dn_dr - v_im * db_dr
+    t_im = v_re * db_dr
+    dr_re[0] = t_re * id_re - t_im * id_im
+    dr_im[0] = t_re * id_im + t_im * id_re
+
+
+cdef inline void breit_wigner_q_f_nophsp_gradient(
+        complex_vector *out, complex_vector *d_dm0, complex_vector *d_dgamma0,
+        complex_vector *d_dr, const floating *m, const floating *q, floating m0,
+        floating gamma0, floating inverse_q0, floating dinverse_q0_dm0, floating r,
+        floating inverse_f0, floating dinverse_f0_dm0, floating dinverse_f0_dr,
+        int l) noexcept nogil:
+    """breit_wigner_q_f_nophsp and its derivatives with respect to m0, Gamma0 and r.
+
+    The parameter-buffer values and their derivatives: inverse_q0 = 1/q0(m0),
+    dinverse_q0_dm0 = -q0'/q0^2, inverse_f0 = 1/F(q0, r), dinverse_f0_dm0 and
+    dinverse_f0_dr (see blatt_weisskopf_inverse_gradient_scalar).  The radius r
+    here is the resonance's (in F(q) and F(q0)).
+    """
+    cdef int i
+    cdef floating v[8]
+    for i in range(VECTOR_LENGTH):
+        _breit_wigner_q_f_gradient_lane(
+            m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
+            dinverse_f0_dm0, dinverse_f0_dr, l, False, &v[0], &v[1], &v[2], &v[3], &v[4],
+            &v[5], &v[6], &v[7])
+        out.re[i] = v[0]
+        out.im[i] = v[1]
+        d_dm0.re[i] = v[2]
+        d_dm0.im[i] = v[3]
+        d_dgamma0.re[i] = v[4]
+        d_dgamma0.im[i] = v[5]
+        d_dr.re[i] = v[6]
+        d_dr.im[i] = v[7]
+
+
+cdef inline void breit_wigner_q_f_gradient(
+        complex_vector *out, complex_vector *d_dm0, complex_vector *d_dgamma0,
+        complex_vector *d_dr, const floating *m, const floating *q, floating m0,
+        floating gamma0, floating inverse_q0, floating dinverse_q0_dm0, floating r,
+        floating inverse_f0, floating dinverse_f0_dm0, floating dinverse_f0_dr,
+        int l) noexcept nogil:
+    """breit_wigner_q_f and its derivatives with respect to m0, Gamma0 and r."""
+    cdef int i
+    cdef floating v[8]
+    for i in range(VECTOR_LENGTH):
+        _breit_wigner_q_f_gradient_lane(
+            m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
+            dinverse_f0_dm0, dinverse_f0_dr, l, True, &v[0], &v[1], &v[2], &v[3], &v[4],
+            &v[5], &v[6], &v[7])
+        out.re[i] = v[0]
+        out.im[i] = v[1]
+        d_dm0.re[i] = v[2]
+        d_dm0.im[i] = v[3]
+        d_dgamma0.re[i] = v[4]
+        d_dgamma0.im[i] = v[5]
+        d_dr.re[i] = v[6]
+        d_dr.im[i] = v[7]
