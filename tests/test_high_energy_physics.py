@@ -85,6 +85,29 @@ def test_blatt_weisskopf_derivatives(l):
                                       rel=1e-12, abs=1e-14)
 
 
+@pytest.mark.parametrize("l", range(6))
+def test_inverse_formfactor_from_squared_momentum(l):
+    r = 2.0
+    for q in (0.0, 0.2, 1.3):
+        inv, d_dq, d_dr = hep.blatt_weisskopf_inverse_gradient(q, r, l)
+        inv2, d_dq2, d_dr2 = hep.blatt_weisskopf_inverse_gradient_q2(q * q, r, l)
+        assert inv2 == pytest.approx(inv, rel=4 * EPS64)
+        assert d_dr2 == pytest.approx(d_dr, rel=1e-14, abs=1e-300)
+        if q > 0:
+            assert d_dq2 == pytest.approx(d_dq / (2 * q), rel=1e-13)
+    # Below threshold: for real z, (1/F)^2 = z^(2l+2) h_l^(1)(z) h_l^(2)(z); its analytic
+    # continuation to z = i |q| r (mpmath's Bessel functions of complex argument) is
+    # the reference for the continued polynomial.
+    q2 = -0.01
+    inv2, _, _ = hep.blatt_weisskopf_inverse_gradient_q2(q2, r, l)
+    z = mpmath.mpc(0, mpmath.sqrt(-q2) * r)
+    nu = l + mpmath.mpf(1) / 2
+    p_l = z ** (2 * l + 2) * mpmath.pi / (2 * z) * (mpmath.besselj(nu, z) ** 2 + mpmath.bessely(nu, z) ** 2)
+    assert abs(mpmath.im(p_l)) < 1e-20
+    assert inv2 == pytest.approx(float(mpmath.sqrt(mpmath.re(p_l))), rel=1e-14)
+    assert np.isnan(hep.blatt_weisskopf_inverse_gradient_q2(-100.0, r, 1)[0])
+
+
 def test_covariant_factors_in_terms_of_y():
     f = np.linspace(1.0, 4.0, 61)
     y2 = f**2 - 1

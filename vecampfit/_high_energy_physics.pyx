@@ -14,7 +14,7 @@ from vecampfit.high_energy_physics cimport (
     breit_wigner_constant_width_m, breit_wigner_constant_width_m0, breit_wigner_general,
     breit_wigner_q_f, breit_wigner_q_f_nophsp, breit_wigner_m2,
     breit_wigner_q_f_gradient, breit_wigner_q_f_nophsp_gradient,
-    blatt_weisskopf_inverse_gradient_scalar,
+    blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_inverse_gradient_q2_scalar,
 )
 
 
@@ -57,6 +57,12 @@ def blatt_weisskopf_inverse_gradient_kernel(double q, double r, int l):
     cdef double inv, dq, dr
     blatt_weisskopf_inverse_gradient_scalar(q, r, l, &inv, &dq, &dr)
     return inv, dq, dr
+
+
+def blatt_weisskopf_inverse_gradient_q2_kernel(double q2, double r, int l):
+    cdef double inv, dq2, dr
+    blatt_weisskopf_inverse_gradient_q2_scalar(q2, r, l, &inv, &dq2, &dr)
+    return inv, dq2, dr
 
 
 def legendre_kernel(const floating[::1] x, int l, int kind, floating[::1] out):

@@ -91,6 +91,23 @@ cdef inline void blatt_weisskopf_inverse_gradient_scalar(
     dinverse_dr[0] = dp * q * q * r / s
 
 
+cdef inline void blatt_weisskopf_inverse_gradient_q2_scalar(
+        floating q2, floating r, int l, floating *inverse, floating *dinverse_dq2,
+        floating *dinverse_dr) noexcept nogil:
+    """1/F = sqrt(P_l(q2 r^2)) from the squared momentum, and its derivatives by q2 and r.
+
+    P_l is a polynomial in z^2 = q2 r^2, so this continues 1/F analytically below
+    threshold (q2 < 0) while P_l(q2 r^2) > 0 (NaN beyond), with a finite
+    derivative at threshold, where dq/dm diverges but dq^2/dm does not.
+    """
+    cdef floating x = q2 * r * r
+    cdef floating s = _sqrt(blatt_weisskopf_polynomial_scalar(x, l))
+    cdef floating dp = blatt_weisskopf_polynomial_derivative_scalar(x, l)
+    inverse[0] = s
+    dinverse_dq2[0] = dp * r * r / (2 * s)
+    dinverse_dr[0] = dp * q2 * r / s
+
+
 cdef inline void blatt_weisskopf(floating *out, const floating *q, floating r, int l) noexcept nogil:
     """out[i] = F(q[i], r, l)."""
     cdef int i

@@ -46,6 +46,7 @@ __all__ = [
     "blatt_weisskopf_ratio_squared",
     "blatt_weisskopf_gradient",
     "blatt_weisskopf_inverse_gradient",
+    "blatt_weisskopf_inverse_gradient_q2",
     "covariant_factor_j",
     "legendre",
     "legendre_laura",
@@ -183,6 +184,34 @@ def blatt_weisskopf_inverse_gradient(q0, r, l):
     q0 = _check_scalar(q0, "q0", non_negative=True)
     r = _check_scalar(r, "r", non_negative=True)
     return _k.blatt_weisskopf_inverse_gradient_kernel(q0, r, _check_l(l))
+
+
+def blatt_weisskopf_inverse_gradient_q2(q2, r, l):
+    """Inverse formfactor from the squared momentum, continued below threshold.
+
+    :math:`1/F = \\sqrt{P_l(q^2 r^2)}` is a polynomial in :math:`q^2`, so it
+    continues analytically to :math:`q^2 < 0` (below threshold) as long as
+    :math:`P_l(q^2 r^2) > 0`; beyond that the result is NaN.  The derivative
+    with respect to :math:`q^2` stays finite at threshold.
+
+    Parameters
+    ----------
+    q2 : float
+        Squared breakup momentum (GeV^2), may be negative.
+    r : float
+        Effective radius (GeV^-1).
+    l : int
+        Orbital angular momentum, 0 to 5.
+
+    Returns
+    -------
+    inverse, d_dq2, d_dr : float
+        :math:`\\sqrt{P_l(q^2 r^2)}` and its derivatives by :math:`q^2`
+        (GeV^-2) and by ``r`` (GeV).
+    """
+    q2 = _check_scalar(q2, "q2")
+    r = _check_scalar(r, "r", non_negative=True)
+    return _k.blatt_weisskopf_inverse_gradient_q2_kernel(q2, r, _check_l(l))
 
 
 def _inverse_f0(q0, r, l, dtype):

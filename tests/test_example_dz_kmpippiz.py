@@ -1,0 +1,106 @@
+"""The D0 -> K- pi+ pi0 example's signal density: Cython against numpy, gradient against finite differences."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from vecampfit.model_compiler import compile_model
+
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
+sys.path.insert(0, EXAMPLE)
+import model  # noqa: E402
+
+# PDG 2024 masses (GeV): D0, K-, pi+, pi0.
+MASSES = {"md": 1.86484, "km": 0.493677, "pip": 0.13957039, "piz": 0.1349768}
+
+
+def dalitz_points(n, seed):
+    rng = np.random.default_rng(seed)
+    md, mk, mpi, mpi0 = MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"]
+    out = []
+    while sum(len(o[0]) for o in out) < n:
+        s1 = rng.uniform((mk + mpi) ** 2, (md - mpi0) ** 2, 4 * n)
+        s2 = rng.uniform((mk + mpi0) ** 2, (md - mpi) ** 2, 4 * n)
+        with np.errstate(invalid="ignore"):
+            fields = model.event_buffer_fields(s1, s2, MASSES)
+        ok = np.all([np.isfinite(v) for v in fields.values()], axis=0)
+        out.append((s1[ok], s2[ok]))
+    s1 = np.concatenate([o[0] for o in out])[:n]
+    s2 = np.concatenate([o[1] for o in out])[:n]
+    return model.event_buffer_fields(s1, s2, MASSES)
+
+
+@pytest.fixture(scope="module")
+def compiled(model_cache):
+    mods = compile_model(os.path.join(EXAMPLE, "signal_density.pyx"), (1, 4, 8), build_dir=model_cache)
+    for mod in mods.values():
+        mod.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
+    return mods
+
+
+def cleo_parameters():
+    defaults = model.default_parameters()
+    return np.array([defaults[n] for n in model.parameter_names()])
+
+
+def perturbed_parameters(seed):
+    rng = np.random.default_rng(seed)
+    p = cleo_parameters()
+    names = model.parameter_names()
+    for i, n in enumerate(names):
+        if n.endswith("_P"):
+            p[i] += rng.uniform(-30, 30)
+        elif n.endswith("_A"):
+            p[i] *= rng.uniform(0.7, 1.3)
+        elif n.endswith(("_M", "_G", "_R")):
+            p[i] *= rng.uniform(0.97, 1.03)
+    return p
+
+
+def test_layout_matches_the_python_model(compiled):
+    lay = compiled[4].layout()
+    assert lay["event_fields"] == len(model.EVENT_FIELDS)
+    assert lay["parameters"] == len(model.parameter_names())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cython_density_equals_numpy(compiled, seed):
+    fields = dalitz_points(203, seed)
+    params = cleo_parameters() if seed == 1 else perturbed_parameters(seed)
+    ref = model.signal_density(fields, params, MASSES)
+    worst = 0.0
+    for length, mod in compiled.items():
+        values = mod.evaluate(model.to_blocks(fields, length), params)[: len(ref)]
+        err = np.max(np.abs(values - ref) / ref)
+        worst = max(worst, err)
+        assert err < 1e-12, (length, err)
+        values32 = mod.evaluate(model.to_blocks(fields, length, np.float32), params.astype(np.float32))[: len(ref)]
+        assert values32.dtype == np.float32
+        assert np.max(np.abs(values32 - ref) / ref) < 1e-3
+        v, g = mod.evaluate(model.to_blocks(fields, length), params, True)
+        # The gradient path groups operations differently: equal to rounding.
+        np.testing.assert_allclose(v[: len(ref)], values, rtol=1e-13)
+    print(f"largest relative difference Cython vs numpy (float64): {worst:.2e}")
+
+
+def test_gradient_against_finite_differences(compiled):
+    fields = dalitz_points(64, 5)
+    params = perturbed_parameters(5)
+    mod = compiled[4]
+    blocks = model.to_blocks(fields, 4)
+    _, grad = mod.evaluate(blocks, params, True)
+    names = model.parameter_names()
+    worst = 0.0
+    for k, name in enumerate(names):
+        h = 1e-6 * max(1.0, abs(params[k]))
+        pp, pm = params.copy(), params.copy()
+        pp[k] += h
+        pm[k] -= h
+        fd = (mod.evaluate(blocks, pp) - mod.evaluate(blocks, pm)) / (2 * h)
+        scale = np.max(np.abs(fd)) + 1e-300
+        err = np.max(np.abs(grad[k] - fd)) / scale
+        worst = max(worst, err)
+        assert err < 1e-6, (name, err)
+    print(f"largest gradient difference from central finite differences: {worst:.2e} (relative to max |dS/dp|)")
