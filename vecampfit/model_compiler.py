@@ -6,7 +6,8 @@ A density written in Cython uses vecampfit's block routines, which work on
 vector length; within one compilation both precisions are available through
 Cython fused types.  :func:`compile_model` does this with the include paths
 and compiler flags of the installed vecampfit (OpenMP, ``-fno-math-errno``,
-optionally ``-march=native``), caches the result, and imports the modules.
+``-march=native`` for the machine it runs on), caches the result, and
+imports the modules.
 
 The model lives in the user's own folder; nothing in vecampfit's build has to
 be edited.  Sibling ``.pxd`` and ``.pxi`` files of the model are found (the
@@ -16,6 +17,7 @@ model's folder is on the Cython include path) and are part of the cache key.
 import hashlib
 import importlib.util
 import os
+import platform
 import re
 import shutil
 import sys
@@ -66,6 +68,11 @@ def _package_parent():
 
 def _compile_args(native, openmp, extra):
     args = ["-O3", "-fno-math-errno", "-Wno-unused-function", "-Wno-unreachable-code"]
+    if _build_config.C_COMPILER == "gcc":
+        # gcc completely unrolls the short fixed-length lane loops before the
+        # loop vectorizer runs, and the unrolled code then vectorizes only in
+        # part; keep the loops for the vectorizer.
+        args.append("--param=max-completely-peel-times=1")
     if native:
         args.append("-march=native")
     if openmp:
@@ -74,11 +81,22 @@ def _compile_args(native, openmp, extra):
     return args
 
 
+def _cpu_fingerprint():
+    """Identify this machine's CPU, so that models tuned for it are not reused elsewhere."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = [line for line in f if line.startswith(("model name", "flags"))]
+        return "".join(sorted(set(lines)))
+    except OSError:
+        return platform.machine() + platform.processor()
+
+
 def _cache_key(source, include_dirs, length, compile_args, link_args):
     import Cython
 
     h = hashlib.sha256()
     for item in (
+        _cpu_fingerprint(),
         _build_config.VERSION,
         sys.version,
         sysconfig.get_config_var("EXT_SUFFIX") or "",
@@ -169,7 +187,7 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
 
 def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
                   include_dirs=(), extra_compile_args=(), extra_link_args=(),
-                  native=None, openmp=None, force=False, verbose=False):
+                  native=True, openmp=None, force=False, verbose=False):
     """Compile a Cython model file once per vector length and import it.
 
     Parameters
@@ -190,9 +208,11 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
         Extra directories for both Cython (``cimport``) and C (``#include``).
     extra_compile_args, extra_link_args : iterable of str
         Extra compiler and linker arguments.
-    native : bool, optional
-        Tune for this CPU (``-march=native``); default: as vecampfit itself
-        was built.
+    native : bool
+        Tune for this CPU (``-march=native``, default True): a model is
+        compiled on the machine that runs it, and the cache key includes
+        the CPU, so a cache shared between machines never serves code tuned
+        for another CPU.
     openmp : bool, optional
         Compile with OpenMP; default: as vecampfit itself was built.
     force : bool
@@ -236,8 +256,6 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
             lengths.append(length)
     if not lengths:
         raise ValueError("vector_lengths is empty")
-    if native is None:
-        native = _build_config.NATIVE
     if openmp is None:
         openmp = _build_config.OPENMP
     include_dirs = [os.path.abspath(d) for d in include_dirs]

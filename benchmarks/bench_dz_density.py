@@ -1,0 +1,88 @@
+"""Time per event of the D0 -> K- pi+ pi0 signal density for every vector length.
+
+Compiles examples/dz_kmpippiz/signal_density.pyx for each L (as a user's model)
+and times the density alone (no likelihood) over N events in float32 and
+float64, with and without the gradient, next to the numpy form of the same
+model, in one process.  Prints ns per event and the ratio to L = 1.
+
+    python benchmarks/bench_dz_density.py [--events N] [--portable] [--lengths 1,2,4,...]
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples", "dz_kmpippiz"))
+import model  # noqa: E402
+
+from vecampfit import _build_config  # noqa: E402
+from vecampfit.model_compiler import compile_model  # noqa: E402
+
+MASSES = {"md": 1.86484, "km": 0.493677, "pip": 0.13957039, "piz": 0.1349768}
+
+
+def dalitz_fields(n, seed=1):
+    rng = np.random.default_rng(seed)
+    md, mk, mpi, mpi0 = MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"]
+    s1, s2 = [], []
+    while sum(len(x) for x in s1) < n:
+        a = rng.uniform((mk + mpi) ** 2, (md - mpi0) ** 2, n)
+        b = rng.uniform((mk + mpi0) ** 2, (md - mpi) ** 2, n)
+        with np.errstate(invalid="ignore"):
+            f = model.event_buffer_fields(a, b, MASSES)
+        ok = np.all([np.isfinite(v) for v in f.values()], axis=0)
+        s1.append(a[ok])
+        s2.append(b[ok])
+    return model.event_buffer_fields(np.concatenate(s1)[:n], np.concatenate(s2)[:n], MASSES)
+
+
+def best_time(fn, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=200_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--portable", action="store_true", help="compile without -march=native")
+    ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
+    args = ap.parse_args()
+    lengths = [int(x) for x in args.lengths.split(",")]
+    mods = compile_model(os.path.join(HERE, "..", "examples", "dz_kmpippiz", "signal_density.pyx"),
+                         lengths, native=not args.portable)
+    fields = dalitz_fields(args.events)
+    d = model.default_parameters()
+    params = np.array([d[n] for n in model.parameter_names()])
+    n = args.events
+    t_numpy = best_time(lambda: model.signal_density(fields, params, MASSES), max(1, args.repeat // 2))
+    print(f"events: {n}, native: {not args.portable}; numpy model: {1e9 * t_numpy / n:.1f} ns/event")
+    print(f"{'L':>3} {'f64 ns':>8} {'f32 ns':>8} {'f64 grad':>9} {'f32 grad':>9} "
+          f"{'f64 x L1':>8} {'f32 x L1':>8} {'numpy/f64':>9}")
+    base = {}
+    for length in lengths:
+        mod = mods[length]
+        mod.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
+        row = {}
+        for dtype, key in ((np.float64, "f64"), (np.float32, "f32")):
+            blocks = model.to_blocks(fields, length, dtype)
+            p = params.astype(dtype)
+            row[key] = best_time(lambda: mod.evaluate(blocks, p), args.repeat) / n * 1e9
+            row[key + "g"] = best_time(lambda: mod.evaluate(blocks, p, True), args.repeat) / n * 1e9
+        if length == lengths[0]:
+            base = row
+        print(f"{length:>3} {row['f64']:8.1f} {row['f32']:8.1f} {row['f64g']:9.1f} {row['f32g']:9.1f} "
+              f"{base['f64'] / row['f64']:8.2f} {base['f32'] / row['f32']:8.2f} "
+              f"{1e9 * t_numpy / n / row['f64']:9.1f}")
+
+
+if __name__ == "__main__":
+    main()
