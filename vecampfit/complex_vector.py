@@ -1,0 +1,371 @@
+"""Complex vectors: structure-of-arrays complex arithmetic (the paper's complex-vector type).
+
+The complex type of C and Fortran stores the real and imaginary parts of each
+element next to each other, so a vector of real parts needs permutations.
+vecampfit's complex vector keeps them in separate arrays ``re[L]`` and
+``im[L]`` (``vecampfit.block.complex_vector``), and the block routines in
+``vecampfit/complex_vector.pxd`` work on the ``L`` lanes at once: a user's
+Cython density cimports them (``cimport vecampfit.complex_vector as cv``).
+
+The functions here apply those block routines to numpy arrays of any length:
+complex64 or complex128 (float32 or float64 arrays count as complex with a
+zero imaginary part); the result has the input's precision.  Mixing
+precisions raises :class:`TypeError`.
+
+Divisions and moduli use :math:`|z|^2 = \\mathrm{Re}^2 + \\mathrm{Im}^2`
+without rescaling, so that the loops vectorize: they are accurate while the
+parts are below about 1e150 in magnitude (1e18 for complex64) and the
+divisor above 1e-150 (1e-18).
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _complex_vector as _k
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "multiply_add",
+    "negate", "inverse", "conjugate", "absolute_value", "absolute_value_squared",
+    "sqrt_physical", "sqrt_unphysical", "sum",
+]
+
+_OPS = {name: code for code, name in enumerate((
+    "add", "subtract", "multiply", "divide", "add_real", "subtract_real", "multiply_real",
+    "add_real_scalar", "subtract_real_scalar", "multiply_real_scalar", "add_complex_scalar",
+    "subtract_complex_scalar", "multiply_complex_scalar", "negate", "inverse", "conjugate",
+    "sqrt_physical", "sqrt_unphysical", "multiply_add", "multiply_add_real",
+    "multiply_add_complex_scalar", "absolute_value", "absolute_value_squared",
+))}
+
+_REAL = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64),
+         np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
+_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _as_array(x, name):
+    """Return ``x`` as an array of a supported dtype (Python numbers become float64/complex128)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        a = np.asarray(x)
+        if a.dtype not in _REAL:
+            raise TypeError(f"{name}: dtype {a.dtype} is not supported "
+                            "(use complex64, complex128, float32 or float64)")
+        return a
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - numpy raises many kinds
+        raise TypeError(f"{name}: expected numbers, got {x!r}") from exc
+    if a.dtype.kind in "biuf":
+        return a.astype(np.float64)
+    if a.dtype.kind == "c":
+        return a.astype(np.complex128)
+    raise TypeError(f"{name}: expected numbers, got {x!r}")
+
+
+def _parts(a, real_dtype, shape):
+    a = np.broadcast_to(a, shape)
+    re = np.ascontiguousarray(a.real, dtype=real_dtype).ravel()
+    im = np.ascontiguousarray(a.imag if a.dtype.kind == "c" else np.zeros(shape), dtype=real_dtype).ravel()
+    return re, im
+
+
+def _precision(arrays):
+    """Common real dtype of the array operands (Python scalars adapt to it)."""
+    dtypes = {_REAL[a.dtype] for a, scalar in arrays if not scalar}
+    if len(dtypes) > 1:
+        raise TypeError("mixed precisions: " + ", ".join(sorted(str(d) for d in dtypes))
+                        + " (convert the operands to one precision)")
+    return dtypes.pop() if dtypes else np.dtype(np.float64)
+
+
+def _is_scalar(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, (np.ndarray, np.generic))
+
+
+def _binary(name, a, b, addend=None):
+    scalar_b = _is_scalar(b) or (isinstance(b, np.generic))
+    a_arr = _as_array(a, "a")
+    b_arr = _as_array(b, "b")
+    operands = [(a_arr, False), (b_arr, scalar_b)]
+    if addend is not None:
+        addend_arr = _as_array(addend, "out")
+        operands.append((addend_arr, False))
+    real = _precision(operands)
+    shapes = [a_arr.shape] + ([] if scalar_b else [b_arr.shape]) + ([addend_arr.shape] if addend is not None else [])
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError as exc:
+        raise ValueError("operand shapes do not broadcast: " + ", ".join(str(s) for s in shapes)) from exc
+    a_re, a_im = _parts(a_arr, real, shape)
+    empty = np.zeros(0, real)
+    zero = real.type(0)
+    if scalar_b:
+        kind = "complex_scalar" if np.iscomplexobj(b_arr) else "real_scalar"
+        op = name if name == "divide" else f"{name}_{kind}"
+        if name == "divide":
+            # Division by a scalar: multiply by its inverse (one rounding more).
+            inv = 1 / complex(b_arr)
+            op, s_re, s_im = "multiply_complex_scalar", real.type(inv.real), real.type(inv.imag)
+        else:
+            s_re, s_im = real.type(np.real(b_arr)), real.type(np.imag(b_arr))
+        b_re = b_im = empty
+    elif b_arr.dtype.kind == "f" and name != "divide":
+        op = f"{name}_real"
+        b_re = np.ascontiguousarray(np.broadcast_to(b_arr, shape), dtype=real).ravel()
+        b_im, s_re, s_im = empty, zero, zero
+    else:
+        op = name
+        b_re, b_im = _parts(b_arr, real, shape)
+        s_re = s_im = zero
+    if addend is not None:
+        out_re, out_im = _parts(addend_arr, real, shape)
+        out_re, out_im = out_re.copy(), out_im.copy()
+    else:
+        out_re, out_im = np.empty_like(a_re), np.empty_like(a_im)
+    _k.apply(_OPS[op], a_re, a_im, b_re, b_im, s_re, s_im, out_re, out_im)
+    return _join(out_re, out_im, shape)
+
+
+def _join(re, im, shape):
+    out = np.empty(re.shape, _COMPLEX[re.dtype])
+    out.real = re
+    out.imag = im
+    return out.reshape(shape)
+
+
+def _unary(name, a, real_result=False):
+    a_arr = _as_array(a, "a")
+    real = _REAL[a_arr.dtype]
+    re, im = _parts(a_arr, real, a_arr.shape)
+    out_re, out_im = np.empty_like(re), np.empty_like(im)
+    zero = real.type(0)
+    _k.apply(_OPS[name], re, im, re[:0], im[:0], zero, zero, out_re, out_im)
+    return out_re.reshape(a_arr.shape) if real_result else _join(out_re, out_im, a_arr.shape)
+
+
+def add(a, b):
+    """Sum :math:`a + b`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector (complex64/complex128, or float32/float64 as complex).
+    b : array_like or scalar
+        Another complex vector, a real vector (float32/float64 array: block
+        routine ``add_real``), a real scalar (``add_real_scalar``) or a
+        complex scalar (``add_complex_scalar``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex array of the operands' precision and broadcast shape.
+    """
+    return _binary("add", a, b)
+
+
+def subtract(a, b):
+    """Difference :math:`a - b`; ``b`` as in :func:`add`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+    b : array_like or scalar
+        Complex vector, real vector, real scalar or complex scalar.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _binary("subtract", a, b)
+
+
+def multiply(a, b):
+    """Product :math:`a b = (a_r b_r - a_i b_i) + i (a_r b_i + a_i b_r)`; ``b`` as in :func:`add`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+    b : array_like or scalar
+        Complex vector, real vector, real scalar or complex scalar.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _binary("multiply", a, b)
+
+
+def divide(a, b):
+    """Quotient :math:`a / b = a \\bar b / |b|^2`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+    b : array_like or scalar
+        Complex (or real) vector, or a scalar (then ``a`` is multiplied by
+        ``1/b``).  A zero divisor gives inf/NaN elements.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _binary("divide", a, b)
+
+
+def multiply_add(out, a, b):
+    """Multiply-accumulate :math:`out + a b` (amplitude sums); ``b`` as in :func:`add`.
+
+    Parameters
+    ----------
+    out : array_like
+        The addend (not modified).
+    a : array_like
+        Complex vector.
+    b : array_like or scalar
+        Complex vector, real vector, or complex or real scalar.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    if _is_scalar(b) and not np.iscomplexobj(b):
+        b = complex(b)
+    return _binary("multiply_add", a, b, addend=out)
+
+
+def negate(a):
+    """Negation :math:`-a`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _unary("negate", a)
+
+
+def inverse(a):
+    """Inverse :math:`1/a = \\bar a / |a|^2`; zero gives inf/NaN.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _unary("inverse", a)
+
+
+def conjugate(a):
+    """Complex conjugate :math:`\\bar a`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _unary("conjugate", a)
+
+
+def absolute_value(a):
+    """Modulus :math:`|a| = \\sqrt{a_r^2 + a_i^2}`.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+        Real array (float32 for complex64).
+    """
+    return _unary("absolute_value", a, real_result=True)
+
+
+def absolute_value_squared(a):
+    """Squared modulus :math:`|a|^2 = a_r^2 + a_i^2` (the density of an amplitude).
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+        Real array.
+    """
+    return _unary("absolute_value_squared", a, real_result=True)
+
+
+def sqrt_physical(a):
+    """Square root on the physical sheet, :math:`\\mathrm{Im}\\sqrt{a} \\ge 0`.
+
+    The branch cut is the positive real axis: for :math:`a = x > 0` the
+    value is :math:`+\\sqrt{x}` (the limit from :math:`\\mathrm{Im}\\, a > 0`,
+    whatever the sign of a zero imaginary part), just below the axis it is
+    close to :math:`-\\sqrt{x}`; for :math:`a = -x < 0` it is
+    :math:`+i\\sqrt{x}`, the breakup momentum below threshold.  It equals
+    the principal root where that has a non-negative imaginary part and
+    minus it elsewhere.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _unary("sqrt_physical", a)
+
+
+def sqrt_unphysical(a):
+    """Square root on the unphysical sheet: :math:`-` :func:`sqrt_physical` (:math:`\\mathrm{Im} \\le 0`).
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return _unary("sqrt_unphysical", a)
+
+
+def sum(a):
+    """Sum of the elements: lane sums of each block, added block by block.
+
+    Parameters
+    ----------
+    a : array_like
+        Complex vector.
+
+    Returns
+    -------
+    complex
+        A numpy complex scalar of the input's precision.
+    """
+    a_arr = _as_array(a, "a")
+    real = _REAL[a_arr.dtype]
+    re, im = _parts(a_arr, real, a_arr.shape)
+    s_re, s_im = _k.sum_kernel(re, im)
+    return _COMPLEX[real].type(complex(s_re, s_im))
