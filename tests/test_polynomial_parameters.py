@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import numpy.polynomial.chebyshev as cheb
@@ -21,9 +22,14 @@ COMMAND = "vecampfit-polynomial-parameters"
 
 
 def run(args, cwd=None, check=True):
-    """Run the command as ``python -m`` (the module form of the console script)."""
+    """Run the command as ``python -m`` (the module form of the console script).
+
+    The command runs outside the source tree (``python -m`` puts the working
+    directory first on ``sys.path``, and the source tree's ``vecampfit`` is not
+    the built package).
+    """
     proc = subprocess.run([sys.executable, "-m", "vecampfit.polynomial_parameters", *args],
-                          capture_output=True, text=True, cwd=cwd)
+                          capture_output=True, text=True, cwd=cwd or tempfile.gettempdir())
     if check and proc.returncode != 0:
         raise AssertionError(f"{args}: exit {proc.returncode}\n{proc.stderr}")
     return proc
