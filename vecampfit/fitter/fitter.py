@@ -24,11 +24,14 @@ offers (``minos``, ``fixed``, ``limits``, ``strategy``, ...) works on it.
 
 Gradient and strategy: with ``use_gradient=True`` (the default when every
 signal density has a gradient function) MIGRAD receives the analytic gradient
-of :math:`\\mathcal{F}`.  Minuit's strategy 1 still computes numerical second
-derivatives at the start of MIGRAD to seed the covariance; strategy 0 (the
-default here with an analytic gradient) skips that and relies on the
-gradient only, which is fastest but leaves a cruder error matrix: call
-:meth:`Fitter.hesse` (or ``migrad(..., hesse=True)``) for errors.
+of :math:`\\mathcal{F}`.  Minuit's strategy 1 (the default) still computes
+numerical second derivatives at the start of MIGRAD to seed its error
+matrix; strategy 0 skips that and relies on the gradient and on the initial
+steps of the parameter file only.  Strategy 0 saves likelihood calls, but its
+first steps are only as good as those initial steps (too large steps send
+MIGRAD far away, where densities may vanish), and it leaves a cruder error
+matrix: call :meth:`Fitter.hesse` (or ``migrad(..., hesse=True)``) for
+errors.
 """
 
 import os
@@ -64,15 +67,16 @@ class Fitter(Likelihood):
         keeps a parameter at I).
     use_gradient : bool, optional
         Give MIGRAD the analytic gradient (default: when available).
-    strategy : int, optional
-        Minuit strategy (default 0 with an analytic gradient, 1 without).
+    strategy : {0, 1, 2}
+        Minuit strategy (default 1; see the module description for 0 with
+        an analytic gradient).
     on_invalid : {"raise", "large"}
     verbose : bool
         Print the seed and a line per MIGRAD/HESSE call.
     """
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, seed=None, randomize=True, use_gradient=None, strategy=None,
+                 extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
                  on_invalid="raise", verbose=True):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
@@ -144,8 +148,7 @@ class Fitter(Likelihood):
                     m.errors[p.name] = p.step
                 else:
                     m.fixed[p.name] = True
-            m.strategy = self._strategy if self._strategy is not None else \
-                (0 if self.use_gradient else 1)
+            m.strategy = self._strategy
             self._minuit = m
         return self._minuit
 

@@ -154,7 +154,9 @@ class ParameterTable:
             return self._index[name]
         except KeyError:
             import difflib
-            close = difflib.get_close_matches(str(name), self.names, n=3)
+            lower = {n.lower(): n for n in self.names}
+            close = [lower[c] for c in difflib.get_close_matches(str(name).lower(), list(lower),
+                                                                 n=3)]
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise KeyError(f"unknown parameter {name!r} in {self.source}{hint}") from None
 
