@@ -270,8 +270,8 @@ class Real:
         """
         if not _is_finite(self._raw):
             raise ValueError(f"{self!r} has no mantissa and exponent")
-        m, e = _lib.to_man_exp(self._raw, signed=True)
-        return int(m), int(e)
+        sign, man, exp, _bc = self._raw
+        return (-int(man) if sign else int(man)), int(exp)
 
     def is_finite(self):
         """Return True unless the number is infinite or NaN."""
