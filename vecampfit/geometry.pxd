@@ -6,10 +6,11 @@
 #
 # The difference phi1 - phi2 (radians) is reduced to [-PI, PI), PI being the
 # floating-point value nearest to pi of the precision (numpy.pi for float64):
-# a difference of exactly PI gives -PI.  The reduction subtracts k 2 pi with
-# a three-part (Cody-Waite) 2 pi, exact for |phi1 - phi2| < 2^26 2 pi (about
-# 4.2e8), so that the result is within an ulp of the correctly reduced
-# difference; float32 is reduced in float64 and rounded.  inf or NaN give NaN.
+# a result that rounds to PI is returned as -PI.  The reduction subtracts
+# k 2 pi with a three-part (Cody-Waite) 2 pi, exact for |phi1 - phi2| <
+# 2^26 2 pi (about 4.2e8), so that the result is within an ulp of the
+# correctly reduced difference; float32 takes the difference exactly in
+# float64, reduces it there and rounds once.  inf or NaN give NaN.
 
 from cython cimport floating
 

@@ -3,10 +3,12 @@
 #   A(x) = sum_k c_k G_k(x),  G_k = asymmetric Gaussian with exponential tails,
 #   density(x) = |A(x)|^2 * logistic((x - x0) / w)
 # plus whole-array drivers of the block exp, log, power and floor (used by the
-# tests on natively tuned code and by benchmarks/bench_mathematical_functions.py).
+# tests on natively tuned code and by benchmarks/bench_mathematical_functions.py)
+# and of vecampfit.geometry's azimuthal angle difference.
 from cython cimport floating
 
 cimport vecampfit.complex_vector as cv
+cimport vecampfit.geometry as geo
 cimport vecampfit.mathematical_functions as mf
 from vecampfit.block cimport VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64
 
@@ -77,3 +79,26 @@ def apply(const floating[::1] x, const floating[::1] y, floating[::1] out, int f
                     mf.power(&out[nb * VECTOR_LENGTH], &x[nb * VECTOR_LENGTH], &y[nb * VECTOR_LENGTH])
                 else:
                     mf.floor(&out[nb * VECTOR_LENGTH], &x[nb * VECTOR_LENGTH])
+
+
+def angle_difference(const floating[::1] phi1, const floating[::1] phi2):
+    """geo.azimuthal_angle_difference over whole arrays (any length)."""
+    cdef Py_ssize_t n = phi1.shape[0], nb, b, i
+    cdef floating ab[VECTOR_LENGTH]
+    cdef floating bb[VECTOR_LENGTH]
+    cdef floating ob[VECTOR_LENGTH]
+    out = np.empty(n, np.float32 if floating is float else np.float64)
+    cdef floating[::1] out_v = out
+    if phi2.shape[0] != n:
+        raise ValueError("phi1 and phi2 differ in length")
+    with nogil:
+        for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+            b = nb * VECTOR_LENGTH
+            for i in range(VECTOR_LENGTH):
+                ab[i] = phi1[b + i] if b + i < n else 0
+                bb[i] = phi2[b + i] if b + i < n else 0
+            geo.azimuthal_angle_difference(ob, ab, bb)
+            for i in range(VECTOR_LENGTH):
+                if b + i < n:
+                    out_v[b + i] = ob[i]
+    return out
