@@ -43,7 +43,7 @@ def _scalar(kind, a, b=None):
         (a, b), shape, dtype = _vectors(4, a=a, b=b)
     out = np.empty(a.shape[0], dtype=dtype)
     _k.scalar_kernel(a, b, _SCALAR[kind], out)
-    return out.reshape(shape)
+    return out.reshape(shape)[()]
 
 
 def _vector(kind, a, b, names=("a", "b")):
