@@ -178,23 +178,27 @@ cdef void fill_parameter_buffer(floating *pb, const floating *par) noexcept nogi
     pb[PB_D_R] = rd
 
 
-cdef inline floating _angular(const floating *ev, const floating *b, int j, int ch, int i) noexcept nogil:
-    """Spin-1 factor M_AC^2 - M_BC^2 + (M_D^2 - M_C^2)(M_B^2 - M_A^2)/m0^2 (1 for spin 0)."""
-    cdef floating mac, mbc
-    if j == 0:
-        return 1
-    # (M_AC, M_BC) per channel: pi+pi0 -> (K-pi+, K-pi0); K-pi+ -> (K-pi0, pi+pi0);
-    # K-pi0 -> (K-pi+, pi+pi0).
+cdef inline void _angular_fields(const floating *ev, int ch, const floating **mac,
+                                 const floating **mbc) noexcept nogil:
+    """The pair masses (M_AC, M_BC) of the spin-1 factor of channel ch:
+    pi+pi0 -> (K-pi+, K-pi0); K-pi+ -> (K-pi0, pi+pi0); K-pi0 -> (K-pi+, pi+pi0).
+    Chosen once per block, so that the lane loops have no branches."""
     if ch == CH_PIP_PIZ:
-        mac = ev[(EV_M + CH_KM_PIP) * VECTOR_LENGTH + i]
-        mbc = ev[(EV_M + CH_KM_PIZ) * VECTOR_LENGTH + i]
+        mac[0] = ev + (EV_M + CH_KM_PIP) * VECTOR_LENGTH
+        mbc[0] = ev + (EV_M + CH_KM_PIZ) * VECTOR_LENGTH
     elif ch == CH_KM_PIP:
-        mac = ev[(EV_M + CH_KM_PIZ) * VECTOR_LENGTH + i]
-        mbc = ev[(EV_M + CH_PIP_PIZ) * VECTOR_LENGTH + i]
+        mac[0] = ev + (EV_M + CH_KM_PIZ) * VECTOR_LENGTH
+        mbc[0] = ev + (EV_M + CH_PIP_PIZ) * VECTOR_LENGTH
     else:
-        mac = ev[(EV_M + CH_KM_PIP) * VECTOR_LENGTH + i]
-        mbc = ev[(EV_M + CH_PIP_PIZ) * VECTOR_LENGTH + i]
-    return mac * mac - mbc * mbc + b[PB_ANG_C]
+        mac[0] = ev + (EV_M + CH_KM_PIP) * VECTOR_LENGTH
+        mbc[0] = ev + (EV_M + CH_PIP_PIZ) * VECTOR_LENGTH
+
+
+cdef inline floating _angular(const floating *mac, const floating *mbc, const floating *b,
+                              floating spin1, int i) noexcept nogil:
+    """Spin-1 factor M_AC^2 - M_BC^2 + (M_D^2 - M_C^2)(M_B^2 - M_A^2)/m0^2, or 1 for
+    spin 0 (spin1 = 1 or 0; a product instead of a branch)."""
+    return spin1 * (mac[i] * mac[i] - mbc[i] * mbc[i] + b[PB_ANG_C]) + (1 - spin1)
 
 
 cdef inline void _add_resonance(complex_vector *amp, complex_vector *bw, floating *fd,
@@ -203,12 +207,16 @@ cdef inline void _add_resonance(complex_vector *amp, complex_vector *bw, floatin
     """amp += c_k [F_D(p)/F_D(p0)] B(m) A_J for resonance k (constant k, ch, j after inlining)."""
     cdef const floating *b = pb + k * PB_STRIDE
     cdef floating w, xr, xi
+    cdef floating spin1 = 1 if j == 1 else 0
+    cdef const floating *mac
+    cdef const floating *mbc
     cdef int i
+    _angular_fields(ev, ch, &mac, &mbc)
     breit_wigner_q_f_nophsp(bw, ev + (EV_M + ch) * VECTOR_LENGTH, ev + (EV_Q + ch) * VECTOR_LENGTH,
                             b[PB_M0], b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j)
     blatt_weisskopf_ratio(fd, ev + (EV_P + ch) * VECTOR_LENGTH, pb[PB_D_R], b[PB_INV_FD0], j)
     for i in range(VECTOR_LENGTH):
-        w = fd[i] * _angular(ev, b, j, ch, i)
+        w = fd[i] * _angular(mac, mbc, b, spin1, i)
         xr = bw.re[i] * w
         xi = bw.im[i] * w
         amp.re[i] = amp.re[i] + b[PB_C_RE] * xr - b[PB_C_IM] * xi
@@ -258,16 +266,20 @@ cdef inline void _add_resonance_gradient(
     cdef complex_vector *dg0 = &dx[4 * k + 1]
     cdef complex_vector *dr = &dx[4 * k + 2]
     cdef complex_vector *drd = &dx[4 * k + 3]
-    cdef floating ang, dang, fd, dfd_dm0, dfd_drd, w, br, bi
+    cdef floating ang, fd, dfd_dm0, dfd_drd, w, br, bi
+    cdef floating spin1 = 1 if j == 1 else 0
+    cdef floating dang = spin1 * b[PB_DANG_C_DM0]
+    cdef const floating *mac
+    cdef const floating *mbc
     cdef int i
+    _angular_fields(ev, ch, &mac, &mbc)
     breit_wigner_q_f_nophsp_gradient(
         bw, dm0, dg0, dr, ev + (EV_M + ch) * VECTOR_LENGTH, ev + (EV_Q + ch) * VECTOR_LENGTH,
         b[PB_M0], b[PB_G0], b[PB_INV_Q0], b[PB_DINV_Q0_DM0], b[PB_R], b[PB_INV_F0],
         b[PB_DINV_F0_DM0], b[PB_DINV_F0_DR], j)
     blatt_weisskopf_gradient(fdp, dfdp, ev + (EV_P + ch) * VECTOR_LENGTH, pb[PB_D_R], j)
     for i in range(VECTOR_LENGTH):
-        ang = _angular(ev, b, j, ch, i)
-        dang = b[PB_DANG_C_DM0] if j == 1 else 0
+        ang = _angular(mac, mbc, b, spin1, i)
         fd = fdp[i] * b[PB_INV_FD0]
         dfd_dm0 = fdp[i] * b[PB_DINV_FD0_DM0]
         dfd_drd = dfdp[i] * b[PB_INV_FD0] + fdp[i] * b[PB_DINV_FD0_DRD]
@@ -293,14 +305,56 @@ cdef inline floating _re_conj_times(const complex_vector *a, int i, floating zr,
     return 2 * (a.re[i] * zr + a.im[i] * zi)
 
 
+cdef inline void _resonance_gradient(floating *grad, const complex_vector *amp,
+                                     const complex_vector *x, const complex_vector *dx,
+                                     const floating *pb, int k) noexcept nogil:
+    """dS/d(m0, Gamma0, r, a, phi) of resonance k and its r_D term, 2 Re(conj(A) dA).
+
+    One loop over the lanes without inner loops, so that it vectorizes (k is
+    a constant after inlining).
+    """
+    cdef const floating *b = pb + k * PB_STRIDE
+    cdef int p = PAR_FIRST_RESONANCE + 5 * k
+    cdef floating cr = b[PB_C_RE], ci = b[PB_C_IM]
+    cdef floating ar, ai, zr, zi
+    cdef const complex_vector *dm0 = &dx[4 * k]
+    cdef const complex_vector *dg0 = &dx[4 * k + 1]
+    cdef const complex_vector *dr = &dx[4 * k + 2]
+    cdef const complex_vector *drd = &dx[4 * k + 3]
+    cdef const complex_vector *xk = &x[k]
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        # 2 conj(A): dS = Re(2 conj(A) dA).
+        ar = 2 * amp.re[i]
+        ai = 2 * amp.im[i]
+        # Masses, widths, radii: dA = c dX.
+        zr = cr * dm0.re[i] - ci * dm0.im[i]
+        zi = cr * dm0.im[i] + ci * dm0.re[i]
+        grad[p * VECTOR_LENGTH + i] = ar * zr + ai * zi
+        zr = cr * dg0.re[i] - ci * dg0.im[i]
+        zi = cr * dg0.im[i] + ci * dg0.re[i]
+        grad[(p + 1) * VECTOR_LENGTH + i] = ar * zr + ai * zi
+        zr = cr * dr.re[i] - ci * dr.im[i]
+        zi = cr * dr.im[i] + ci * dr.re[i]
+        grad[(p + 2) * VECTOR_LENGTH + i] = ar * zr + ai * zi
+        zr = cr * drd.re[i] - ci * drd.im[i]
+        zi = cr * drd.im[i] + ci * drd.re[i]
+        grad[PAR_D_R * VECTOR_LENGTH + i] += ar * zr + ai * zi
+        # Magnitude and phase: dA = (dc) X.
+        zr = b[PB_DC_DA_RE] * xk.re[i] - b[PB_DC_DA_IM] * xk.im[i]
+        zi = b[PB_DC_DA_RE] * xk.im[i] + b[PB_DC_DA_IM] * xk.re[i]
+        grad[(p + 3) * VECTOR_LENGTH + i] = ar * zr + ai * zi
+        zr = b[PB_DC_DP_RE] * xk.re[i] - b[PB_DC_DP_IM] * xk.im[i]
+        zi = b[PB_DC_DP_RE] * xk.im[i] + b[PB_DC_DP_IM] * xk.re[i]
+        grad[(p + 4) * VECTOR_LENGTH + i] = ar * zr + ai * zi
+
+
 cdef inline void _density_gradient(floating *out, floating *grad, const floating *ev,
                                    const floating *pb, complex_vector *amp, complex_vector *x,
                                    complex_vector *dx, complex_vector *bw) noexcept nogil:
     cdef floating fdp[VECTOR_LENGTH]
     cdef floating dfdp[VECTOR_LENGTH]
-    cdef const floating *b
-    cdef floating cr, ci, zr, zi, drd_sum
-    cdef int i, k, p, d
+    cdef int i
     for i in range(VECTOR_LENGTH):
         amp.re[i] = pb[PB_NR + PB_C_RE]
         amp.im[i] = pb[PB_NR + PB_C_IM]
@@ -314,27 +368,13 @@ cdef inline void _density_gradient(floating *out, floating *grad, const floating
     for i in range(VECTOR_LENGTH):
         out[i] = amp.re[i] * amp.re[i] + amp.im[i] * amp.im[i]
         grad[PAR_D_R * VECTOR_LENGTH + i] = 0
-    for k in range(N_RESONANCES):
-        b = pb + k * PB_STRIDE
-        p = PAR_FIRST_RESONANCE + 5 * k
-        cr = b[PB_C_RE]
-        ci = b[PB_C_IM]
-        for i in range(VECTOR_LENGTH):
-            # Masses, widths, radii: dS = 2 Re(conj(A) c dX).
-            for d in range(3):
-                zr = cr * dx[4 * k + d].re[i] - ci * dx[4 * k + d].im[i]
-                zi = cr * dx[4 * k + d].im[i] + ci * dx[4 * k + d].re[i]
-                grad[(p + d) * VECTOR_LENGTH + i] = _re_conj_times(amp, i, zr, zi)
-            zr = cr * dx[4 * k + 3].re[i] - ci * dx[4 * k + 3].im[i]
-            zi = cr * dx[4 * k + 3].im[i] + ci * dx[4 * k + 3].re[i]
-            grad[PAR_D_R * VECTOR_LENGTH + i] += _re_conj_times(amp, i, zr, zi)
-            # Magnitude and phase: dS = 2 Re(conj(A) (dc) X).
-            zr = b[PB_DC_DA_RE] * x[k].re[i] - b[PB_DC_DA_IM] * x[k].im[i]
-            zi = b[PB_DC_DA_RE] * x[k].im[i] + b[PB_DC_DA_IM] * x[k].re[i]
-            grad[(p + 3) * VECTOR_LENGTH + i] = _re_conj_times(amp, i, zr, zi)
-            zr = b[PB_DC_DP_RE] * x[k].re[i] - b[PB_DC_DP_IM] * x[k].im[i]
-            zi = b[PB_DC_DP_RE] * x[k].im[i] + b[PB_DC_DP_IM] * x[k].re[i]
-            grad[(p + 4) * VECTOR_LENGTH + i] = _re_conj_times(amp, i, zr, zi)
+    _resonance_gradient(grad, amp, x, dx, pb, 0)
+    _resonance_gradient(grad, amp, x, dx, pb, 1)
+    _resonance_gradient(grad, amp, x, dx, pb, 2)
+    _resonance_gradient(grad, amp, x, dx, pb, 3)
+    _resonance_gradient(grad, amp, x, dx, pb, 4)
+    _resonance_gradient(grad, amp, x, dx, pb, 5)
+    _resonance_gradient(grad, amp, x, dx, pb, 6)
     for i in range(VECTOR_LENGTH):
         grad[PAR_NR_A * VECTOR_LENGTH + i] = _re_conj_times(amp, i, pb[PB_NR + PB_DC_DA_RE],
                                                             pb[PB_NR + PB_DC_DA_IM])
