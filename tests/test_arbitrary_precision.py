@@ -388,3 +388,31 @@ def test_bad_input():
         ap.gauss_legendre(4, np.complex128)
     with pytest.raises(ValueError, match="does not fit"):
         ap.from_bits(1 << 40, "float32")
+
+
+def test_gauss_legendre_longdouble():
+    x, w = ap.gauss_legendre(40, np.longdouble)
+    x64, w64 = ap.gauss_legendre(40)
+    assert x.dtype == np.longdouble
+    # the float64 values are the longdouble ones rounded (no tie is that close)
+    assert np.array_equal(x.astype(np.float64), x64) and np.array_equal(w.astype(np.float64), w64)
+    eps = np.finfo(np.longdouble).eps
+    assert abs(w.sum() - 2) < 40 * eps
+
+
+def test_real_construction_and_operators():
+    assert ap.Real("0.1", 128).to_fraction() == Fraction(
+        *gmpy2.mpfr("0.1", 128).as_integer_ratio())
+    assert ap.Real(np.float32(0.1)).to_fraction() == Fraction(*np.float32(0.1).as_integer_ratio())
+    assert ap.Real(2 ** 70 + 1, 64, "toward_zero") == 2 ** 70
+    assert ap.Real(2 ** 70 + 1, 64, "away_from_zero") == 2 ** 70 + 2 ** 7
+    a, b = ap.Real(1, 64, "toward_zero"), ap.Real(3, 192, "away_from_zero")
+    q = a / b                                   # larger precision, left operand's mode
+    assert q.precision == 192 and q.rounding == "toward_zero" and q < Fraction(1, 3)
+    r = 1 / b
+    assert r.rounding == "away_from_zero" and r > Fraction(1, 3)
+    assert (a + 0.5) == 1.5 and (2 * a) == 2 and (-a) == -1 and abs(-a) == 1
+    assert (b ** 2) == 9 and float(ap.pi(64)) == np.pi
+    assert ap.Real(3, 64).mantissa_exponent() == (3, 0) and ap.Real(-0.75).mantissa_exponent() == (-3, -2)
+    z = ap.Complex(1 + 2j, precision=128)
+    assert z * z.conjugate() == 5 and complex(z / 2) == 0.5 + 1j

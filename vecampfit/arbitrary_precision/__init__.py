@@ -325,43 +325,42 @@ class Real:
     def __hash__(self):
         return hash(self.mpf)
 
-    def _cmp_raw(self, other):
+    def _compare(self, other):
+        """-1, 0, 1, None (NaN involved) or NotImplemented; exact, also for any Fraction."""
+        if isinstance(other, _fractions.Fraction) and other.denominator & (other.denominator - 1):
+            if self._raw == _FNAN:
+                return None
+            if not _is_finite(self._raw):
+                return 1 if self._raw == _FINF else -1
+            f = self.to_fraction()
+            return (f > other) - (f < other)
         try:
-            return _exact_raw(other)
+            o = _exact_raw(other)
         except TypeError:
-            return None
-
-    def __eq__(self, other):
-        o = self._cmp_raw(other)
-        if o is None:
             return NotImplemented
         if self._raw == _FNAN or o == _FNAN:
-            return False
-        return self._raw == o
+            return None
+        return _lib.mpf_cmp(self._raw, o)
+
+    def __eq__(self, other):
+        c = self._compare(other)
+        return c if c is NotImplemented else c == 0
 
     def __lt__(self, other):
-        o = self._cmp_raw(other)
-        if o is None:
-            return NotImplemented
-        return _lib.mpf_lt(self._raw, o)
+        c = self._compare(other)
+        return c if c is NotImplemented else (c is not None and c < 0)
 
     def __le__(self, other):
-        o = self._cmp_raw(other)
-        if o is None:
-            return NotImplemented
-        return _lib.mpf_le(self._raw, o)
+        c = self._compare(other)
+        return c if c is NotImplemented else (c is not None and c <= 0)
 
     def __gt__(self, other):
-        o = self._cmp_raw(other)
-        if o is None:
-            return NotImplemented
-        return _lib.mpf_gt(self._raw, o)
+        c = self._compare(other)
+        return c if c is NotImplemented else (c is not None and c > 0)
 
     def __ge__(self, other):
-        o = self._cmp_raw(other)
-        if o is None:
-            return NotImplemented
-        return _lib.mpf_ge(self._raw, o)
+        c = self._compare(other)
+        return c if c is NotImplemented else (c is not None and c >= 0)
 
     def __neg__(self):
         return _new(_lib.mpf_neg(self._raw), self._precision, self._rounding)
