@@ -111,8 +111,17 @@ def sample_power(dtype, n, rng):
     y1 = rng.uniform(small, big, n // 4) / np.log(x1)
     x2 = rng.uniform(0.01, 100, n // 4)
     y2 = rng.integers(-8, 9, n // 4) / 2
-    xs = np.concatenate([x, x1, x2]).astype(dtype)
-    ys = np.concatenate([y, y1, y2]).astype(dtype)
+    # Close to the overflow threshold and into the subnormal range, from both
+    # sides of 1, and with subnormal bases.
+    if dtype == np.float64:
+        x3 = np.array([2, 2, 10, 10, 0.5, 0.5, 1e-300, 1e-310, 5e-324, 7.0, 1 - 2**-53, 1 + 2**-52])
+        y3 = np.array([1023.9999999, -1021.9999, 308.2547, -307.99, -1023.99999, 1021.5, -1.0237, 0.5, 0.98,
+                       364.77, -2.0**62, 2.0**61])
+    else:
+        x3 = np.array([2, 2, 10, 10, 0.5, 1e-38, 1e-44, 7.0, 1 - 2**-24, 1 + 2**-23])
+        y3 = np.array([127.99, -125.99, 38.5, -37.9, -127.99, -1.05, 0.9, 45.6, -2.0**30, 2.0**29])
+    xs = np.concatenate([x, x1, x2, x3]).astype(dtype)
+    ys = np.concatenate([y, y1, y2, y3]).astype(dtype)
     return xs, ys
 
 
@@ -380,6 +389,17 @@ def test_tails_formula_continuity_and_integral(kind):
     np.testing.assert_allclose(func(x, MEAN, SL, SR, normalized=True, **params),
                                func(x, MEAN, SL, SR, **params) / value, rtol=1e-15)
     assert func(x.astype(np.float32), MEAN, SL, SR, **params).dtype == np.float32
+
+
+def test_power_law_exponential_tail_integral_n_equal_one():
+    # n = 1 has its own closed form (log w instead of w^(1-n)).
+    kw = dict(alpha_left=1.0, alpha_right=1.5, beta_left=2.5, beta_right=4.0, n_left=1.0, n_right=1.0)
+    f = lambda t: mf.asymmetric_gaussian_power_law_exponential_tail(np.array([t]), MEAN, SL, SR, **kw)[0]  # noqa: E731
+    edges = sorted([MEAN, MEAN - SL, MEAN - 2.5 * SL, MEAN + 1.5 * SR, MEAN + 4 * SR])
+    q = sum(scipy.integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-11)[0]
+            for lo, hi in zip([-np.inf] + edges, edges + [np.inf]))
+    value = mf.asymmetric_gaussian_power_law_exponential_tail_integral(SL, SR, *kw.values())
+    assert abs(value / q - 1) < 1e-8
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
