@@ -1,6 +1,7 @@
 """Shared pytest configuration for vecampfit's tests."""
 
 import os
+import sys
 
 import pytest
 
@@ -26,3 +27,8 @@ MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 def models_dir():
     """Folder with the Cython model files that the tests compile as a user would."""
     return MODELS_DIR
+
+
+# Reference implementations shared by several test modules (tests/*_reference.py)
+# are imported by name.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -14,7 +14,7 @@ import os as _os
 
 from ._build_config import VERSION as __version__
 
-__all__ = ["__version__", "get_include", "show_config"]
+__all__ = ["__version__", "get_include", "get_include_dirs", "show_config"]
 
 
 def get_include():
@@ -33,6 +33,31 @@ def get_include():
     return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include")
 
 
+def get_include_dirs():
+    """Return every directory that C code using vecampfit's headers needs.
+
+    The static headers (``vecampfit/block.h``) are in :func:`get_include`;
+    headers generated during the build (``vecampfit/mathematical_constants.h``)
+    are installed there as well, but in an editable install they live in the
+    build directory, which is listed too.
+    :func:`vecampfit.model_compiler.compile_model` uses all of them.
+
+    Returns
+    -------
+    list of str
+        Absolute paths of existing directories, to be passed as ``-I``; each
+        contains a ``vecampfit`` folder of headers.
+    """
+    from . import _build_config
+
+    dirs = [get_include()]
+    build_include = _os.path.join(_os.path.dirname(_os.path.abspath(_build_config.__file__)), "include")
+    for d in (build_include,):
+        if d not in dirs and _os.path.isdir(d):
+            dirs.append(d)
+    return dirs
+
+
 def show_config():
     """Print how this vecampfit installation was built.
 
@@ -47,4 +72,4 @@ def show_config():
     print(f"  vector lengths:        {', '.join(str(l) for l in c.VECTOR_LENGTHS)}")
     print(f"  kernel vector length:  {c.KERNEL_VECTOR_LENGTH}")
     print(f"  C compiler:            {c.C_COMPILER} {' '.join(c.C_ARGS)}")
-    print(f"  include directory:     {get_include()}")
+    print(f"  include directories:   {', '.join(get_include_dirs())}")

@@ -24,7 +24,7 @@ import sys
 import sysconfig
 import tempfile
 
-from . import _build_config, get_include
+from . import _build_config, get_include_dirs
 
 __all__ = ["ModelCompileError", "compile_model", "default_cache_dir"]
 
@@ -111,7 +111,8 @@ def _cache_key(source, include_dirs, length, compile_args, link_args):
         h.update(f.read())
     # Declarations the model may cimport or include from its own folder and
     # from the extra include directories, and vecampfit's own declarations.
-    folders = [os.path.dirname(source), *include_dirs, os.path.dirname(os.path.abspath(__file__))]
+    folders = [os.path.dirname(source), *include_dirs, os.path.dirname(os.path.abspath(__file__)),
+               *get_include_dirs()]
     for folder in folders:
         for root, _dirs, files in os.walk(folder):
             for fname in sorted(files):
@@ -262,7 +263,7 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     compile_args = _compile_args(native, openmp, list(extra_compile_args))
     link_args = (["-fopenmp"] if openmp else []) + list(extra_link_args)
     include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
-    c_include_dirs = [get_include(), os.path.dirname(source), *include_dirs]
+    c_include_dirs = [*get_include_dirs(), os.path.dirname(source), *include_dirs]
     cache = os.path.abspath(build_dir) if build_dir is not None else default_cache_dir()
     os.makedirs(cache, exist_ok=True)
     ext_suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"

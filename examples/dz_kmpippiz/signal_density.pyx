@@ -16,6 +16,8 @@ from cython cimport floating
 from libc.math cimport M_PI, cos, sin, sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64
+from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
+                                       fill_parameter_buffer_callable)
 from vecampfit.high_energy_physics cimport (
     blatt_weisskopf_gradient, blatt_weisskopf_inverse_gradient_q2_scalar,
     blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_ratio,
@@ -355,6 +357,24 @@ cdef void signal_density_gradient(floating *out, floating *gradient, const void 
     else:
         _density_gradient(out, gradient, <const floating *>event_block,
                           <const floating *>parameter_buffer, &a64, x64, dx64, &b64)
+
+
+# ----------------------------------------------------------------------------
+# The functions for the fitter (vecampfit.fitter.Density)
+# ----------------------------------------------------------------------------
+
+def callables(precision="float64"):
+    """Low-level callables of the density, its gradient and the parameter-buffer
+    filler for one precision ("float64" or "float32"), for vecampfit.fitter.Density."""
+    if precision == "float64":
+        return dict(density=density_callable(signal_density[double]),
+                    gradient=density_gradient_callable(signal_density_gradient[double]),
+                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[double]))
+    if precision == "float32":
+        return dict(density=density_callable(signal_density[float]),
+                    gradient=density_gradient_callable(signal_density_gradient[float]),
+                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[float]))
+    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
 
 
 # ----------------------------------------------------------------------------

@@ -1,0 +1,212 @@
+"""Shared parts of the D0 -> K- pi+ pi0 programs: masses, compiled densities,
+event-buffer filling from the paper's event class, file names.
+
+Event records are the paper's ``d0_kmpippi0_event``: branches ``km_momentum[4]``,
+``pip_momentum[4]``, ``pi0_momentum[4]`` of tree ``tree`` with (px, py, pz, E)
+in GeV.  Grid points are records with ``m2_km_pip`` and ``m2_km_piz`` instead.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import model  # noqa: E402
+from vecampfit import particle_data  # noqa: E402
+
+#: Branches of the event class.
+BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
+TREE = "tree"
+#: Background-fraction parameter of the signal fit.
+BACKGROUND_FRACTION = "BACKGROUND_FRACTION"
+
+
+def masses(edition=2024):
+    """D0 and final-state masses (GeV) from vecampfit.particle_data."""
+    return {"md": particle_data.mass("D0", edition), "km": particle_data.mass("K-", edition),
+            "pip": particle_data.mass("pi+", edition), "piz": particle_data.mass("pi0", edition)}
+
+
+MASSES = masses()
+
+
+def dalitz_limits(m=MASSES):
+    """Kinematic ranges of m^2(K- pi+) and m^2(K- pi0) (GeV^2)."""
+    return ((m["km"] + m["pip"]) ** 2, (m["md"] - m["piz"]) ** 2), \
+        ((m["km"] + m["piz"]) ** 2, (m["md"] - m["pip"]) ** 2)
+
+
+def inside_dalitz(m2_km_pip, m2_km_piz, m=MASSES):
+    """True where (m^2(K- pi+), m^2(K- pi0)) lies in the Dalitz region."""
+    m12 = np.sqrt(np.asarray(m2_km_pip, dtype=float))
+    # m^2(K- pi0) range at fixed m^2(K- pi+), in the K- pi+ rest frame.
+    e_k = (m12 ** 2 - m["pip"] ** 2 + m["km"] ** 2) / (2 * m12)
+    e_pz = (m["md"] ** 2 - m12 ** 2 - m["piz"] ** 2) / (2 * m12)
+    with np.errstate(invalid="ignore"):
+        p_k = np.sqrt(np.maximum(e_k ** 2 - m["km"] ** 2, 0))
+        p_pz = np.sqrt(np.maximum(e_pz ** 2 - m["piz"] ** 2, 0))
+    lo = (e_k + e_pz) ** 2 - (p_k + p_pz) ** 2
+    hi = (e_k + e_pz) ** 2 - (p_k - p_pz) ** 2
+    (a1, b1), _ = dalitz_limits(m)
+    return (m2_km_pip >= a1) & (m2_km_pip <= b1) & (m2_km_piz >= lo) & (m2_km_piz <= hi)
+
+
+def invariant_mass_squared(*momenta):
+    """(sum p)^2 over four-momenta arrays (n, 4), (px, py, pz, E), in float64."""
+    p = sum(np.asarray(q, dtype=np.float64) for q in momenta)
+    return p[:, 3] ** 2 - p[:, 0] ** 2 - p[:, 1] ** 2 - p[:, 2] ** 2
+
+
+def dalitz_variables(records):
+    """m^2(K- pi+), m^2(K- pi0) from event records (momenta or grid points)."""
+    if "m2_km_pip" in records:
+        return (np.asarray(records["m2_km_pip"], dtype=np.float64),
+                np.asarray(records["m2_km_piz"], dtype=np.float64))
+    for b in BRANCHES:
+        if b not in records:
+            raise KeyError(f"event records need branch {b!r} (have {sorted(records)})")
+        if np.shape(records[b])[1:] != (4,):
+            raise ValueError(f"branch {b!r} must hold four-momenta (n, 4), got shape "
+                             f"{np.shape(records[b])}")
+    return (invariant_mass_squared(records["km_momentum"], records["pip_momentum"]),
+            invariant_mass_squared(records["km_momentum"], records["pi0_momentum"]))
+
+
+def fill_signal_event_buffer(records, m=MASSES):
+    """Signal event-buffer fields (model.EVENT_FIELDS) from event records.
+
+    Squared masses from float32 momenta may stray by rounding just outside
+    the kinematic region; breakup momenta are computed from the squared
+    momenta clipped at 0 so that such events stay usable.
+    """
+    m2_km_pip, m2_km_piz = dalitz_variables(records)
+    total = m["md"] ** 2 + m["km"] ** 2 + m["pip"] ** 2 + m["piz"] ** 2
+    m2 = {"km_pip": m2_km_pip, "km_piz": m2_km_piz, "pip_piz": total - m2_km_pip - m2_km_piz}
+    fields = {}
+    for pair, (a, b, c) in model.CHANNELS.items():
+        lo = (m[a] + m[b]) ** 2
+        mm = np.sqrt(np.maximum(m2[pair], lo))
+        fields[f"m_{pair}"] = mm
+        fields[f"q_{pair}"] = np.sqrt(np.maximum(model.breakup_momentum_squared(mm, m[a], m[b]), 0))
+        fields[f"p_{pair}"] = np.sqrt(np.maximum(
+            model.breakup_momentum_squared(m["md"], np.minimum(mm, m["md"] - m[c]), m[c]), 0))
+    return fields
+
+
+def fill_background_event_buffer(records):
+    """Background event-buffer fields: m2_km_pip, m2_km_piz."""
+    m2_km_pip, m2_km_piz = dalitz_variables(records)
+    return {"m2_km_pip": m2_km_pip, "m2_km_piz": m2_km_piz}
+
+
+def compile_models(vector_lengths, build_dir=None, verbose=False):
+    """Compile the signal and background densities for the given lengths.
+
+    Returns
+    -------
+    dict
+        ``{"signal": {L: module}, "background": {L: module}}``; the signal
+        modules have the masses of :data:`MASSES` set.
+    """
+    from vecampfit.model_compiler import compile_model
+    out = {}
+    for name in ("signal_density", "background_density"):
+        out[name.split("_")[0]] = compile_model(os.path.join(HERE, name + ".pyx"),
+                                                list(vector_lengths), build_dir=build_dir,
+                                                verbose=verbose)
+    for module in out["signal"].values():
+        module.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
+    return out
+
+
+def signal_density(models, vector_length, precision, gradient=True):
+    """The signal density for the fitter (block form)."""
+    from vecampfit.fitter import Density
+    mod = models["signal"][vector_length]
+    c = mod.callables(precision)
+    return Density(c["density"], c["gradient"] if gradient else None,
+                   event_fields=model.EVENT_FIELDS, fill_event_buffer=fill_signal_event_buffer,
+                   parameter_buffer_size=mod.layout()["parameter_buffer"],
+                   fill_parameter_buffer=c["fill_parameter_buffer"],
+                   n_gradient_parameters=mod.layout()["parameters"], name="signal")
+
+
+def signal_density_numpy():
+    """The same signal density in the Python form (numpy, no gradient)."""
+    from vecampfit.fitter import Density
+    return Density(lambda events, params: model.signal_density(events, params, MASSES),
+                   event_fields=model.EVENT_FIELDS, fill_event_buffer=fill_signal_event_buffer,
+                   name="signal (numpy)")
+
+
+def background_density(models, vector_length, precision, gradient=True):
+    """The background density for the fitter (block form)."""
+    from vecampfit.fitter import Density
+    c = models["background"][vector_length].callables(precision)
+    return Density(c["density"], c["gradient"] if gradient else None,
+                   event_fields=("m2_km_pip", "m2_km_piz"),
+                   fill_event_buffer=fill_background_event_buffer, name="background")
+
+
+def background_polynomial(m2_km_pip, m2_km_piz, coefficients):
+    """The background density in numpy (generation and tests): Chebyshev
+    polynomial of order 2, variables mapped from [0.39, 2.99] to [-1, 1]."""
+    v0 = (2 * np.asarray(m2_km_pip) - 2.99 - 0.39) / (2.99 - 0.39)
+    v1 = (2 * np.asarray(m2_km_piz) - 2.99 - 0.39) / (2.99 - 0.39)
+    c = coefficients
+    return (c[0] + c[1] * v0 + c[2] * v1 + c[3] * (2 * v0 * v0 - 1) + c[4] * v0 * v1
+            + c[5] * (2 * v1 * v1 - 1))
+
+
+def dalitz_grid(points_per_dimension, m=MASSES):
+    """Gauss-Legendre product grid over the Dalitz plot in (m^2(K- pi+), m^2(K- pi0)).
+
+    Returns records (``m2_km_pip``, ``m2_km_piz``) of the points inside the
+    Dalitz region and their weights (Gauss-Legendre weights times the
+    half-widths of the ranges; the Jacobian is 1 in squared masses).
+    """
+    from vecampfit.arbitrary_precision import gauss_legendre
+    x, w = gauss_legendre(points_per_dimension, "float64")
+    (a1, b1), (a2, b2) = dalitz_limits(m)
+    u = (b1 - a1) / 2 * x + (b1 + a1) / 2
+    v = (b2 - a2) / 2 * x + (b2 + a2) / 2
+    uu, vv = np.meshgrid(u, v, indexing="ij")
+    ww = np.outer(w * (b1 - a1) / 2, w * (b2 - a2) / 2)
+    keep = inside_dalitz(uu, vv, m)
+    return {"m2_km_pip": uu[keep], "m2_km_piz": vv[keep]}, ww[keep]
+
+
+def data_file_name(pseudoexperiment):
+    """``data_signal_N.root`` for pseudoexperiment N >= 0, else ``data_signal.root``."""
+    return f"data_signal_{pseudoexperiment}.root" if pseudoexperiment >= 0 \
+        else "data_signal.root"
+
+
+def add_fit_options(parser):
+    """Options shared by the fit programs."""
+    parser.add_argument("--directory", default=".", help="folder of input and output files "
+                        "(default: current folder)")
+    parser.add_argument("--vector-length", type=int, default=8, help="vector length L (default 8)")
+    parser.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="OpenMP threads (default: all CPUs)")
+    parser.add_argument("--no-gradient", action="store_true",
+                        help="let Minuit differentiate numerically instead of the analytic gradient")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the random initial values (default: from the system, "
+                             "printed)")
+    parser.add_argument("--fixed-seed", action="store_true",
+                        help="start from the parameter file's values (no randomization)")
+    parser.add_argument("--model-cache", default=None,
+                        help="folder for compiled models (default: vecampfit's cache)")
+    return parser
+
+
+def parser(description):
+    return argparse.ArgumentParser(description=description,
+                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)

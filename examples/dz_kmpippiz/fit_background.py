@@ -1,0 +1,45 @@
+"""Fit the background polynomial of the D0 -> K- pi+ pi0 example to a background sample.
+
+Reads ``data_background.root`` (the background sample) and ``mc_signal.root``
+(the normalization MC) from ``--directory``, starts from
+parameters_background.dat and writes ``parameters_background_result.dat``
+and ``results_background.txt`` there.  The signal fit reads the result.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
+
+
+def main(argv=None):
+    p = common.add_fit_options(common.parser(__doc__.split("\n\n")[0]))
+    p.add_argument("--parameters", default=os.path.join(HERE, "parameters_background.dat"),
+                   help="initial parameter file")
+    args = p.parse_args(argv)
+    d = args.directory
+    models = common.compile_models([args.vector_length], args.model_cache)
+    fitter = Fitter(read_parameter_file(args.parameters), precision=args.precision,
+                    vector_length=args.vector_length, threads=args.threads, seed=args.seed,
+                    randomize=not args.fixed_seed, use_gradient=not args.no_gradient,
+                    on_invalid="large")
+    # The background polynomial is the density of this fit (no further background).
+    point = fitter.add_point(common.background_density(models, args.vector_length,
+                                                       args.precision))
+    point.load_normalization_file(os.path.join(d, "mc_signal.root"), common.TREE,
+                                  list(common.BRANCHES))
+    point.load_data_file(os.path.join(d, "data_background.root"), common.TREE,
+                         list(common.BRANCHES))
+    fitter.migrad(100000, hesse=True)
+    fitter.write_results(parameters=os.path.join(d, "parameters_background_result.dat"),
+                         text=os.path.join(d, "results_background.txt"))
+    print(open(os.path.join(d, "results_background.txt")).read())
+    return fitter
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""Signal fit of the D0 -> K- pi+ pi0 example (the paper's fitting sequence).
+
+Reads from ``--directory``: the data (``data_signal.root``, or
+``data_signal_N.root`` with ``--pseudoexperiment N``), the normalization MC
+(``mc_signal.root``, or ``mc_signal_weighted.root`` with ``--weighted-mc``;
+none with ``--grid-integration``) and the background parameters
+(``parameters_background_result.dat`` if present, else the example's
+parameters_background.dat).  Sequence: fix all parameters, release the
+magnitudes except the reference rho(770)+, MIGRAD; release the phases
+(except the reference) and the background fraction, MIGRAD; with
+``--release-masses`` / ``--release-widths`` also the masses / widths, MIGRAD;
+HESSE.  Writes ``parameters_signal_result.dat``, ``results.txt``,
+``signal_result.root`` and ``signal_density.root`` (suffix ``_N`` for
+pseudoexperiments).
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+import model  # noqa: E402
+from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
+
+REFERENCE = "RHOP1"
+
+
+def build(args):
+    """The fitter with data loaded (also used by the benchmarks)."""
+    d = args.directory
+    parameters = read_parameter_file(os.path.join(HERE, "parameters_signal.dat"))
+    fitter = Fitter(parameters, precision=args.precision, vector_length=args.vector_length,
+                    threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
+                    use_gradient=False if (args.no_gradient or args.numpy) else None,
+                    verbose=not getattr(args, "quiet", False))
+    models = common.compile_models([args.vector_length], args.model_cache)
+    signal = common.signal_density_numpy() if args.numpy else \
+        common.signal_density(models, args.vector_length, args.precision)
+    normalization = "grid" if args.grid_integration else "mc"
+    point = fitter.add_point(signal, normalization=normalization)
+    if not args.no_background:
+        bfile = os.path.join(d, "parameters_background_result.dat")
+        if not os.path.exists(bfile):
+            bfile = os.path.join(HERE, "parameters_background.dat")
+        point.add_background(common.background_density(models, args.vector_length,
+                                                       args.precision),
+                             common.BACKGROUND_FRACTION, read_parameter_file(bfile).values)
+    if args.grid_integration:
+        records, weights = common.dalitz_grid(args.grid_integration)
+        point.add_normalization_events(records, weights)
+    elif args.weighted_mc:
+        point.load_normalization_file(os.path.join(d, "mc_signal_weighted.root"), common.TREE,
+                                      list(common.BRANCHES), weight_branch="weight")
+    else:
+        point.load_normalization_file(os.path.join(d, "mc_signal.root"), common.TREE,
+                                      list(common.BRANCHES))
+    point.load_data_file(os.path.join(d, common.data_file_name(args.pseudoexperiment)),
+                         common.TREE, list(common.BRANCHES))
+    if args.no_background:
+        fitter.minuit.fixed[common.BACKGROUND_FRACTION] = True
+        fitter.minuit.values[common.BACKGROUND_FRACTION] = 0.0
+    return fitter
+
+
+def names(kind):
+    """Parameter names of one kind (A, P, M, G) over the resonances and the
+    non-resonant term, without the reference's magnitude and phase."""
+    out = [f"{r[0]}_{kind}" for r in model.RESONANCES
+           if not (r[0] == REFERENCE and kind in "AP")]
+    if kind in "AP":
+        out.append(f"NR_{kind}")
+    return out
+
+
+def run_sequence(fitter, args):
+    """The paper's command sequence."""
+    fitter.fix_all()
+    fitter.release(names("A"))
+    fitter.migrad(100000)
+    fitter.release(names("P"))
+    if not args.no_background:
+        fitter.release(common.BACKGROUND_FRACTION)
+    fitter.migrad(100000)
+    if args.release_masses or args.release_widths:
+        if args.release_masses:
+            fitter.release([f"{r[0]}_M" for r in model.RESONANCES])
+        if args.release_widths:
+            fitter.release([f"{r[0]}_G" for r in model.RESONANCES])
+        fitter.migrad(100000)
+    fitter.hesse()
+
+
+def main(argv=None):
+    p = common.add_fit_options(common.parser(__doc__.split("\n\n")[0]))
+    p.add_argument("--pseudoexperiment", type=int, default=-1,
+                   help="fit data_signal_N.root (default: data_signal.root)")
+    p.add_argument("--grid-integration", type=int, default=0, metavar="N",
+                   help="normalize on an N x N Gauss-Legendre grid over the Dalitz plot instead "
+                        "of MC")
+    p.add_argument("--weighted-mc", action="store_true",
+                   help="normalize with mc_signal_weighted.root and its weights")
+    p.add_argument("--numpy", action="store_true",
+                   help="use the numpy form of the signal density (no analytic gradient)")
+    p.add_argument("--no-background", action="store_true", help="fit without background")
+    p.add_argument("--release-masses", action="store_true", help="also fit resonance masses")
+    p.add_argument("--release-widths", action="store_true", help="also fit resonance widths")
+    p.add_argument("--no-density-file", action="store_true",
+                   help="do not write signal_density.root")
+    args = p.parse_args(argv)
+    if args.grid_integration < 0:
+        p.error("--grid-integration needs a positive number of points")
+    fitter = build(args)
+    run_sequence(fitter, args)
+    suffix = f"_{args.pseudoexperiment}" if args.pseudoexperiment >= 0 else ""
+    d = args.directory
+    fitter.write_results(
+        parameters=os.path.join(d, f"parameters_signal_result{suffix}.dat"),
+        text=os.path.join(d, f"results{suffix}.txt"),
+        root=os.path.join(d, f"signal_result{suffix}.root"),
+        density=None if args.no_density_file else os.path.join(d, f"signal_density{suffix}.root"))
+    print(open(os.path.join(d, f"results{suffix}.txt")).read())
+    print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
+    return fitter
+
+
+if __name__ == "__main__":
+    main()

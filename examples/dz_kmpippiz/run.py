@@ -1,0 +1,61 @@
+"""The whole D0 -> K- pi+ pi0 analysis in one command: generate, fit the
+background, fit the signal, plot.
+
+    python examples/dz_kmpippiz/run.py [--directory dz_output] [--events 20000]
+
+Every step is also a program of its own (generate.py, fit_background.py,
+fit_signal.py, plot.py, each with ``--help``).  The first run compiles the
+densities (about a minute); later runs take them from the cache.
+"""
+
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+import fit_background  # noqa: E402
+import fit_signal  # noqa: E402
+import generate  # noqa: E402
+import plot  # noqa: E402
+
+
+def main(argv=None):
+    p = common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--directory", default="dz_output", help="output folder")
+    p.add_argument("--events", type=int, default=20000, help="data events")
+    p.add_argument("--mc-events", type=int, default=200000, help="normalization MC events")
+    p.add_argument("--seed", type=int, default=1, help="seed of generation and fits")
+    p.add_argument("--vector-length", type=int, default=8)
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--model-cache", default=None)
+    args = p.parse_args(argv)
+    d = args.directory
+    common_fit = ["--directory", d, "--vector-length", str(args.vector_length), "--precision",
+                  args.precision, "--seed", str(args.seed)]
+    if args.threads:
+        common_fit += ["--threads", str(args.threads)]
+    if args.model_cache:
+        common_fit += ["--model-cache", args.model_cache]
+    t0 = time.perf_counter()
+    print("== generate")
+    generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
+                   str(args.mc_events), "--background-events", str(args.events),
+                   "--seed", str(args.seed)])
+    print("== fit the background")
+    fit_background.main(common_fit)
+    print("== fit the signal")
+    fitter = fit_signal.main(common_fit)
+    print("== plot")
+    plot.main(["--directory", d])
+    print(f"done in {time.perf_counter() - t0:.0f} s; results in {os.path.abspath(d)}: "
+          f"results.txt, parameters_signal_result.dat, signal_result.root, "
+          f"signal_density.root, projections.png")
+    return fitter
+
+
+if __name__ == "__main__":
+    main()

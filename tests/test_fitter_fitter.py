@@ -1,0 +1,280 @@
+"""Fits with vecampfit.fitter.Fitter that recover known truth: Monte Carlo,
+grid and formula normalization agree, background fractions, extended yields,
+simultaneous points, priors, pulls over pseudoexperiments; result files."""
+
+import os
+
+import numpy as np
+import pytest
+import uproot
+from scipy.stats import truncnorm
+
+from vecampfit.fitter import (Density, Fitter, Parameter, ParameterTable, read_parameter_file)
+from vecampfit.model_compiler import compile_model
+
+from toy_reference import gauss_integral, gauss_integral_gradient
+
+TRUE_MU, TRUE_SIGMA = 0.45, 0.12
+
+
+@pytest.fixture(scope="module")
+def toy(model_cache, models_dir):
+    return compile_model(f"{models_dir}/fitter_toy_model.pyx", [8], build_dir=model_cache)[8]
+
+
+def signal(toy, precision="float64"):
+    c = toy.callables(precision)
+    return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
+                   fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="gauss")
+
+
+def linear(toy, precision="float64"):
+    return Density(toy.callables(precision)["linear"], event_fields=["x"], name="linear")
+
+
+def sample_gauss(n, rng, mu=TRUE_MU, sigma=TRUE_SIGMA):
+    a, b = (0 - mu) / sigma, (1 - mu) / sigma
+    return truncnorm.rvs(a, b, loc=mu, scale=sigma, size=n, random_state=rng)
+
+
+def sample_linear(n, rng, c):
+    """x in [0, 1] with density proportional to 1 + c x (inverse CDF)."""
+    u = rng.uniform(size=n) * (1 + c / 2)
+    return u if c == 0 else (-1 + np.sqrt(1 + 2 * c * u)) / c
+
+
+def params(*extra, mu=0.5, sigma=0.15, random=0.0):
+    return ParameterTable([Parameter("mu", mu, 0.01, 0, 1, random),
+                           Parameter("sigma", sigma, 0.01, 0.01, 1, random), *extra])
+
+
+def fit(fitter, names=None):
+    if names is not None:
+        fitter.fix_all()
+        fitter.release(*names)
+    fitter.migrad(100000, hesse=True)
+    assert fitter.minuit.valid
+    return fitter.values, fitter.errors
+
+
+def test_mc_grid_and_formula_normalization_agree(toy):
+    rng = np.random.default_rng(11)
+    x = sample_gauss(3000, rng)
+    results = {}
+    for how in ("mc", "grid", "formula"):
+        f = Fitter(params(), seed=1, verbose=False)
+        pt = f.add_point(signal(toy), normalization=how)
+        pt.add_data({"x": x})
+        if how == "mc":
+            pt.add_normalization_events({"x": rng.uniform(0, 1, 400000)})
+        elif how == "grid":
+            xg, wg = np.polynomial.legendre.leggauss(64)
+            pt.add_normalization_events({"x": (xg + 1) / 2}, wg / 2)
+        else:
+            pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+        results[how] = fit(f)
+    (v_f, e_f), (v_g, e_g), (v_m, e_m) = results["formula"], results["grid"], results["mc"]
+    print("fitted mu, sigma:", {k: (v[0], v[1]) for k, (v, e) in results.items()})
+    truth = np.array([TRUE_MU, TRUE_SIGMA])
+    assert np.all(np.abs(v_f - truth) < 3 * e_f)
+    # Grid and formula integrate the same function to rounding: same minimum.
+    np.testing.assert_allclose(v_g, v_f, atol=1e-4 * e_f.max())
+    # MC integration of 4e5 points adds a fluctuation of order sqrt(3000 / 4e5) sigma.
+    assert np.all(np.abs(v_m - v_f) < 0.3 * e_f)
+
+
+def test_background_fraction_recovered_with_and_without_gradient(toy):
+    rng = np.random.default_rng(12)
+    n, fb = 4000, 0.3
+    nb = rng.binomial(n, fb)
+    x = np.concatenate([sample_gauss(n - nb, rng), sample_linear(nb, rng, 0.8)])
+    mc = rng.uniform(0, 1, 200000)
+    out = []
+    for use_gradient in (True, False):
+        f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0)), seed=3,
+                   use_gradient=use_gradient, verbose=False)
+        pt = f.add_point(signal(toy))
+        pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+        pt.add_data({"x": x})
+        pt.add_normalization_events({"x": mc})
+        # The paper's sequence: shape parameters first, then the fraction too.
+        f.fix_all()
+        f.release("mu", "sigma")
+        f.migrad(100000)
+        f.release("BACKGROUND_FRACTION")
+        v, e = fit(f)
+        out.append((v, e, f.n_calls))
+        pull = (v[2] - nb / n) / e[2]
+        print(f"gradient={use_gradient}: f_B = {v[2]:.4f} +- {e[2]:.4f} (generated {nb / n:.4f}, "
+              f"pull {pull:.2f}), {f.n_calls} likelihood calls")
+        assert abs(pull) < 3
+        assert abs(v[0] - TRUE_MU) < 3 * e[0] and abs(v[1] - TRUE_SIGMA) < 3 * e[1]
+    # Both find the same minimum.
+    np.testing.assert_allclose(out[0][0], out[1][0], atol=1e-3 * out[0][1].max())
+
+
+def test_extended_fit_recovers_yields(toy):
+    rng = np.random.default_rng(13)
+    ns_true, nb_true = 2500, 700
+    ns, nb = rng.poisson(ns_true), rng.poisson(nb_true)
+    x = np.concatenate([sample_gauss(ns, rng), sample_linear(nb, rng, 0.8)])
+    f = Fitter(params(Parameter("NS", 2000, 10, 0, 0, 0), Parameter("NB", 1000, 10, 0, 0, 0)),
+               extended=True, seed=4, verbose=False)
+    pt = f.add_point(signal(toy), signal_yield="NS")
+    pt.add_background(linear(toy), "NB", [0.8])
+    pt.add_data({"x": x})
+    pt.add_normalization_events({"x": rng.uniform(0, 1, 200000)})
+    v, e = fit(f)
+    print(f"N_S = {v[2]:.1f} +- {e[2]:.1f} (true {ns_true}), N_B = {v[3]:.1f} +- {e[3]:.1f} "
+          f"(true {nb_true})")
+    assert abs(v[2] - ns_true) < 3 * e[2] and abs(v[3] - nb_true) < 3 * e[3]
+    # At the extended-likelihood maximum the total yield equals the data count.
+    assert abs(v[2] + v[3] - x.size) < 1e-3 * np.sqrt(x.size)
+
+
+def test_simultaneous_fit_of_two_points_with_shared_parameters(toy):
+    rng = np.random.default_rng(14)
+    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0.01, 0, 1, 0)),
+               seed=5, verbose=False)
+    truth = {"FA": 0.15, "FB": 0.45}
+    sig = signal(toy)  # one density (and parameter buffer) shared by both points
+    for name, slope, n in (("FA", 0.8, 2000), ("FB", -0.6, 2500)):
+        nb = rng.binomial(n, truth[name])
+        pt = f.add_point(sig)
+        pt.add_background(linear(toy), name, [slope])
+        pt.add_data({"x": np.concatenate([sample_gauss(n - nb, rng), sample_linear(nb, rng,
+                                                                                    slope)])})
+        pt.add_normalization_events({"x": rng.uniform(0, 1, 100000)})
+    v, e = fit(f)
+    print("simultaneous fit:", dict(zip(f.parameters.names, zip(v, e))))
+    assert abs(v[0] - TRUE_MU) < 3 * e[0] and abs(v[1] - TRUE_SIGMA) < 3 * e[1]
+    assert abs(v[2] - truth["FA"]) < 3 * e[2] and abs(v[3] - truth["FB"]) < 3 * e[3]
+
+
+def test_priors_pull_the_fit(toy):
+    rng = np.random.default_rng(15)
+    x = sample_gauss(2000, rng)
+
+    def run(prior):
+        f = Fitter(params(), seed=6, verbose=False)
+        pt = f.add_point(signal(toy), normalization="formula")
+        pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+        pt.add_data({"x": x})
+        if prior:
+            f.add_prior("mu", *prior)
+        return fit(f)
+
+    (v0, e0), (v1, e1), (v2, _) = run(None), run((0.5, 1e-4, 1e-4)), run((0.46, 0.002, 1.0))
+    print(f"mu without prior {v0[0]:.5f} +- {e0[0]:.5f}; tight prior at 0.5: {v1[0]:.5f} +- "
+          f"{e1[0]:.5f}")
+    assert abs(v1[0] - 0.5) < 3e-4 and e1[0] < 1.1e-4
+    # An asymmetric prior: above its centre only the wide side (sigma+ = 1) acts.
+    if v0[0] > 0.46:
+        assert abs(v2[0] - v0[0]) < 0.05 * e0[0]
+
+
+@pytest.mark.slow
+def test_pulls_over_pseudoexperiments(toy):
+    rng = np.random.default_rng(16)
+    pulls = []
+    for k in range(60):
+        x = sample_gauss(600, rng)
+        # MIGRAD's line searches may probe a narrow Gaussian that vanishes at
+        # some data event: let it step back instead of stopping the fit.
+        f = Fitter(params(random=0.03), seed=100 + k, verbose=False, on_invalid="large")
+        pt = f.add_point(signal(toy), normalization="formula")
+        pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+        pt.add_data({"x": x})
+        v, e = fit(f)
+        pulls.append((v - [TRUE_MU, TRUE_SIGMA]) / e)
+    pulls = np.array(pulls)
+    n = len(pulls)
+    mean, width = pulls.mean(axis=0), pulls.std(axis=0, ddof=1)
+    print(f"pulls over {n} pseudoexperiments: mean {mean}, width {width} "
+          f"(uncertainties {1 / np.sqrt(n):.3f}, {1 / np.sqrt(2 * (n - 1)):.3f})")
+    assert np.all(np.abs(mean) < 3 / np.sqrt(n))
+    assert np.all(np.abs(width - 1) < 3 / np.sqrt(2 * (n - 1)))
+
+
+def test_seed_and_random_initial_values(toy, capsys):
+    table = params(random=0.05)
+    a = Fitter(table, seed=42)
+    assert "Random seed: 42" in capsys.readouterr().out
+    b = Fitter(table, seed=42, verbose=False)
+    c = Fitter(table, seed=43, verbose=False)
+    assert np.array_equal(a.initial_values, b.initial_values)
+    assert not np.array_equal(a.initial_values, c.initial_values)
+    assert np.all(np.abs(a.initial_values - table.values) <= 0.05)
+    d = Fitter(table, verbose=True)
+    assert f"Random seed: {d.seed}" in capsys.readouterr().out
+
+
+def test_fix_release_by_name_index_and_range(toy):
+    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0, 0, 1, 0)),
+               seed=1, verbose=False)
+    pt = f.add_point(signal(toy))
+    pt.add_data({"x": np.linspace(0.1, 0.9, 50)})
+    pt.add_normalization_events({"x": np.linspace(0, 1, 500)})
+    m = f.minuit
+    assert m.fixed["FB"]  # step 0 in the file: starts fixed
+    f.fix_all()
+    assert all(m.fixed)
+    f.release_range("mu", 2)
+    assert [m.fixed[k] for k in range(4)] == [False, False, False, True]
+    f.fix(0, "FA")
+    assert [m.fixed[k] for k in range(4)] == [True, False, True, True]
+    with pytest.raises(KeyError, match="unknown parameter 'MU' in parameter table; did you mean mu"):
+        f.release("MU")
+    assert m.limits["FA"] == (0, 1) and m.limits["sigma"] == (0.01, 1)
+
+
+def test_result_files(toy, tmp_path):
+    rng = np.random.default_rng(17)
+    nb = 600
+    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
+    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=7,
+               verbose=False)
+    pt = f.add_point(signal(toy))
+    pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+    pt.add_data({"x": x})
+    mc = rng.uniform(0, 1, 50000)
+    pt.add_normalization_events({"x": mc})
+    v, e = fit(f)
+    paths = {k: tmp_path / n for k, n in (("parameters", "parameters_result.dat"),
+                                          ("text", "results.txt"), ("root", "result.root"),
+                                          ("density", "density.root"))}
+    f.write_results(**paths)
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())  # no leftovers
+
+    back = read_parameter_file(paths["parameters"])
+    assert back.names == f.parameters.names
+    np.testing.assert_array_equal(back.values, v)
+    text = paths["text"].read_text()
+    assert f"F = {f.minuit.fval:.12g}" in text and "BACKGROUND_FRACTION" in text
+
+    with uproot.open(paths["root"]) as r:
+        assert r["parameter_names"] == "mu\nsigma\nBACKGROUND_FRACTION"
+        assert r["fit"]["fval"].array(library="np")[0] == f.minuit.fval
+        np.testing.assert_array_equal(r["parameters"]["value"].array(library="np"), v)
+        np.testing.assert_array_equal(r["parameters"]["error"].array(library="np"), e)
+        cov = r["error_matrix"]["row"].array(library="np")
+        np.testing.assert_allclose(cov, np.array(f.minuit.covariance), rtol=1e-12)
+        lam = r["eigen"]["eigenvalue"].array(library="np")
+        vec = r["eigen"]["eigenvector"].array(library="np")
+        np.testing.assert_allclose(vec.T @ np.diag(lam) @ vec, cov, atol=1e-12 * np.abs(cov).max())
+        assert np.all(np.diff(lam) >= 0)
+
+    with uproot.open(paths["density"]) as d:
+        data = d["data_0"].arrays(library="np")
+        np.testing.assert_array_equal(data["x"], x)
+        np.testing.assert_allclose(data["total"], data["signal"] + data["background_1"],
+                                   rtol=1e-15)
+        norm = d["normalization_0"].arrays(library="np")
+        # The fitted density integrates to one over the normalization sample.
+        assert abs(np.sum(norm["total"] * norm["weight"]) - 1) < 1e-12
+        assert abs(np.sum(norm["background_1"]) / v[2] - 1) < 1e-12
+
+    # A failure while writing leaves neither a half-written file nor a temporary one.
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        f.write_results(root=tmp_path / "missing" / "r.root")
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())

@@ -1,0 +1,269 @@
+"""Tests of vecampfit.fitter.likelihood: the value of F against a direct numpy
+evaluation of the paper's formulas for every kind of fit, the analytic
+gradient against finite differences, bit-identical results for any number
+of threads, and clear errors on bad input."""
+
+import numpy as np
+import pytest
+
+from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
+                              LikelihoodError, Parameter, ParameterTable)
+from vecampfit.model_compiler import compile_model
+
+LENGTHS = [1, 4, 8]
+
+
+@pytest.fixture(scope="module")
+def toy(model_cache, models_dir):
+    return compile_model(f"{models_dir}/fitter_toy_model.pyx", LENGTHS, build_dir=model_cache)
+
+
+from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
+
+
+def python_density():
+    def f(events, p):
+        return gauss(events["x"].astype(np.float64), p)
+
+    def fg(events, p):
+        return gauss_gradient(events["x"].astype(np.float64), p)
+    return Density(f, fg, event_fields=["x"], n_gradient_parameters=2, name="gauss")
+
+
+def block_density(toy, L, precision="float64"):
+    c = toy[L].callables(precision)
+    return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
+                   fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="gauss")
+
+
+def linear_density(toy, L, kind, precision="float64"):
+    if kind == "python":
+        return Density(lambda ev, p: 1 + p[0] * ev["x"], event_fields=["x"], name="linear")
+    return Density(toy[L].callables(precision)["linear"], event_fields=["x"], name="linear")
+
+
+def table(*names_values):
+    return ParameterTable([Parameter(n, v, 0.01) for n, v in names_values])
+
+
+RNG = np.random.default_rng(2024)
+X_DATA = RNG.uniform(0, 1, 1001)          # not a multiple of any L: padding is exercised
+X_MC = RNG.uniform(0, 1, 4003)
+W_DATA = RNG.uniform(0.5, 1.5, X_DATA.size)
+W_MC = RNG.uniform(0.2, 2.0, X_MC.size)
+P = np.array([0.45, 0.18, 0.22, 0.1])     # mu, sigma, f_B1, f_B2
+
+
+def make(kind, toy, L, fit, precision="float64", threads=1):
+    """A likelihood of the given fit kind and its numpy reference F(p)."""
+    dens = python_density() if kind == "python" else block_density(toy, L, precision)
+    lin = lambda: linear_density(toy, L, kind, precision)  # noqa: E731
+    if fit == "mc_background":
+        lk = Likelihood(table(("mu", .5), ("sigma", .2), ("fb1", .2), ("fb2", .1)),
+                        precision=precision, vector_length=L, threads=threads)
+        pt = lk.add_point(dens)
+        pt.add_background(lin(), "fb1", [0.5])
+        pt.add_background(lin(), "fb2", [-0.7])
+        pt.add_data({"x": X_DATA}, W_DATA)
+        pt.add_normalization_events({"x": X_MC}, W_MC)
+
+        def ref(p):
+            s = (1 - p[2] - p[3]) * gauss(X_DATA, p) / np.dot(W_MC, gauss(X_MC, p))
+            b1 = p[2] * (1 + .5 * X_DATA) / np.dot(W_MC, 1 + .5 * X_MC)
+            b2 = p[3] * (1 - .7 * X_DATA) / np.dot(W_MC, 1 - .7 * X_MC)
+            return np.sum(-2 * W_DATA * np.log(s + b1 + b2))
+        return lk, ref, P
+    if fit == "grid":
+        xg, wg = np.polynomial.legendre.leggauss(40)
+        xg, wg = (xg + 1) / 2, wg / 2
+        lk = Likelihood(table(("mu", .5), ("sigma", .2)), precision=precision, vector_length=L,
+                        threads=threads)
+        pt = lk.add_point(dens, normalization="grid")
+        pt.add_data({"x": X_DATA})
+        pt.add_normalization_events({"x": xg}, wg)
+        return lk, (lambda p: np.sum(-2 * np.log(gauss(X_DATA, p) / np.dot(wg, gauss(xg, p))))), \
+            P[:2]
+    if fit == "formula":
+        lk = Likelihood(table(("mu", .5), ("sigma", .2)), precision=precision, vector_length=L,
+                        threads=threads)
+        pt = lk.add_point(dens, normalization="formula")
+        pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+        pt.add_data({"x": X_DATA})
+        return lk, (lambda p: np.sum(-2 * np.log(gauss(X_DATA, p) / gauss_integral(p)))), P[:2]
+    if fit == "none":
+        lk = Likelihood(table(("mu", .5), ("sigma", .2)), precision=precision, vector_length=L,
+                        threads=threads)
+        pt = lk.add_point(dens, normalization="none")
+        pt.add_data({"x": X_DATA}, W_DATA)
+        return lk, (lambda p: np.sum(-2 * W_DATA * np.log(gauss(X_DATA, p)))), P[:2]
+    if fit == "extended":
+        lk = Likelihood(table(("mu", .5), ("sigma", .2), ("ns", 800), ("nb", 200)),
+                        precision=precision, vector_length=L, threads=threads, extended=True)
+        pt = lk.add_point(dens, signal_yield="ns")
+        pt.add_background(lin(), "nb", [0.5])
+        pt.add_data({"x": X_DATA})
+        pt.add_normalization_events({"x": X_MC})
+
+        def ref(p):
+            n = p[2] + p[3]
+            s = p[2] / n * gauss(X_DATA, p) / np.sum(gauss(X_MC, p))
+            b = p[3] / n * (1 + .5 * X_DATA) / np.sum(1 + .5 * X_MC)
+            return np.sum(-2 * np.log(s + b)) + 2 * (n - X_DATA.size * np.log(n))
+        return lk, ref, np.array([0.45, 0.18, 850.0, 170.0])
+    if fit == "simultaneous_priors":
+        lk = Likelihood(table(("mu", .5), ("sigma", .2), ("fa", .2), ("fb", .1)),
+                        precision=precision, vector_length=L, threads=threads)
+        xa, xb = X_DATA[:600], X_DATA[600:]
+        pa = lk.add_point(dens)
+        pa.add_background(lin(), "fa", [0.5])
+        pa.add_data({"x": xa})
+        pa.add_normalization_events({"x": X_MC})
+        pb = lk.add_point(dens)
+        pb.add_background(lin(), "fb", [-0.5])
+        pb.add_data({"x": xb})
+        pb.add_normalization_events({"x": X_MC[:2000]}, W_MC[:2000])
+        lk.add_prior("sigma", 0.2, 0.01, 0.03)
+        lk.set_prior_function(lambda p: (p[0] - 0.5) ** 2 / 0.04 ** 2,
+                              lambda p: np.array([2 * (p[0] - 0.5) / 0.04 ** 2, 0, 0, 0]))
+
+        def ref(p):
+            fa = (1 - p[2]) * gauss(xa, p) / np.sum(gauss(X_MC, p)) + \
+                p[2] * (1 + .5 * xa) / np.sum(1 + .5 * X_MC)
+            m, w = X_MC[:2000], W_MC[:2000]
+            fb = (1 - p[3]) * gauss(xb, p) / np.dot(w, gauss(m, p)) + \
+                p[3] * (1 - .5 * xb) / np.dot(w, 1 - .5 * m)
+            s = p[1] - 0.2
+            prior = (s / (0.01 if s < 0 else 0.03)) ** 2 + (p[0] - 0.5) ** 2 / 0.04 ** 2
+            return np.sum(-2 * np.log(fa)) + np.sum(-2 * np.log(fb)) + prior
+        return lk, ref, P
+    raise ValueError(fit)
+
+
+FITS = ["mc_background", "grid", "formula", "none", "extended", "simultaneous_priors"]
+
+
+@pytest.mark.parametrize("fit", FITS)
+@pytest.mark.parametrize("kind,L", [("python", 8), ("block", 1), ("block", 4), ("block", 8)])
+def test_value_equals_paper_formula(toy, fit, kind, L):
+    lk, ref, p = make(kind, toy, L, fit)
+    value, _ = lk.evaluate(p)
+    expected = ref(p)
+    rel = abs(value - expected) / abs(expected)
+    print(f"{fit} {kind} L={L}: F = {value:.15g}, relative difference {rel:.2e}")
+    assert rel < 1e-12
+
+
+@pytest.mark.parametrize("fit", FITS)
+@pytest.mark.parametrize("kind", ["python", "block"])
+def test_gradient_against_finite_differences(toy, fit, kind):
+    lk, ref, p = make(kind, toy, 8, fit)
+    value, grad = lk.evaluate(p, gradient=True)
+    assert value == lk.evaluate(p)[0]
+    fd = np.empty_like(p)
+    for k in range(p.size):
+        h = 1e-6 * max(1.0, abs(p[k]))
+        up, down = p.copy(), p.copy()
+        up[k] += h
+        down[k] -= h
+        fd[k] = (ref(up) - ref(down)) / (2 * h)
+    scale = np.abs(fd).max()
+    err = np.abs(grad - fd).max() / scale
+    print(f"{fit} {kind}: gradient vs finite differences, largest difference {err:.2e} of max|dF|")
+    assert err < 1e-6
+
+
+@pytest.mark.parametrize("fit", ["mc_background", "simultaneous_priors"])
+def test_threads_give_bit_identical_results(toy, fit):
+    lk1, _, p = make("block", toy, 4, fit, threads=1)
+    lk2, _, _ = make("block", toy, 4, fit, threads=2)
+    v1, g1 = lk1.evaluate(p, gradient=True)
+    v2, g2 = lk2.evaluate(p, gradient=True)
+    assert v1 == v2
+    assert np.array_equal(g1, g2)
+
+
+def test_float32_densities_sum_in_double(toy):
+    lk64, ref, p = make("block", toy, 8, "mc_background")
+    lk32, _, _ = make("block", toy, 8, "mc_background", precision="float32")
+    v64, g64 = lk64.evaluate(p, gradient=True)
+    v32, g32 = lk32.evaluate(p, gradient=True)
+    rel = abs(v32 - v64) / abs(v64)
+    print(f"float32 vs float64: relative difference of F {rel:.2e}")
+    # float32 densities are accurate to ~1e-7 relative; F sums 1001 logarithms.
+    assert rel < 1e-6
+    np.testing.assert_allclose(g32, g64, rtol=1e-3, atol=1e-3 * np.abs(g64).max())
+
+
+def test_wrong_precision_or_vector_length_is_an_error(toy):
+    lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
+    with pytest.raises(DensityError, match="vector length 4"):
+        lk.add_point(block_density(toy, 4))
+    lk32 = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8, precision="float32")
+    with pytest.raises(DensityError, match="float64"):
+        lk32.add_point(block_density(toy, 8))
+    c = toy[8].callables("float64")
+    with pytest.raises(DensityError, match="expected a density_gradient"):
+        Density(c["density"], c["density"], event_fields=["x"])
+    with pytest.raises(DensityError, match="expected a density function"):
+        Density(c["fill"], event_fields=["x"])
+
+
+def test_invalid_density_values_name_point_density_and_event(toy):
+    lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
+    pt = lk.add_point(block_density(toy, 8))
+    pt.add_data({"x": X_DATA})
+    pt.add_normalization_events({"x": X_MC})
+    with pytest.raises(LikelihoodError, match=r"fit point 0: signal density 'gauss'.*nan"):
+        lk.evaluate([np.nan, 0.2])
+    # A data event far from mu: the Gaussian underflows to 0 there.
+    lkz = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
+    ptz = lkz.add_point(block_density(toy, 8))
+    ptz.add_data({"x": np.concatenate([X_DATA[:10], [50.0]])})
+    ptz.add_normalization_events({"x": X_MC})
+    with pytest.raises(LikelihoodError, match="likelihood argument is not positive at data event "
+                                              "10 "):
+        lkz.evaluate([0.5, 0.2])
+    lkz.on_invalid = "large"
+    assert lkz.evaluate([0.5, 0.2])[0] == Likelihood.LARGE_VALUE
+
+    neg = Density(lambda ev, p: ev["x"] - 0.5, event_fields=["x"], name="negative")
+    lk2 = Likelihood(table(("mu", .5), ("sigma", .2)))
+    pt2 = lk2.add_point(neg)
+    pt2.add_data({"x": X_DATA})
+    pt2.add_normalization_events({"x": X_MC})
+    with pytest.raises(LikelihoodError, match=r"signal density 'negative'.*density is -0\.\d+ at "
+                                              r"normalization event"):
+        lk2.evaluate([0.5, 0.2])
+
+    zero = Density(lambda ev, p: 0 * ev["x"], event_fields=["x"], name="zero")
+    lk3 = Likelihood(table(("mu", .5), ("sigma", .2)))
+    pt3 = lk3.add_point(zero)
+    pt3.add_data({"x": X_DATA})
+    pt3.add_normalization_events({"x": X_MC})
+    with pytest.raises(LikelihoodError, match="normalization integral is 0"):
+        lk3.evaluate([0.5, 0.2])
+
+
+def test_bad_set_up_is_reported(toy):
+    lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)))
+    pt = lk.add_point(python_density(), normalization="formula")
+    with pytest.raises(ValueError, match="formula normalization is for fits without background"):
+        pt.add_background(python_density(), "f")
+    with pytest.raises(KeyError, match="unknown parameter 'fraction'"):
+        lk.add_point(python_density()).add_background(python_density(), "fraction")
+    p2 = lk.add_point(python_density())
+    with pytest.raises(EventBufferError, match="needs event field 'x'"):
+        p2.add_data({"y": X_DATA})
+    with pytest.raises(EventBufferError, match="not finite at event 3"):
+        p2.add_data({"x": np.array([0.1, 0.2, 0.3, np.inf])})
+    lk_empty = Likelihood(table(("mu", .5), ("sigma", .2)))
+    pe = lk_empty.add_point(python_density())
+    pe.add_normalization_events({"x": X_MC})
+    with pytest.raises(EventBufferError, match="data of fit point 0: no events"):
+        lk_empty.evaluate([0.5, 0.2])
+    with pytest.raises(ValueError, match="normalization must be one of"):
+        Likelihood(table(("mu", .5))).add_point(python_density(), normalization="vegas")
+    lk_f = Likelihood(table(("mu", .5), ("sigma", .2)))
+    lk_f.add_point(python_density(), normalization="formula").add_data({"x": X_DATA})
+    with pytest.raises(ValueError, match="needs an integral function"):
+        lk_f.evaluate([0.5, 0.2])

@@ -1,0 +1,78 @@
+"""Tests of vecampfit.fitter.parameters: the paper's parameter-file format."""
+
+import numpy as np
+import pytest
+
+from vecampfit.fitter import (Parameter, ParameterFileError, ParameterTable, read_parameter_file,
+                              write_parameter_file)
+
+PAPER_LINES = """\
+D_R          5.0 1E-3 0E0 0E0      0E0
+RHOP1_M    0.770 1E-3 0E0 0E0      0E0
+RHOP1_G   0.1507 1E-3 0E0 0E0      0E0
+RHOP1_R      1.5 1E-3 0E0 0E0      0E0
+"""
+
+
+def write(tmp_path, text, name="p.dat"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_paper_example_lines(tmp_path):
+    t = read_parameter_file(write(tmp_path, PAPER_LINES + "# a comment\n\nBKG_F 0.1 1D-2 0 1 0.05  # trailing\n"))
+    assert t.names == ["D_R", "RHOP1_M", "RHOP1_G", "RHOP1_R", "BKG_F"]
+    assert t["RHOP1_G"] == Parameter("RHOP1_G", 0.1507, 1e-3, 0.0, 0.0, 0.0)
+    assert not t["D_R"].bounded and t["D_R"].limits == (None, None)
+    assert t["BKG_F"].limits == (0, 1) and t["BKG_F"].step == 0.01
+    np.testing.assert_array_equal(t.values, [5.0, 0.770, 0.1507, 1.5, 0.1])
+
+
+def test_round_trip_is_exact(tmp_path):
+    rng = np.random.default_rng(1)
+    values = rng.normal(size=5) * 10.0 ** rng.integers(-8, 8, 5)
+    t = ParameterTable([Parameter(f"P_{k}", float(v), 1e-3, 0, 0, 0.5) for k, v in
+                        enumerate(values)])
+    path = tmp_path / "out.dat"
+    write_parameter_file(path, t)
+    back = read_parameter_file(path)
+    assert list(back) == list(t)
+    new = values * 1.000000001
+    write_parameter_file(path, t, new)
+    np.testing.assert_array_equal(read_parameter_file(path).values, new)
+
+
+def test_random_initial_values_are_uniform_in_the_interval():
+    t = ParameterTable([Parameter("A", 1.0, 0.1, 0, 0, 0.5), Parameter("B", 2.0, 0.1, 1.9, 3, 0.5),
+                        Parameter("C", 3.0, 0.1, 0, 0, 0)])
+    draws = np.array([t.randomized_values(np.random.default_rng(s)) for s in range(4000)])
+    assert np.all(np.abs(draws[:, 0] - 1) < 0.5) and np.all(draws[:, 2] == 3)
+    assert np.all(draws[:, 1] >= 1.9)  # clipped into the bounds
+    # Uniform on (0.5, 1.5): mean 1, variance 1/12.
+    assert abs(draws[:, 0].mean() - 1) < 4 * np.sqrt(1 / 12 / 4000)
+    assert abs(draws[:, 0].var() - 1 / 12) < 0.01
+
+
+@pytest.mark.parametrize("text,message", [
+    ("A 1 0.1 0 0\n", r"p.dat:1: expected 6 columns .* got 5"),
+    ("A 1 0.1 0 0 0\nB 1 x 0 0 0\n", r"p.dat:2: parameter B: column 3 is not a number: 'x'"),
+    ("A 1 0.1 0 0 0\n\nA 2 0.1 0 0 0\n", r"p.dat:3: duplicated parameter name 'A' \(first on line 1\)"),
+    ("A 1 0.1 2 1 0\n", r"p.dat:1: parameter A: lower bound 2.0 is not below upper bound 1.0"),
+    ("A 5 0.1 0 1 0\n", r"p.dat:1: parameter A: initial value 5.0 is outside its bounds \[0.0, 1.0\]"),
+    ("A nan 0.1 0 0 0\n", r"p.dat:1: parameter A: value is not finite"),
+    ("A 1 -0.1 0 0 0\n", r"p.dat:1: parameter A: negative step"),
+    ("1A 1 0.1 0 0 0\n", r"p.dat:1: invalid parameter name '1A'"),
+    ("# nothing\n", r"p.dat: no parameters"),
+])
+def test_bad_files_name_file_and_line(tmp_path, text, message):
+    with pytest.raises(ParameterFileError, match=message):
+        read_parameter_file(write(tmp_path, text))
+
+
+def test_missing_file_and_unknown_names(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_parameter_file(tmp_path / "missing.dat")
+    t = read_parameter_file(write(tmp_path, PAPER_LINES))
+    with pytest.raises(KeyError, match="unknown parameter .RHOP1_W. in .*p.dat; did you mean .*RHOP1_G"):
+        t.index("RHOP1_W")

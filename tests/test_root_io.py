@@ -1,0 +1,98 @@
+"""Tests of vecampfit.root_io: TTrees written with fixed-size array branches
+(the paper's event class) and read back in chunks; RNTuples read; clear
+errors for missing files, trees, branches and wrong shapes."""
+
+import os
+
+import numpy as np
+import pytest
+import uproot
+
+from vecampfit.root_io import RootIOError, iterate_events, read_events, write_tree
+
+
+def events(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return {"km_momentum": rng.normal(size=(n, 4)).astype(np.float32),
+            "pip_momentum": rng.normal(size=(n, 4)).astype(np.float32),
+            "weight": rng.uniform(size=n)}
+
+
+def test_write_and_read_back_in_chunks(tmp_path):
+    ev = events(10007)
+    path = tmp_path / "data.root"
+    write_tree(path, ev)
+    with uproot.open(path) as f:
+        tree = f["tree"]
+        assert tree.classname == "TTree"
+        assert tree["km_momentum"].interpretation.inner_shape == (4,)
+    chunks = list(iterate_events(path, "tree", ["km_momentum", "pip_momentum"],
+                                 weight_branch="weight", step_size=1000,
+                                 shapes={"km_momentum": (4,)}))
+    assert len(chunks) == 11
+    records = {k: np.concatenate([c[0][k] for c in chunks]) for k in ("km_momentum", "pip_momentum")}
+    for k in records:
+        np.testing.assert_array_equal(records[k], ev[k])
+        assert records[k].dtype == np.float32
+    np.testing.assert_array_equal(np.concatenate([c[1] for c in chunks]), ev["weight"])
+    allrec, w = read_events(path, "tree", weight_branch="weight")
+    assert sorted(allrec) == ["km_momentum", "pip_momentum"]
+    np.testing.assert_array_equal(w, ev["weight"])
+
+
+def test_map_records_for_other_layouts(tmp_path):
+    path = tmp_path / "flat.root"
+    write_tree(path, {"px": np.arange(5.0), "py": np.arange(5.0) * 2}, tree="t")
+    rec, w = read_events(path, "t", map_records=lambda a: {"p": np.stack([a["px"], a["py"]], 1)})
+    assert w is None
+    np.testing.assert_array_equal(rec["p"][:, 1], np.arange(5.0) * 2)
+
+
+def test_rntuple_is_read(tmp_path):
+    path = tmp_path / "rntuple.root"
+    with uproot.recreate(path) as f:
+        f["tree"] = {"x": np.arange(10.0), "y": np.arange(10.0) ** 2}
+    with uproot.open(path) as f:
+        kind = f["tree"].classname
+    rec, _ = read_events(path, "tree", ["x", "y"])
+    print(f"uproot wrote a {kind}; read back {len(rec['x'])} entries")
+    np.testing.assert_array_equal(rec["y"], np.arange(10.0) ** 2)
+
+
+def test_errors_name_what_is_missing(tmp_path):
+    path = tmp_path / "data.root"
+    write_tree(path, events(10))
+    with pytest.raises(FileNotFoundError, match="missing.root does not exist"):
+        read_events(tmp_path / "missing.root")
+    with pytest.raises(RootIOError, match=r"no tree 'events' \(the file has: tree\)"):
+        read_events(path, "events")
+    with pytest.raises(RootIOError, match="tree 'tree' has no branch 'pi0_momentum'"):
+        read_events(path, "tree", ["km_momentum", "pi0_momentum"])
+    with pytest.raises(RootIOError, match="has no branch 'w'"):
+        read_events(path, "tree", ["km_momentum"], weight_branch="w")
+    with pytest.raises(RootIOError, match=r"branch 'km_momentum' .* shape \(4,\) per event, "
+                                          r"expected \(3,\)"):
+        read_events(path, "tree", ["km_momentum"], shapes={"km_momentum": (3,)})
+    bad = tmp_path / "not_root.root"
+    bad.write_text("hello")
+    with pytest.raises(OSError, match="cannot open .*not_root.root as a ROOT file"):
+        read_events(bad)
+    with pytest.raises(ValueError, match="different lengths"):
+        write_tree(tmp_path / "x.root", {"a": np.zeros(3), "b": np.zeros(4)})
+    assert not os.path.exists(tmp_path / "x.root")
+    assert sorted(os.listdir(tmp_path)) == ["data.root", "not_root.root"]
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.environ.get("VECAMPFIT_TEST_ROOT") != "1",
+                    reason="opt-in: VECAMPFIT_TEST_ROOT=1 with ROOT installed (pip install root)")
+def test_real_root_reads_our_trees(tmp_path):
+    ROOT = pytest.importorskip("ROOT")
+    path = tmp_path / "data.root"
+    ev = events(100)
+    write_tree(path, ev)
+    f = ROOT.TFile.Open(str(path))
+    t = f.Get("tree")
+    assert t.GetEntries() == 100
+    t.GetEntry(7)
+    assert abs(t.km_momentum[2] - float(ev["km_momentum"][7, 2])) == 0

@@ -1,0 +1,276 @@
+"""Fit parameters and the parameter-file format.
+
+A parameter file has one line per parameter::
+
+    NAME  INITIAL  STEP  LOWER  UPPER  RANDOM_CHANGE
+
+``INITIAL`` is the initial value :math:`I`, ``STEP`` Minuit's initial step,
+``LOWER`` and ``UPPER`` the bounds (both zero: unbounded, as in Minuit), and
+``RANDOM_CHANGE`` :math:`R`: when a fit starts from random values, the
+initial value is drawn uniformly from :math:`(I - R, I + R)`.  Empty lines
+and text after ``#`` are ignored.  Numbers are read as Fortran or C reals
+(``1E-3``, ``1.5D0``, ``0.77``).
+"""
+
+import math
+import os
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+__all__ = ["Parameter", "ParameterFileError", "ParameterTable", "read_parameter_file",
+           "write_parameter_file"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:\-\[\]()]*$")
+
+
+class ParameterFileError(ValueError):
+    """A parameter file (or table) that cannot be used; the message names the
+    file and line."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One fit parameter.
+
+    Attributes
+    ----------
+    name : str
+        Name (unique within a table).
+    value : float
+        Initial value :math:`I`.
+    step : float
+        Initial step of the minimizer (> 0; a parameter with step 0 starts fixed).
+    lower, upper : float
+        Bounds; both 0 means unbounded.  One bound alone is not possible in
+        this format (as in Minuit's): 0 counts as a bound when the other is
+        non-zero.
+    random_change : float
+        Half-width :math:`R` of the interval :math:`(I - R, I + R)` from which
+        a randomized initial value is drawn.
+    """
+
+    name: str
+    value: float
+    step: float = 0.0
+    lower: float = 0.0
+    upper: float = 0.0
+    random_change: float = 0.0
+
+    @property
+    def bounded(self):
+        """True if the parameter has bounds (not both 0)."""
+        return not (self.lower == 0 and self.upper == 0)
+
+    @property
+    def limits(self):
+        """``(lower, upper)``, or ``(None, None)`` if unbounded (Minuit's form)."""
+        return (self.lower, self.upper) if self.bounded else (None, None)
+
+
+def _check(p, where):
+    if not _NAME.match(p.name):
+        raise ParameterFileError(f"{where}: invalid parameter name {p.name!r}")
+    for field in ("value", "step", "lower", "upper", "random_change"):
+        v = getattr(p, field)
+        if not math.isfinite(v):
+            raise ParameterFileError(f"{where}: parameter {p.name}: {field} is not finite ({v})")
+    if p.step < 0:
+        raise ParameterFileError(f"{where}: parameter {p.name}: negative step {p.step}")
+    if p.random_change < 0:
+        raise ParameterFileError(f"{where}: parameter {p.name}: negative random change "
+                                 f"{p.random_change}")
+    if p.bounded:
+        if p.lower >= p.upper:
+            raise ParameterFileError(f"{where}: parameter {p.name}: lower bound {p.lower} is not "
+                                     f"below upper bound {p.upper}")
+        if not (p.lower <= p.value <= p.upper):
+            raise ParameterFileError(f"{where}: parameter {p.name}: initial value {p.value} is "
+                                     f"outside its bounds [{p.lower}, {p.upper}]")
+
+
+class ParameterTable:
+    """An ordered set of :class:`Parameter` with unique names.
+
+    Parameters
+    ----------
+    parameters : iterable of Parameter
+
+    Raises
+    ------
+    ParameterFileError
+        On a duplicated name, a bad bound or an initial value outside bounds.
+    """
+
+    def __init__(self, parameters, *, source="parameter table"):
+        self._parameters = list(parameters)
+        self.source = source
+        self._index = {}
+        for k, p in enumerate(self._parameters):
+            where = f"{source}: parameter {k + 1}"
+            _check(p, where)
+            if p.name in self._index:
+                raise ParameterFileError(f"{where}: duplicated parameter name {p.name!r} "
+                                         f"(first as parameter {self._index[p.name] + 1})")
+            self._index[p.name] = k
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._parameters[self.index(key)]
+        return self._parameters[key]
+
+    def __contains__(self, name):
+        return name in self._index
+
+    def __repr__(self):
+        return f"ParameterTable({len(self)} parameters from {self.source})"
+
+    @property
+    def names(self):
+        """Names in order (list of str)."""
+        return [p.name for p in self._parameters]
+
+    @property
+    def values(self):
+        """Initial values (float64 array)."""
+        return np.array([p.value for p in self._parameters], dtype=np.float64)
+
+    def index(self, name):
+        """Position of a parameter.
+
+        Raises
+        ------
+        KeyError
+            If there is no such parameter; the message lists close names.
+        """
+        try:
+            return self._index[name]
+        except KeyError:
+            import difflib
+            lower = {n.lower(): n for n in self.names}
+            close = [lower[c] for c in difflib.get_close_matches(str(name).lower(), list(lower),
+                                                                 n=3)]
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"unknown parameter {name!r} in {self.source}{hint}") from None
+
+    def randomized_values(self, rng):
+        """Initial values drawn uniformly from :math:`(I - R, I + R)`.
+
+        Values are clipped into the bounds of bounded parameters.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        """
+        out = self.values.copy()
+        for k, p in enumerate(self._parameters):
+            if p.random_change > 0:
+                out[k] = rng.uniform(p.value - p.random_change, p.value + p.random_change)
+                if p.bounded:
+                    out[k] = min(max(out[k], p.lower), p.upper)
+        return out
+
+    def with_values(self, values):
+        """A copy with new initial values (e.g. a fit result), other fields kept."""
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (len(self),):
+            raise ValueError(f"expected {len(self)} values, got shape {values.shape}")
+        params = []
+        for p, v in zip(self._parameters, values):
+            v = float(v)
+            if p.bounded:
+                v = min(max(v, p.lower), p.upper)
+            params.append(replace(p, value=v))
+        return ParameterTable(params, source=self.source)
+
+
+def _number(token, path, line_number, column, name):
+    text = token.replace("D", "E").replace("d", "e")
+    try:
+        return float(text)
+    except ValueError:
+        raise ParameterFileError(f"{path}:{line_number}: parameter {name}: column {column} is "
+                                 f"not a number: {token!r}") from None
+
+
+def read_parameter_file(path):
+    """Read a parameter file (format in the module description).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    ParameterTable
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ParameterFileError
+        With the file and line: a wrong number of columns, a non-number, a
+        duplicated name, lower > upper with both non-zero, an initial value
+        outside its bounds.
+    """
+    path = os.fspath(path)
+    params = []
+    first_line = {}
+    with open(path, encoding="utf-8") as f:
+        for line_number, line in enumerate(f, start=1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            tokens = text.split()
+            if len(tokens) != 6:
+                raise ParameterFileError(
+                    f"{path}:{line_number}: expected 6 columns (name, initial value, step, lower, "
+                    f"upper, random change), got {len(tokens)}: {text!r}")
+            name = tokens[0]
+            numbers = [_number(t, path, line_number, c + 2, name) for c, t in enumerate(tokens[1:])]
+            p = Parameter(name, *numbers)
+            where = f"{path}:{line_number}"
+            _check(p, where)
+            if name in first_line:
+                raise ParameterFileError(f"{where}: duplicated parameter name {name!r} "
+                                         f"(first on line {first_line[name]})")
+            first_line[name] = line_number
+            params.append(p)
+    if not params:
+        raise ParameterFileError(f"{path}: no parameters")
+    return ParameterTable(params, source=path)
+
+
+def format_parameter_table(table, values=None):
+    """The text of a parameter file for ``table`` (with ``values`` as initial
+    values if given), columns aligned, values with 17 significant digits so
+    that a float64 value reads back exactly."""
+    if values is not None:
+        table = table.with_values(values)
+    width = max(len(p.name) for p in table)
+    lines = []
+    for p in table:
+        lines.append(f"{p.name:<{width}} {p.value:>24.17g} {p.step:>10.4g} {p.lower:>12.6g} "
+                     f"{p.upper:>12.6g} {p.random_change:>10.4g}")
+    return "\n".join(lines) + "\n"
+
+
+def write_parameter_file(path, table, values=None):
+    """Write a parameter file atomically (temporary name, then moved into place).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    table : ParameterTable
+    values : array_like, optional
+        Initial values to write instead of the table's (e.g. fit results).
+    """
+    from .results import atomic_write_text
+    atomic_write_text(path, format_parameter_table(table, values))

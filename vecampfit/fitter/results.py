@@ -1,0 +1,206 @@
+"""Result files of a fit: parameter file, text summary, ROOT files.
+
+Every file is written to a temporary name in its target folder and moved into
+place (``os.replace``), so an interrupted run never leaves a half-written
+result.
+
+The result ROOT file holds the trees
+
+* ``fit`` (one entry): ``fval`` (:math:`\\mathcal{F}` at the minimum),
+  ``edm``, ``valid``, ``accurate``, ``n_calls``, ``seed``;
+* ``parameters`` (one entry per parameter): ``index``, ``value``, ``error``,
+  ``fixed``, ``lower``, ``upper``; the names, in order, are the string
+  ``parameter_names`` (one per line);
+* ``error_matrix`` (one entry per parameter): ``row``, the covariance row
+  (zeros for fixed parameters);
+* ``eigen`` (one entry per free parameter): ``eigenvalue`` and
+  ``eigenvector`` (in the space of all parameters) of the error matrix of
+  the free parameters, eigenvalues ascending.
+
+The density ROOT file holds, for each fit point ``a``, a tree ``data_a``
+(and ``normalization_a`` for MC or grid normalization) with the event-buffer
+fields, the weights, ``signal_density`` (:math:`S`), ``signal``
+(:math:`f_S S / I_S`), ``background_k`` (:math:`f_B^{(k)} B^{(k)}/I_{B^{(k)}}`)
+and ``total`` (their sum, the fitted probability density per unit
+:math:`\\sum_j w_j`).
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+__all__ = ["atomic_write_text", "atomic_write_root", "write_result_parameters",
+           "write_result_text", "write_result_root", "write_density_root"]
+
+
+def _temporary(path):
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot write {path}: folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=folder)
+    os.close(fd)
+    return path, tmp
+
+
+def atomic_write_text(path, text):
+    """Write text to ``path`` through a temporary file and ``os.replace``."""
+    path, tmp = _temporary(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_root(path, write):
+    """Create a ROOT file with ``write(file)`` (an uproot writable file)
+    under a temporary name, then move it into place."""
+    import uproot
+    path, tmp = _temporary(path)
+    try:
+        with uproot.recreate(tmp) as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_result_parameters(fitter, path):
+    """Parameter file with the fitted values as initial values."""
+    from .parameters import write_parameter_file
+    write_parameter_file(path, fitter.parameters, fitter.values)
+
+
+def result_text(fitter):
+    """The text summary of a fit (str)."""
+    m = fitter.minuit
+    lines = [f"F = {m.fval:.12g}" if m.fval is not None else "F = (not minimized)",
+             f"EDM = {m.fmin.edm:.4g}" if m.fmin is not None else "EDM = -",
+             f"valid = {m.valid}, accurate = {m.accurate}",
+             f"calls = {fitter.n_calls}, seed = {fitter.seed}",
+             f"precision = {fitter.precision}, vector length = {fitter.vector_length}, "
+             f"threads = {fitter.threads}, gradient = {fitter.use_gradient}",
+             ""]
+    width = max(len(n) for n in fitter.parameters.names)
+    lines.append(f"{'parameter':<{width}} {'value':>22} {'error':>14}  status")
+    for k, p in enumerate(fitter.parameters):
+        status = "fixed" if m.fixed[k] else "free"
+        lines.append(f"{p.name:<{width}} {m.values[k]:>22.15g} {fitter.errors[k]:>14.6g}  {status}")
+    return "\n".join(lines) + "\n"
+
+
+def write_result_text(fitter, path):
+    """Text summary: F, status, parameters, errors (no error matrix)."""
+    atomic_write_text(path, result_text(fitter))
+
+
+def _covariance(fitter):
+    m = fitter.minuit
+    n = len(fitter.parameters)
+    cov = np.zeros((n, n))
+    if m.covariance is not None:
+        cov = np.array(m.covariance, dtype=np.float64)
+    free = np.array([not m.fixed[k] for k in range(n)])
+    cov[~free, :] = 0
+    cov[:, ~free] = 0
+    return cov, free
+
+
+def write_result_root(fitter, path):
+    """ROOT file with F, parameters, errors, error matrix and its eigen-decomposition."""
+    from scipy.linalg import eigh
+    m = fitter.minuit
+    n = len(fitter.parameters)
+    cov, free = _covariance(fitter)
+    idx = np.flatnonzero(free)
+    if idx.size:
+        w, v = eigh(cov[np.ix_(idx, idx)])
+        vectors = np.zeros((idx.size, n))
+        vectors[:, idx] = v.T
+    else:
+        w, vectors = np.zeros(0), np.zeros((0, n))
+    params = list(fitter.parameters)
+
+    def write(f):
+        f["parameter_names"] = "\n".join(p.name for p in params)
+        f.mktree("fit", {"fval": np.float64, "edm": np.float64, "valid": np.int32,
+                         "accurate": np.int32, "n_calls": np.int64, "seed": np.int64})
+        f["fit"].extend({
+            "fval": np.array([m.fval if m.fval is not None else np.nan]),
+            "edm": np.array([m.fmin.edm if m.fmin is not None else np.nan]),
+            "valid": np.array([int(m.valid)], dtype=np.int32),
+            "accurate": np.array([int(m.accurate)], dtype=np.int32),
+            "n_calls": np.array([fitter.n_calls], dtype=np.int64),
+            "seed": np.array([fitter.seed], dtype=np.int64)})
+        f.mktree("parameters", {"index": np.int32, "value": np.float64, "error": np.float64,
+                                "fixed": np.int32, "lower": np.float64, "upper": np.float64})
+        f["parameters"].extend({
+            "index": np.arange(n, dtype=np.int32), "value": fitter.values,
+            "error": fitter.errors,
+            "fixed": np.array([int(m.fixed[k]) for k in range(n)], dtype=np.int32),
+            "lower": np.array([p.lower for p in params]),
+            "upper": np.array([p.upper for p in params])})
+        f.mktree("error_matrix", {"row": np.dtype((np.float64, (n,)))})
+        f["error_matrix"].extend({"row": cov})
+        f.mktree("eigen", {"eigenvalue": np.float64,
+                           "eigenvector": np.dtype((np.float64, (n,)))})
+        if idx.size:
+            f["eigen"].extend({"eigenvalue": w, "eigenvector": vectors})
+
+    atomic_write_root(path, write)
+
+
+def density_columns(fitter, point, where="data"):
+    """Density values per event of a fit point (dict of float64 arrays):
+    ``signal_density``, ``signal``, ``background_k``, ``total``; see the
+    module description."""
+    x = fitter.values
+    s = fitter.signal_values(point, x, where)
+    lk = fitter
+    f_s, f_b, _ = lk._fractions(point, x)
+    xt = x.astype(lk.dtype)
+    pbuf = lk._parameter_buffer(point.signal, xt)
+    integral, _ = lk._normalization(point, x, xt, pbuf, 0, False)
+    cols = {"signal_density": s, "signal": f_s * s / integral}
+    total = cols["signal"].copy()
+    for k, bg in enumerate(point.backgrounds):
+        if where == "data":
+            b = bg.normalized_data_values
+        else:
+            buf = point.norm[id(bg.density)]
+            pb = lk._background_parameter_buffer(bg)
+            b = np.asarray(lk._values(bg.density, buf, bg.parameters, pb)[:buf.n_events],
+                           dtype=np.float64) / bg.integral
+        cols[f"background_{k + 1}"] = f_b[k] * b
+        total += cols[f"background_{k + 1}"]
+    cols["total"] = total
+    return cols
+
+
+def write_density_root(fitter, path, point=None):
+    """ROOT file with the density values next to the event fields (module
+    description); ``point`` None writes every fit point."""
+    points = fitter.points if point is None else [fitter.points[point]]
+
+    def write(f):
+        for p in points:
+            sets = [("data", p.data_events)]
+            if p.normalization in ("mc", "grid"):
+                sets.append(("normalization", p.norm_events))
+            for where, buf in sets:
+                cols = {name: np.asarray(buf.field(name)) for name in p.signal.event_fields}
+                cols["weight"] = buf.padded_weights[:buf.n_events]
+                cols.update(density_columns(fitter, p, where))
+                name = f"{where}_{p.index}"
+                f.mktree(name, {k: v.dtype for k, v in cols.items()})
+                f[name].extend(cols)
+
+    atomic_write_root(path, write)

@@ -1,0 +1,307 @@
+# Block routines of vecampfit.kinematics (the paper's
+# VECAMPFIT_KINEMATICS_VECTOR_#LENGTH#): covariant factor, two-body decay
+# momentum, complex two-body phase-space factor, momentum analytic
+# continuation, Dalitz-plot routines.
+#
+# Real vectors are ``floating`` arrays of L = VECTOR_LENGTH values; complex
+# vectors are ``complex_vector``; masses that are the same for all lanes are
+# scalars.  Units: GeV (masses, momenta), GeV^2 (squared masses, s).
+# Nothing here raises: where a routine is undefined (a momentum below
+# threshold, a point outside the Dalitz plot) the result is NaN, as noted per
+# routine; the complex routines continue analytically instead.
+
+from cython cimport floating
+from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf, M_PI
+
+from vecampfit.block cimport (
+    VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64,
+)
+
+
+cdef inline floating _k_sqrt(floating x) noexcept nogil:
+    if floating is float:
+        return sqrtf(x)
+    else:
+        return sqrt(x)
+
+
+cdef inline floating _k_fabs(floating x) noexcept nogil:
+    if floating is float:
+        return fabsf(x)
+    else:
+        return fabs(x)
+
+
+cdef inline floating _k_copysign(floating x, floating y) noexcept nogil:
+    if floating is float:
+        return copysignf(x, y)
+    else:
+        return copysign(x, y)
+
+
+cdef inline void complex_sqrt_scalar(floating x, floating y, floating *re, floating *im) noexcept nogil:
+    """Principal square root of x + i y (cut along the negative real axis; the
+    sign of a zero imaginary part selects the side of the cut, as C99 csqrt)."""
+    cdef floating r = _k_sqrt(x * x + y * y)
+    cdef floating t
+    if x >= 0:
+        t = _k_sqrt((r + x) * <floating>0.5)
+        re[0] = t
+        im[0] = y / (2 * t) if t != 0 else y
+    else:
+        t = _k_sqrt((r - x) * <floating>0.5)
+        re[0] = _k_fabs(y) / (2 * t)
+        im[0] = _k_copysign(t, y)
+
+
+# ---------------------------------------------------------------------------
+# Covariant factor and two-body decay momentum
+# ---------------------------------------------------------------------------
+
+cdef inline void covariant_factor(floating *out, const floating *m12, floating m0,
+                                  floating m3) noexcept nogil:
+    """out = f = sqrt(1 + y^2) = (m0^2 + m12^2 - m3^2) / (2 m12 m0) (paper eq. covariant_factor).
+
+    Decay chain 0 -> R + 3, R -> 1 + 2, m12 the invariant mass of R (vector).
+    """
+    cdef int i
+    cdef floating c = m0 * m0 - m3 * m3
+    cdef floating h = 1 / (2 * m0)
+    for i in range(VECTOR_LENGTH):
+        out[i] = (c + m12[i] * m12[i]) * h / m12[i]
+
+
+cdef inline floating decay_momentum_squared_scalar(floating m0, floating m1, floating m2) noexcept nogil:
+    """q^2 = (m0^2 - (m1 + m2)^2)(m0^2 - (m1 - m2)^2) / (4 m0^2); negative below threshold."""
+    cdef floating sp = m1 + m2
+    cdef floating dm = m1 - m2
+    return (m0 - sp) * (m0 + sp) * (m0 - dm) * (m0 + dm) / (4 * m0 * m0)
+
+
+cdef inline floating decay_momentum_scalar(floating m0, floating m1, floating m2) noexcept nogil:
+    """q = sqrt((m0^2 - (m1 + m2)^2)(m0^2 - (m1 - m2)^2)) / (2 m0) (paper eq. decay_momentum).
+
+    NaN below threshold (m0 < m1 + m2).
+    """
+    cdef floating sp = m1 + m2
+    cdef floating dm = m1 - m2
+    return _k_sqrt((m0 - sp) * (m0 + sp) * (m0 - dm) * (m0 + dm)) / (2 * m0)
+
+
+cdef inline void decay_momentum(floating *out, const floating *m0, const floating *m1,
+                                const floating *m2) noexcept nogil:
+    """out = q(m0, m1, m2), the momentum of 1 and 2 in the rest frame of 0 -> 1 + 2.
+
+    All three masses are vectors; NaN below threshold.
+    """
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = decay_momentum_scalar(m0[i], m1[i], m2[i])
+
+
+cdef inline void decay_momentum_squared(floating *out, const floating *m0, const floating *m1,
+                                        const floating *m2) noexcept nogil:
+    """out = q^2(m0, m1, m2), negative below threshold (analytic continuation of q^2)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = decay_momentum_squared_scalar(m0[i], m1[i], m2[i])
+
+
+cdef inline void decay_momentum_s(floating *out, const floating *s, floating m1s,
+                                  floating m2s) noexcept nogil:
+    """out = q from squared masses: s = m0^2 (vector), m1s = m1^2, m2s = m2^2 (scalars).
+
+    q = sqrt((s - (m1 + m2)^2)(s - (m1 - m2)^2) / (4 s)); NaN below threshold.
+    """
+    cdef int i
+    cdef floating m1 = _k_sqrt(m1s)
+    cdef floating m2 = _k_sqrt(m2s)
+    cdef floating a = (m1 + m2) * (m1 + m2)
+    cdef floating b = (m1 - m2) * (m1 - m2)
+    for i in range(VECTOR_LENGTH):
+        out[i] = _k_sqrt((s[i] - a) * (s[i] - b) / (4 * s[i]))
+
+
+cdef inline void decay_momentum_squared_s(floating *out, const floating *s, floating m1s,
+                                          floating m2s) noexcept nogil:
+    """out = q^2 = (s - (m1 + m2)^2)(s - (m1 - m2)^2) / (4 s); negative below threshold."""
+    cdef int i
+    cdef floating m1 = _k_sqrt(m1s)
+    cdef floating m2 = _k_sqrt(m2s)
+    cdef floating a = (m1 + m2) * (m1 + m2)
+    cdef floating b = (m1 - m2) * (m1 - m2)
+    for i in range(VECTOR_LENGTH):
+        out[i] = (s[i] - a) * (s[i] - b) / (4 * s[i])
+
+
+# ---------------------------------------------------------------------------
+# Complex phase-space factor and momentum analytic continuation
+# ---------------------------------------------------------------------------
+
+cdef inline void phase_space_2body_complex_scalar(floating s_re, floating s_im, floating m1,
+                                                  floating m2, floating *re,
+                                                  floating *im) noexcept nogil:
+    """rho(s) = (1 / 16 pi) sqrt((s - (m1 + m2)^2)(s - (m1 - m2)^2)) / s on the physical sheet.
+
+    The square root is taken as i sqrt(-(s - (m1+m2)^2)) * sqrt(s - (m1-m2)^2)
+    with principal roots: the unitarity cut runs along real s > (m1 + m2)^2,
+    with the physical values (rho > 0) on its upper lip, s + i0 (a real s with
+    imaginary part +0.0); the first factor has Im >= 0 everywhere (Im q > 0,
+    the physical sheet); below threshold, (m1 - m2)^2 < s < (m1 + m2)^2, rho
+    is i |rho| (the analytic continuation of q, see
+    momentum_analytic_continuation).  A second cut (pseudothreshold) runs
+    along real s < (m1 - m2)^2, and rho has a pole at s = 0 for m1 != m2.
+    """
+    cdef floating a = (m1 + m2) * (m1 + m2)
+    cdef floating b = (m1 - m2) * (m1 - m2)
+    cdef floating ur, ui, vr, vi, wr, wi, d
+    # u = i sqrt(-(s - a))
+    complex_sqrt_scalar(a - s_re, -s_im, &ur, &ui)
+    ur, ui = -ui, ur
+    complex_sqrt_scalar(s_re - b, s_im, &vr, &vi)
+    wr = ur * vr - ui * vi
+    wi = ur * vi + ui * vr
+    # w / s / (16 pi)
+    d = 1 / ((s_re * s_re + s_im * s_im) * <floating>(16 * M_PI))
+    re[0] = (wr * s_re + wi * s_im) * d
+    im[0] = (wi * s_re - wr * s_im) * d
+
+
+cdef inline void phase_space_2body_complex(complex_vector *out, const complex_vector *s,
+                                           double m1, double m2) noexcept nogil:
+    """out = rho(s) for complex s (vector), on the physical sheet (see the scalar version)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        if complex_vector is complex_vector_float32:
+            phase_space_2body_complex_scalar(s.re[i], s.im[i], <float>m1, <float>m2,
+                                             &out.re[i], &out.im[i])
+        else:
+            phase_space_2body_complex_scalar(s.re[i], s.im[i], <double>m1, <double>m2,
+                                             &out.re[i], &out.im[i])
+
+
+cdef inline void phase_space_2body_real_s(complex_vector *out, const floating *s, floating m1,
+                                          floating m2) noexcept nogil:
+    """out = rho(s + i0) for real s (vector): real above threshold, i |rho| below it."""
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        phase_space_2body_complex_scalar(s[i], 0, m1, m2, &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+cdef inline void momentum_analytic_continuation_scalar(floating m0, floating m1, floating m2,
+                                                       floating *re, floating *im) noexcept nogil:
+    """q_cont = q for q^2 >= 0 (m0 >= m1 + m2), i sqrt(-q^2) for q^2 < 0 (below threshold)."""
+    cdef floating q2 = decay_momentum_squared_scalar(m0, m1, m2)
+    if q2 >= 0:
+        re[0] = _k_sqrt(q2)
+        im[0] = 0
+    else:
+        re[0] = 0
+        im[0] = _k_sqrt(-q2)
+
+
+cdef inline void momentum_analytic_continuation(complex_vector *out, const floating *m0,
+                                                floating m1, floating m2) noexcept nogil:
+    """out = q_cont(m0[i], m1, m2): the decay momentum, continued to i |q| below threshold.
+
+    Below the pseudothreshold (m0 < |m1 - m2|) q^2 is positive again and the
+    result is real.  Precision: that of m0 (the fused types of out and m0 must match).
+    """
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        momentum_analytic_continuation_scalar(m0[i], m1, m2, &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+# ---------------------------------------------------------------------------
+# Dalitz plot: decay 0 -> 1 + 2 + 3, m12s = m12^2, m23s = m23^2
+# ---------------------------------------------------------------------------
+
+cdef inline void dalitz_m23_squared_range_scalar(floating m12s, floating m0, floating m1,
+                                                 floating m2, floating m3, floating *lo,
+                                                 floating *hi) noexcept nogil:
+    """Range of m23^2 at fixed m12^2 (PDG kinematics review):
+
+    (E2* + E3*)^2 - (p2* +- p3*)^2 with E2*, E3*, p2*, p3* the energies and
+    momenta of 2 and 3 in the (12) rest frame.  NaN outside
+    (m1 + m2)^2 <= m12s <= (m0 - m3)^2.
+    """
+    cdef floating m12 = _k_sqrt(m12s)
+    cdef floating h = 1 / (2 * m12)
+    cdef floating e2 = (m12s - m1 * m1 + m2 * m2) * h
+    cdef floating e3 = (m0 * m0 - m12s - m3 * m3) * h
+    cdef floating sp = m1 + m2, dm = m1 - m2, sq = m12 + m3, dq = m12 - m3
+    cdef floating p2 = _k_sqrt((m12s - sp * sp) * (m12s - dm * dm)) * h
+    cdef floating p3 = _k_sqrt((m0 - sq) * (m0 + sq) * (m0 - dq) * (m0 + dq)) * h
+    cdef floating e = e2 + e3
+    lo[0] = (e - p2 - p3) * (e + p2 + p3)
+    hi[0] = (e - p2 + p3) * (e + p2 - p3)
+
+
+cdef inline void dalitz_m23_squared_range(floating *lo, floating *hi, const floating *m12s,
+                                          floating m0, floating m1, floating m2,
+                                          floating m3) noexcept nogil:
+    """lo[i], hi[i] = range of m23^2 at m12^2 = m12s[i]; NaN outside the m12^2 range."""
+    cdef int i
+    cdef floating a, b
+    for i in range(VECTOR_LENGTH):
+        dalitz_m23_squared_range_scalar(m12s[i], m0, m1, m2, m3, &a, &b)
+        lo[i] = a
+        hi[i] = b
+
+
+cdef inline floating dalitz_inside_scalar(floating m12s, floating m23s, floating m0, floating m1,
+                                          floating m2, floating m3) noexcept nogil:
+    """1 if (m12^2, m23^2) lies in the kinematic region (boundary included), else 0."""
+    cdef floating lo, hi
+    cdef floating a = (m1 + m2) * (m1 + m2)
+    cdef floating b = (m0 - m3) * (m0 - m3)
+    if not (m12s >= a and m12s <= b):
+        return 0
+    dalitz_m23_squared_range_scalar(m12s, m0, m1, m2, m3, &lo, &hi)
+    return 1 if (m23s >= lo and m23s <= hi) else 0
+
+
+cdef inline void dalitz_inside(floating *out, const floating *m12s, const floating *m23s,
+                               floating m0, floating m1, floating m2, floating m3) noexcept nogil:
+    """out[i] = 1 inside the Dalitz plot (boundary included), 0 outside (and for NaN)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = dalitz_inside_scalar(m12s[i], m23s[i], m0, m1, m2, m3)
+
+
+cdef inline floating dalitz_cos_helicity_angle_scalar(floating m12s, floating m23s, floating m0,
+                                                      floating m1, floating m2,
+                                                      floating m3) noexcept nogil:
+    """cos theta of particle 1 in the (12) rest frame, relative to the (12) flight direction
+    in the rest frame of 0 (that is, to -p3 in the (12) frame):
+
+    cos theta = (m2^2 + m3^2 + 2 E2* E3* - m23^2) / (2 p* p3*),
+
+    E2*, E3* the energies of 2 and 3 and p* = |p1*| = |p2*|, p3* = |p3*| the
+    momenta in the (12) rest frame.  Linear in m23^2: -1 and +1 at the ends of
+    the m23^2 range (cos theta = +1 at its lower end).  NaN outside the
+    m12^2 range and at its ends.
+    """
+    cdef floating m12 = _k_sqrt(m12s)
+    cdef floating h = 1 / (2 * m12)
+    cdef floating e2 = (m12s - m1 * m1 + m2 * m2) * h
+    cdef floating e3 = (m0 * m0 - m12s - m3 * m3) * h
+    cdef floating sp = m1 + m2, dm = m1 - m2, sq = m12 + m3, dq = m12 - m3
+    cdef floating p2 = _k_sqrt((m12s - sp * sp) * (m12s - dm * dm)) * h
+    cdef floating p3 = _k_sqrt((m0 - sq) * (m0 + sq) * (m0 - dq) * (m0 + dq)) * h
+    return (m2 * m2 + m3 * m3 + 2 * e2 * e3 - m23s) / (2 * p2 * p3)
+
+
+cdef inline void dalitz_cos_helicity_angle(floating *out, const floating *m12s,
+                                           const floating *m23s, floating m0, floating m1,
+                                           floating m2, floating m3) noexcept nogil:
+    """out[i] = cos theta (see dalitz_cos_helicity_angle_scalar)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = dalitz_cos_helicity_angle_scalar(m12s[i], m23s[i], m0, m1, m2, m3)

@@ -1,0 +1,734 @@
+"""Kinematics: decay momenta, phase-space factors, Dalitz plots, helicity variables.
+
+The paper's ``VECAMPFIT_KINEMATICS_VECTOR_#LENGTH#`` (block routines, declared
+in ``vecampfit/kinematics.pxd`` for users' Cython code) and the scalar module
+``VECAMPFIT_KINEMATICS`` (Dalitz-plot routines, conversion between
+helicity-formalism variables and four-momenta).  The functions here work on
+numpy arrays of any shape (float32 or float64; the result has the precision
+of the array arguments) and run the block routines.
+
+Units: GeV for masses and momenta, GeV^2 for squared masses and Mandelstam
+``s``, radians for angles.  Four-momenta are arrays ``(..., 4)`` with columns
+``(px, py, pz, E)``, as in :mod:`vecampfit.vector4`.
+
+The Python functions raise ``ValueError`` for negative masses and where a
+quantity is undefined (a decay momentum below threshold, an ``m12^2``
+outside its range); the block routines return NaN there instead (or continue
+analytically, as documented per routine).
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _kinematics as _k
+from . import vector4 as _v4
+
+__all__ = [
+    "covariant_factor",
+    "decay_momentum",
+    "decay_momentum_squared",
+    "decay_momentum_s",
+    "decay_momentum_squared_s",
+    "phase_space_2body_complex",
+    "momentum_analytic_continuation",
+    "dalitz_m12_squared_range",
+    "dalitz_m23_squared_range",
+    "dalitz_inside",
+    "dalitz_cos_helicity_angle",
+    "helicity_to_momenta",
+    "momenta_to_helicity",
+]
+
+
+def _arrays(**named):
+    """Broadcast named real arrays to one shape and precision (flattened, contiguous)."""
+    arrays = {}
+    for name, value in named.items():
+        if isinstance(value, (np.ndarray, np.generic)):
+            if value.dtype not in (np.float32, np.float64):
+                raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
+            a = np.asarray(value)
+        else:
+            try:
+                a = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
+        arrays[name] = a
+    dtypes = {a.dtype for a in arrays.values() if a.ndim > 0}
+    if len(dtypes) > 1:
+        raise TypeError("mixed precisions: " + ", ".join(
+            f"{n} is {a.dtype}" for n, a in arrays.items() if a.ndim > 0))
+    dtype = dtypes.pop() if dtypes else np.dtype(np.float64)
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError as exc:
+        raise ValueError("array shapes do not broadcast: " + ", ".join(
+            f"{n} {a.shape}" for n, a in arrays.items())) from exc
+    flat = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=dtype).ravel() for a in arrays.values()]
+    return flat, shape, dtype
+
+
+def _mass(value, name, positive=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'}, got {value!r}")
+    return float(value)
+
+
+def _check_non_negative(a, name):
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: masses must be finite")
+    if np.any(a < 0):
+        raise ValueError(f"{name}: masses must be non-negative (smallest {a.min()!r})")
+
+
+def covariant_factor(m12, m0, m3):
+    """Covariant factor :math:`f = \\sqrt{1 + y^2} = (m_0^2 + m_{12}^2 - m_3^2) / (2 m_{12} m_0)`.
+
+    Paper eq. covariant_factor, for the decay chain :math:`0 \\to R + 3`,
+    :math:`R \\to 1 + 2`.
+
+    Parameters
+    ----------
+    m12 : array_like
+        Invariant mass of the (12) system (GeV), positive.
+    m0 : float
+        Mass of the decaying particle 0 (GeV), positive.
+    m3 : float
+        Mass of particle 3 (GeV).
+
+    Returns
+    -------
+    numpy.ndarray
+        f (dimensionless).
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``m12`` or ``m0``, negative ``m3``.
+    """
+    (m12,), shape, dtype = _arrays(m12=m12)
+    m0 = _mass(m0, "m0", positive=True)
+    m3 = _mass(m3, "m3")
+    if not np.all(m12 > 0):
+        raise ValueError("m12: invariant masses must be positive")
+    out = np.empty_like(m12)
+    _k.covariant_factor_kernel(m12, dtype.type(m0), dtype.type(m3), out)
+    return out.reshape(shape)[()]
+
+
+def _decay(m0, m1, m2, kind):
+    (m0, m1, m2), shape, dtype = _arrays(m0=m0, m1=m1, m2=m2)
+    for a, n in ((m0, "m0"), (m1, "m1"), (m2, "m2")):
+        _check_non_negative(a, n)
+    if np.any(m0 == 0):
+        raise ValueError("m0: the mass of the decaying particle must be positive")
+    if kind == 0 and np.any(m0 < m1 + m2):
+        raise ValueError("m0: below the threshold m1 + m2, where the decay momentum is undefined "
+                         "(see decay_momentum_squared or momentum_analytic_continuation)")
+    out = np.empty_like(m0)
+    _k.decay_momentum_kernel(m0, m1, m2, kind, out)
+    return out.reshape(shape)[()]
+
+
+def decay_momentum(m0, m1, m2):
+    """Two-body decay (breakup) momentum for :math:`0 \\to 1 + 2` (paper eq. decay_momentum).
+
+    .. math::
+
+        q = \\frac{\\sqrt{(m_0^2 - (m_1 + m_2)^2)(m_0^2 - (m_1 - m_2)^2)}}{2 m_0}
+
+    Parameters
+    ----------
+    m0, m1, m2 : array_like
+        Masses (GeV), broadcast against each other.
+
+    Returns
+    -------
+    numpy.ndarray
+        q (GeV), the momentum of 1 and 2 in the rest frame of 0.
+
+    Raises
+    ------
+    ValueError
+        Negative masses, ``m0 = 0``, or ``m0 < m1 + m2`` (the block routine
+        gives NaN there).
+    """
+    return _decay(m0, m1, m2, 0)
+
+
+def decay_momentum_squared(m0, m1, m2):
+    """Squared decay momentum :math:`q^2 = (m_0^2 - (m_1+m_2)^2)(m_0^2 - (m_1-m_2)^2)/(4 m_0^2)`.
+
+    Negative below threshold: the analytic continuation of :math:`q^2`.
+
+    Parameters
+    ----------
+    m0, m1, m2 : array_like
+        Masses (GeV).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`q^2` (GeV^2).
+
+    Raises
+    ------
+    ValueError
+        Negative masses or ``m0 = 0``.
+    """
+    return _decay(m0, m1, m2, 1)
+
+
+def _decay_s(s, m1s, m2s, kind):
+    (s,), shape, dtype = _arrays(s=s)
+    m1s = _mass(m1s, "m1s")
+    m2s = _mass(m2s, "m2s")
+    if not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError("s: squared masses of the decaying system must be positive")
+    a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
+    if kind == 2 and np.any(s < a):
+        raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
+    out = np.empty_like(s)
+    _k.decay_momentum_kernel(s, np.array([m1s], dtype=dtype), np.array([m2s], dtype=dtype), kind, out)
+    return out.reshape(shape)[()]
+
+
+def decay_momentum_s(s, m1s, m2s):
+    """Decay momentum from squared masses.
+
+    .. math::
+
+        q = \\sqrt{\\frac{(s - (m_1 + m_2)^2)(s - (m_1 - m_2)^2)}{4 s}},
+        \\quad m_1 = \\sqrt{m_1^2},\\ m_2 = \\sqrt{m_2^2}
+
+    Parameters
+    ----------
+    s : array_like
+        Squared mass of the decaying system (GeV^2).
+    m1s, m2s : float
+        Squared daughter masses (GeV^2), non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        q (GeV).
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``s``, negative squared masses, or ``s`` below threshold.
+    """
+    return _decay_s(s, m1s, m2s, 2)
+
+
+def decay_momentum_squared_s(s, m1s, m2s):
+    """Squared decay momentum from squared masses, negative below threshold.
+
+    .. math::
+
+        q^2 = \\frac{(s - (m_1 + m_2)^2)(s - (m_1 - m_2)^2)}{4 s}
+
+    Parameters
+    ----------
+    s : array_like
+        Squared mass of the decaying system (GeV^2), positive.
+    m1s, m2s : float
+        Squared daughter masses (GeV^2).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`q^2` (GeV^2).
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``s`` or negative squared masses.
+    """
+    return _decay_s(s, m1s, m2s, 3)
+
+
+def phase_space_2body_complex(s, m1, m2):
+    """Two-body phase-space factor for complex Mandelstam s, on the physical sheet.
+
+    .. math::
+
+        \\rho(s) = \\frac{1}{16 \\pi} \\frac{\\sqrt{(s - (m_1 + m_2)^2)(s - (m_1 - m_2)^2)}}{s}
+
+    (paper eq. phase_space_factor), intended for locating T-matrix poles.
+    The square root is :math:`i\\sqrt{-(s - (m_1+m_2)^2)}\\,\\sqrt{s - (m_1 - m_2)^2}`
+    with principal roots, which defines the physical (first) sheet:
+
+    * the unitarity cut runs along real :math:`s > (m_1 + m_2)^2`; on its
+      upper lip (:math:`s + i0`; a real ``s`` given with imaginary part
+      +0.0) :math:`\\rho = q/(8\\pi\\sqrt{s}) > 0`, on the lower lip
+      (imaginary part -0.0) :math:`-\\rho`; crossing the cut downwards from
+      the upper half plane leads to the second sheet, where resonance poles
+      lie (not returned here);
+    * :math:`\\operatorname{Im} \\sqrt{-(s - (m_1+m_2)^2)} \\cdot i` has a
+      non-negative imaginary part everywhere (:math:`\\operatorname{Im} q > 0`);
+    * below threshold, :math:`(m_1 - m_2)^2 < s < (m_1 + m_2)^2`, the function
+      is continuous across the real axis and
+      :math:`\\rho = i |q| / (8\\pi\\sqrt{s})`, matching
+      :func:`momentum_analytic_continuation`;
+    * a second cut (pseudothreshold) runs along real :math:`s < (m_1 - m_2)^2`.
+
+    Parameters
+    ----------
+    s : array_like, complex
+        Mandelstam s (GeV^2); complex64 arrays compute in float32, anything
+        else in float64.
+    m1, m2 : float
+        Masses (GeV), non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex :math:`\\rho` (dimensionless).
+
+    Raises
+    ------
+    ValueError
+        Negative masses.
+    """
+    m1 = _mass(m1, "m1")
+    m2 = _mass(m2, "m2")
+    s = np.asarray(s)
+    if s.dtype == np.complex64 or s.dtype == np.float32:
+        dtype = np.float32
+    elif s.dtype.kind in "fciu":
+        dtype = np.float64
+    else:
+        raise TypeError(f"s: expected complex or real numbers, got dtype {s.dtype}")
+    shape = s.shape
+    re = np.ascontiguousarray(s.real, dtype=dtype).ravel()
+    im = np.ascontiguousarray(s.imag if s.dtype.kind == "c" else np.zeros(shape), dtype=dtype).ravel()
+    out_re, out_im = np.empty_like(re), np.empty_like(re)
+    _k.phase_space_2body_complex_kernel(re, im, m1, m2, out_re, out_im)
+    cdtype = np.complex64 if dtype == np.float32 else np.complex128
+    out = np.empty(re.shape, dtype=cdtype)
+    out.real, out.imag = out_re, out_im
+    return out.reshape(shape)[()]
+
+
+def momentum_analytic_continuation(m0, m1, m2):
+    """Decay momentum continued analytically below threshold.
+
+    .. math::
+
+        q_\\text{cont} = \\begin{cases} q & q^2 \\ge 0 \\ (m_0 \\ge m_1 + m_2), \\\\
+        i\\sqrt{-q^2} & q^2 < 0 \\ (\\text{below threshold}), \\end{cases}
+
+    with :math:`q^2` from :func:`decay_momentum_squared`.  Below the
+    pseudothreshold (:math:`m_0 < |m_1 - m_2|`) :math:`q^2 > 0` again and the
+    result is real.  Used in the Flatte distribution.
+
+    Parameters
+    ----------
+    m0 : array_like
+        Mass of the decaying system (GeV), positive.
+    m1, m2 : float
+        Daughter masses (GeV), non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex :math:`q_\\text{cont}` (GeV), complex64 for float32 input.
+
+    Raises
+    ------
+    ValueError
+        Negative masses or ``m0 = 0``.
+    """
+    (m0,), shape, dtype = _arrays(m0=m0)
+    m1 = _mass(m1, "m1")
+    m2 = _mass(m2, "m2")
+    _check_non_negative(m0, "m0")
+    if np.any(m0 == 0):
+        raise ValueError("m0: the mass of the decaying system must be positive")
+    re, im = np.empty_like(m0), np.empty_like(m0)
+    _k.momentum_analytic_continuation_kernel(m0, dtype.type(m1), dtype.type(m2), re, im)
+    return (re + 1j * im).astype(np.complex64 if dtype == np.float32 else np.complex128).reshape(shape)[()]
+
+
+def _dalitz_masses(m0, m1, m2, m3):
+    m0 = _mass(m0, "m0", positive=True)
+    m1, m2, m3 = _mass(m1, "m1"), _mass(m2, "m2"), _mass(m3, "m3")
+    if m0 < m1 + m2 + m3:
+        raise ValueError(f"m0 = {m0!r} GeV is below the threshold m1 + m2 + m3 = {m1 + m2 + m3!r} GeV")
+    return m0, m1, m2, m3
+
+
+def dalitz_m12_squared_range(m0, m1, m2, m3):
+    """Range of :math:`m_{12}^2` in the decay :math:`0 \\to 1 + 2 + 3`: :math:`[(m_1+m_2)^2, (m_0-m_3)^2]`.
+
+    Parameters
+    ----------
+    m0, m1, m2, m3 : float
+        Masses (GeV).
+
+    Returns
+    -------
+    tuple of float
+        (minimum, maximum) in GeV^2.
+
+    Raises
+    ------
+    ValueError
+        Negative masses or ``m0 < m1 + m2 + m3``.
+    """
+    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
+    return (m1 + m2) ** 2, (m0 - m3) ** 2
+
+
+def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
+    """Range of :math:`m_{23}^2` at fixed :math:`m_{12}^2` in the decay :math:`0 \\to 1 + 2 + 3`.
+
+    .. math::
+
+        (m_{23}^2)_{\\min,\\max} = (E_2^* + E_3^*)^2 - (p_2^* \\pm p_3^*)^2,
+
+    with :math:`E_2^* = (m_{12}^2 - m_1^2 + m_2^2)/(2 m_{12})`,
+    :math:`E_3^* = (m_0^2 - m_{12}^2 - m_3^2)/(2 m_{12})` the energies and
+    :math:`p_2^*, p_3^*` the momenta of 2 and 3 in the (12) rest frame.
+
+    Parameters
+    ----------
+    m12s : array_like
+        :math:`m_{12}^2` (GeV^2).
+    m0, m1, m2, m3 : float
+        Masses (GeV).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Minimum and maximum :math:`m_{23}^2` (GeV^2).
+
+    Raises
+    ------
+    ValueError
+        ``m12s`` outside :func:`dalitz_m12_squared_range` (the block routine
+        gives NaN there), bad masses.
+    """
+    (m12s,), shape, dtype = _arrays(m12s=m12s)
+    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
+    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+    if not np.all((m12s >= dtype.type(lo_)) & (m12s <= dtype.type(hi_))):
+        raise ValueError(f"m12s: outside the kinematic range [{lo_!r}, {hi_!r}] GeV^2")
+    lo, hi = np.empty_like(m12s), np.empty_like(m12s)
+    t = dtype.type
+    _k.dalitz_kernel(m12s, m12s, t(m0), t(m1), t(m2), t(m3), 0, lo, hi)
+    return lo.reshape(shape)[()], hi.reshape(shape)[()]
+
+
+def dalitz_inside(m12s, m23s, m0, m1, m2, m3):
+    """Whether :math:`(m_{12}^2, m_{23}^2)` lies in the Dalitz plot of :math:`0 \\to 1 + 2 + 3`.
+
+    Inside means :math:`(m_1+m_2)^2 \\le m_{12}^2 \\le (m_0-m_3)^2` and
+    :math:`m_{23}^2` within :func:`dalitz_m23_squared_range` (boundary
+    included).  The block routine returns 1 or 0 as a real vector.
+
+    Parameters
+    ----------
+    m12s, m23s : array_like
+        Squared invariant masses (GeV^2).
+    m0, m1, m2, m3 : float
+        Masses (GeV).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        False also for NaN input.
+    """
+    (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
+    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
+    out = np.empty_like(m12s)
+    t = dtype.type
+    _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 1, out, out)
+    return (out != 0).reshape(shape)[()]
+
+
+def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
+    """Cosine of the helicity angle of particle 1 in the (12) rest frame.
+
+    The angle :math:`\\theta` between particle 1 in the (12) rest frame and
+    the flight direction of (12) in the rest frame of 0 (equivalently, minus
+    the direction of particle 3 in the (12) frame):
+
+    .. math::
+
+        \\cos\\theta = \\frac{m_2^2 + m_3^2 + 2 E_2^* E_3^* - m_{23}^2}{2 p^* p_3^*},
+
+    :math:`E_2^*, E_3^*` the energies, :math:`p^* = |\\vec p_1^*| = |\\vec p_2^*|`
+    and :math:`p_3^*` the momenta in the (12) rest frame.  It is linear in
+    :math:`m_{23}^2`, +1 at the lower and -1 at the upper end of its range;
+    :math:`|\\cos\\theta| > 1` outside the Dalitz plot.
+
+    Parameters
+    ----------
+    m12s, m23s : array_like
+        Squared invariant masses (GeV^2).
+    m0, m1, m2, m3 : float
+        Masses (GeV).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        ``m12s`` outside the open range :math:`((m_1+m_2)^2, (m_0-m_3)^2)`,
+        where the angle is undefined (NaN in the block routine), bad masses.
+    """
+    (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
+    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
+    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+    if not np.all((m12s > dtype.type(lo_)) & (m12s < dtype.type(hi_))):
+        raise ValueError(f"m12s: outside the open kinematic range ({lo_!r}, {hi_!r}) GeV^2, "
+                         "where the helicity angle is undefined")
+    out = np.empty_like(m12s)
+    t = dtype.type
+    _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 2, out, out)
+    return out.reshape(shape)[()]
+
+
+# ---------------------------------------------------------------------------
+# Helicity-formalism variables <-> four-momenta
+# ---------------------------------------------------------------------------
+
+def _chain_nodes(chain):
+    """Validate a decay chain; return (decaying nodes in order, leaves)."""
+    nodes, leaves, seen = [], [], set()
+
+    def walk(node):
+        if isinstance(node, str):
+            name = node
+            leaves.append(name)
+        elif isinstance(node, tuple) and len(node) == 3 and isinstance(node[0], str):
+            name = node[0]
+            nodes.append(node)
+            walk(node[1])
+            walk(node[2])
+        else:
+            raise ValueError(f"chain: a node is a name or a tuple (name, child1, child2), got {node!r}")
+        if name in seen:
+            raise ValueError(f"chain: the name {name!r} appears twice")
+        seen.add(name)
+
+    walk(chain)
+    if isinstance(chain, str):
+        raise ValueError("chain: the top node must decay, (name, child1, child2)")
+    return nodes, leaves
+
+
+def _name(node):
+    return node if isinstance(node, str) else node[0]
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _child_axes(z_parent, p_child):
+    """Helicity axes of a child: z along its momentum in the parent's rest frame,
+    y along z_parent x z, x = y x z."""
+    z = _unit(p_child[:, :3])
+    y = _unit(np.cross(z_parent, z))
+    x = np.cross(y, z)
+    return x, y, z
+
+
+def helicity_to_momenta(chain, masses, angles, parent=None):
+    """Four-momenta from helicity-formalism variables of a chain of two-body decays.
+
+    The chain is a tree: a node is a particle name (final state) or a tuple
+    ``(name, child1, child2)`` (a two-body decay), for example
+    ``('D0', ('R', 'K-', 'pi+'), 'pi0')`` or
+    ``('gamma*', ('phi', 'K1', 'K2'), ('f0', 'pi1', 'pi2'))``.
+
+    Frames (the helicity convention of Jacob and Wick): the top particle's
+    rest frame is reached from the lab by a pure boost and has the lab axes.
+    In the rest frame of a decaying node X with axes (x', y', z'), its first
+    child has the direction
+    :math:`(\\sin\\theta\\cos\\varphi, \\sin\\theta\\sin\\varphi, \\cos\\theta)`
+    and the second child the opposite one.  A child C that decays in turn
+    has the axes z'' along its momentum in the rest frame of X,
+    :math:`y'' \\propto z' \\times z''` and :math:`x'' = y'' \\times z''`,
+    and its rest frame is reached from that of X by a pure boost along z''.
+    (Undefined, NaN, where a child flies exactly along z'.)
+
+    Parameters
+    ----------
+    chain : tuple
+        The decay tree (names unique).
+    masses : dict
+        Mass (GeV; float or array (n,)) of every node: final-state particles,
+        intermediate states (their invariant masses) and the top particle
+        (unless ``parent`` gives it).
+    angles : dict
+        For every decaying node name, ``(cos_theta, phi)`` of its first child
+        in its helicity frame (arrays (n,) or floats; phi in radians).
+    parent : array_like, optional
+        Four-momentum (4,) or (n, 4) of the top particle in the lab (px, py,
+        pz, E); default: at rest.  Its mass then replaces ``masses[top]``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Lab four-momenta (n, 4) of every node, final-state and intermediate.
+
+    Raises
+    ------
+    ValueError
+        A malformed chain, missing masses or angles, negative masses, a
+        decay below threshold, or ``|cos_theta| > 1``.
+    """
+    nodes, leaves = _chain_nodes(chain)
+    top = chain[0]
+    arrays = []
+    for node in nodes:
+        if node[0] not in angles:
+            raise ValueError(f"angles: missing (cos_theta, phi) for {node[0]!r}")
+        arrays += [np.asarray(angles[node[0]][0], dtype=np.float64),
+                   np.asarray(angles[node[0]][1], dtype=np.float64)]
+    for name in leaves + [n[0] for n in nodes]:
+        if name == top and parent is not None:
+            continue
+        if name not in masses:
+            raise ValueError(f"masses: missing the mass of {name!r}")
+        arrays.append(np.asarray(masses[name], dtype=np.float64))
+    if parent is not None:
+        parent = np.asarray(parent, dtype=np.float64)
+        arrays.append(parent[..., 3])
+    n = int(np.prod(np.broadcast_shapes(*(a.shape for a in arrays)), dtype=np.int64))
+    n = max(n, 1)
+
+    def vec(x):
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)))
+
+    mass = {}
+    for name, value in masses.items():
+        mass[name] = vec(value)
+        _check_non_negative(mass[name], f"masses[{name!r}]")
+    if parent is not None:
+        parent = np.ascontiguousarray(np.broadcast_to(parent, (n, 4)))
+        mass[top] = _v4.mass(parent)
+        if np.any(mass[top] <= 0):
+            raise ValueError("parent: the four-momentum must be time-like")
+
+    def build(node, x, y, z):
+        name, c1, c2 = node
+        m, m1, m2 = mass[name], mass[_name(c1)], mass[_name(c2)]
+        if np.any(m < m1 + m2):
+            raise ValueError(f"{name!r} -> {_name(c1)!r} {_name(c2)!r}: below threshold")
+        q = decay_momentum(m, m1, m2)
+        cos_t, phi = vec(angles[name][0]), vec(angles[name][1])
+        if np.any(np.abs(cos_t) > 1):
+            raise ValueError(f"angles[{name!r}]: |cos_theta| > 1")
+        sin_t = np.sqrt((1 - cos_t) * (1 + cos_t))
+        u = ((sin_t * np.cos(phi))[:, None] * x + (sin_t * np.sin(phi))[:, None] * y
+             + cos_t[:, None] * z)
+        p1 = np.empty((n, 4))
+        p2 = np.empty((n, 4))
+        p1[:, :3] = q[:, None] * u
+        p2[:, :3] = -p1[:, :3]
+        p1[:, 3] = np.sqrt(q * q + m1 * m1)
+        p2[:, 3] = np.sqrt(q * q + m2 * m2)
+        result = {_name(c1): p1, _name(c2): p2}
+        for child, pc in ((c1, p1), (c2, p2)):
+            if not isinstance(child, str):
+                sub = build(child, *_child_axes(z, pc))
+                for key, value in sub.items():
+                    result[key] = _v4.boost_from_rest_frame(value, pc)
+        return result
+
+    ex = np.tile([1.0, 0.0, 0.0], (n, 1))
+    ey = np.tile([0.0, 1.0, 0.0], (n, 1))
+    ez = np.tile([0.0, 0.0, 1.0], (n, 1))
+    out = build(chain, ex, ey, ez)
+    rest = np.zeros((n, 4))
+    rest[:, 3] = mass[top]
+    out[top] = rest
+    if parent is not None:
+        out = {key: _v4.boost_from_rest_frame(value, parent) for key, value in out.items()}
+    return out
+
+
+def momenta_to_helicity(chain, momenta):
+    """Helicity-formalism variables from the four-momenta of the final state.
+
+    The inverse of :func:`helicity_to_momenta`, with the same chain and frame
+    conventions; the top particle's four-momentum is the sum of the
+    final-state ones.
+
+    Parameters
+    ----------
+    chain : tuple
+        The decay tree, as in :func:`helicity_to_momenta`.
+    momenta : dict
+        Lab four-momenta (n, 4) (or (4,)) of the final-state particles.
+
+    Returns
+    -------
+    masses : dict
+        Invariant mass (n,) of every decaying node (GeV), including the top.
+    angles : dict
+        ``(cos_theta, phi)`` (arrays (n,)) of the first child of every
+        decaying node in the node's helicity frame.
+
+    Raises
+    ------
+    ValueError
+        A malformed chain or a missing final-state momentum.
+    """
+    nodes, leaves = _chain_nodes(chain)
+    mom = {}
+    for name in leaves:
+        if name not in momenta:
+            raise ValueError(f"momenta: missing the four-momentum of {name!r}")
+        p = np.asarray(momenta[name], dtype=np.float64)
+        if p.shape[-1] != 4:
+            raise ValueError(f"momenta[{name!r}]: expected shape (n, 4), got {p.shape}")
+        mom[name] = np.atleast_2d(p)
+    n = max(p.shape[0] for p in mom.values())
+    mom = {k: np.ascontiguousarray(np.broadcast_to(v, (n, 4))) for k, v in mom.items()}
+
+    def total(node):
+        if isinstance(node, str):
+            return mom[node]
+        s = total(node[1]) + total(node[2])
+        mom[node[0]] = s
+        return s
+
+    top_p = total(chain)
+    masses_out, angles_out = {}, {}
+
+    def subtree(node):
+        if isinstance(node, str):
+            return [node]
+        return [node[0]] + subtree(node[1]) + subtree(node[2])
+
+    def analyze(node, frame_mom, x, y, z):
+        name, c1, c2 = node
+        p1 = frame_mom[_name(c1)]
+        u = _unit(p1[:, :3])
+        angles_out[name] = (np.sum(u * z, axis=1), np.arctan2(np.sum(u * y, axis=1), np.sum(u * x, axis=1)))
+        for child in (c1, c2):
+            if not isinstance(child, str):
+                pc = frame_mom[child[0]]
+                masses_out[child[0]] = _v4.mass(pc)
+                axes = _child_axes(z, pc)
+                sub = {k: _v4.boost_to_rest_frame(frame_mom[k], pc) for k in subtree(child)}
+                analyze(child, sub, *axes)
+
+    masses_out[chain[0]] = _v4.mass(top_p)
+    in_top = {k: _v4.boost_to_rest_frame(v, top_p) for k, v in mom.items()}
+    ex = np.tile([1.0, 0.0, 0.0], (n, 1))
+    ey = np.tile([0.0, 1.0, 0.0], (n, 1))
+    ez = np.tile([0.0, 0.0, 1.0], (n, 1))
+    analyze(chain, in_top, ex, ey, ez)
+    return masses_out, angles_out
