@@ -159,8 +159,7 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
     for i in range(VECTOR_LENGTH):
         a11r = a.m11.re[i]; a11i = a.m11.im[i]; a12r = a.m12.re[i]; a12i = a.m12.im[i]
         a21r = a.m21.re[i]; a21i = a.m21.im[i]; a22r = a.m22.re[i]; a22i = a.m22.im[i]
-        swap = ((a21r if a21r >= 0 else -a21r) + (a21i if a21i >= 0 else -a21i)
-                > (a11r if a11r >= 0 else -a11r) + (a11i if a11i >= 0 else -a11i))
+        swap = abs(a21r) + abs(a21i) > abs(a11r) + abs(a11i)
         p11r = a21r if swap else a11r
         p11i = a21i if swap else a11i
         p12r = a22r if swap else a12r
@@ -170,8 +169,9 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
         p22r = a12r if swap else a22r
         p22i = a12i if swap else a22i
         d = p11r * p11r + p11i * p11i
-        inv = 1 / d if d != 0 else d
-        # l21 = p21 / p11
+        # l21 = p21 / p11, and 0 for a zero first column (the division itself stays
+        # unconditional, so that the lane loop vectorizes).
+        inv = 1 / (d + <int>(d == 0))
         lr = (p21r * p11r + p21i * p11i) * inv
         li = (p21i * p11r - p21r * p11i) * inv
         ur = p22r - (lr * p12r - li * p12i)
@@ -184,7 +184,7 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
         lu.l21.im[i] = li
         lu.u22.re[i] = ur
         lu.u22.im[i] = ui
-        lu.pivot[i] = 1 if swap else 0
+        lu.pivot[i] = <int>swap
 
 
 @cython.infer_types(True)
