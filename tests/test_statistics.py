@@ -140,8 +140,7 @@ def test_asymmetric_gaussian_distribution_and_prior():
     # The likelihood of a quoted result x^{+sh}_{-sl} as a function of mu is exp(-C(mu) / 2).
     mus = np.linspace(-4, 5, 91)
     c, dc = st.asymmetric_gaussian_prior(mus, 0.4, sl, sh)
-    lik = st.asymmetric_gaussian_pdf(0.4, mus, sl, sh) if False else np.array(
-        [st.asymmetric_gaussian_pdf(0.4, m, sl, sh) for m in mus])
+    lik = np.array([st.asymmetric_gaussian_pdf(0.4, m, sl, sh) for m in mus])
     np.testing.assert_allclose(lik / lik.max(), np.exp(-c / 2), rtol=1e-14)
     # Prior values and derivative (finite differences), both sides.
     assert st.asymmetric_gaussian_prior(1.0, 2.0, 0.5, 2.0) == (4.0, -8.0)
