@@ -215,18 +215,19 @@ cdef inline void lu_solve(complex_vector *x1, complex_vector *x2, const complex_
         y2r = c2r - (lu.l21.re[i] * c1r - lu.l21.im[i] * c1i)
         y2i = c2i - (lu.l21.re[i] * c1i + lu.l21.im[i] * c1r)
         # U x = y: x2 = y2 / u22, x1 = (y1 - u12 x2) / u11
-        ur = lu.u22.re[i]
-        ui = lu.u22.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        z2r = (y2r * ur + y2i * ui) * d
-        z2i = (y2i * ur - y2r * ui) * d
+        # (every local is assigned once, so that Cython infers the precision of the inputs)
+        u22r = lu.u22.re[i]
+        u22i = lu.u22.im[i]
+        d22 = 1 / (u22r * u22r + u22i * u22i)
+        z2r = (y2r * u22r + y2i * u22i) * d22
+        z2i = (y2i * u22r - y2r * u22i) * d22
         t1r = c1r - (lu.u12.re[i] * z2r - lu.u12.im[i] * z2i)
         t1i = c1i - (lu.u12.re[i] * z2i + lu.u12.im[i] * z2r)
-        ur = lu.u11.re[i]
-        ui = lu.u11.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        x1.re[i] = (t1r * ur + t1i * ui) * d
-        x1.im[i] = (t1i * ur - t1r * ui) * d
+        u11r = lu.u11.re[i]
+        u11i = lu.u11.im[i]
+        d11 = 1 / (u11r * u11r + u11i * u11i)
+        x1.re[i] = (t1r * u11r + t1i * u11i) * d11
+        x1.im[i] = (t1i * u11r - t1r * u11i) * d11
         x2.re[i] = z2r
         x2.im[i] = z2i
 
@@ -237,17 +238,17 @@ cdef inline void lu_inverse(complex_matrix_2x2 *out, const complex_lu_2x2 *lu) n
     cdef int i
     cdef bint swap
     for i in range(VECTOR_LENGTH):
-        # 1/u11 and 1/u22
-        ur = lu.u11.re[i]
-        ui = lu.u11.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        v11r = ur * d
-        v11i = -ui * d
-        ur = lu.u22.re[i]
-        ui = lu.u22.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        v22r = ur * d
-        v22i = -ui * d
+        # 1/u11 and 1/u22 (every local is assigned once: see lu_solve)
+        u11r = lu.u11.re[i]
+        u11i = lu.u11.im[i]
+        d11 = 1 / (u11r * u11r + u11i * u11i)
+        v11r = u11r * d11
+        v11i = -u11i * d11
+        u22r = lu.u22.re[i]
+        u22i = lu.u22.im[i]
+        d22 = 1 / (u22r * u22r + u22i * u22i)
+        v22r = u22r * d22
+        v22i = -u22i * d22
         # U^-1 = [[v11, -v11 u12 v22], [0, v22]]
         tr = lu.u12.re[i] * v22r - lu.u12.im[i] * v22i
         ti = lu.u12.re[i] * v22i + lu.u12.im[i] * v22r
