@@ -8,7 +8,8 @@
 #     y(x) = (1 - f) y[k] + f y[k+1],
 # which is exact at the nodes.  Outside [x[0], x[n-1]] the argument `outside`
 # chooses:
-#     OUTSIDE_CLAMP        y[0] below the table, y[n-1] above it
+#     OUTSIDE_CLAMP        y[0] below the table, y[n-1] above it (computed as
+#                          1 * y[0] + 0 * y[1]: an infinite neighbour gives NaN)
 #     OUTSIDE_NAN          NaN
 #     OUTSIDE_EXTRAPOLATE  the straight line through the first (last) two nodes
 # A NaN argument gives NaN in every mode.  Nothing here raises; the table
@@ -21,11 +22,12 @@
 # with inverse_step = (n - 1) / (m_max - m_min) computed once (e.g. into a
 # parameter buffer).
 #
-# interpolate_uniform finds the segment with one multiplication (no search);
+# interpolate_uniform finds the segment with one multiplication (no search, no
+# branches);
 # interpolate uses a binary search per lane (log2 n comparisons).
 
 from cython cimport floating
-from libc.math cimport NAN
+from libc.math cimport INFINITY, NAN, floor, floorf
 
 from vecampfit.block cimport VECTOR_LENGTH
 
@@ -44,34 +46,41 @@ cdef inline void interpolate_uniform(floating *out, const floating *x, const flo
     x_max must be the last node, x_min + (n - 1) / inverse_step, as given by
     the user (it decides which arguments are outside).
     """
+    # Selects only, no branches over the outside mode: clamping is done on the
+    # interpolation variable (f = 0 or 1 at the ends gives the end values exactly), NaN
+    # results are added as NaN.  (gcc does not vectorize the lane loop: the table
+    # lookups are gathers.)
     cdef int i, k
-    cdef floating t, tc, f, v
+    cdef floating t, tc, ts, f, v, xi, kf, nan_add
     cdef floating last = n - 1
+    cdef floating k_max = n - 2
+    cdef bint nan_outside = outside == OUTSIDE_NAN
+    cdef bint extrapolate = outside == OUTSIDE_EXTRAPOLATE
+    cdef bint outside_table
+    # Range of the interpolation variable: the table, or unlimited when extrapolating.
+    cdef floating t_low = -INFINITY if extrapolate else 0
+    cdef floating t_high = INFINITY if extrapolate else last
     for i in range(VECTOR_LENGTH):
-        t = (x[i] - x_min) * inverse_step
+        xi = x[i]
+        t = (xi - x_min) * inverse_step
+        t = last if xi == x_max else t     # exact at the last node
         # 0 <= tc <= n - 1, also for NaN (comparisons with NaN are false).
         tc = t if t > 0 else 0
         tc = tc if tc < last else last
-        k = <int>tc
-        k = k if k < n - 2 else n - 2
-        if outside == OUTSIDE_EXTRAPOLATE:
-            f = t - k
+        # Segment k = min(floor(tc), n - 2), selected in floating point.
+        if floating is float:
+            kf = floorf(tc)
         else:
-            f = tc - k
+            kf = floor(tc)
+        kf = kf if kf < k_max else k_max
+        k = <int>kf
+        ts = t if t > t_low else t_low
+        ts = ts if ts < t_high else t_high
+        f = ts - kf
         v = (1 - f) * table[k] + f * table[k + 1]
-        if x[i] < x_min:
-            if outside == OUTSIDE_CLAMP:
-                v = table[0]
-            elif outside == OUTSIDE_NAN:
-                v = NAN
-        elif x[i] > x_max:
-            if outside == OUTSIDE_CLAMP:
-                v = table[n - 1]
-            elif outside == OUTSIDE_NAN:
-                v = NAN
-        elif x[i] == x_max:
-            v = table[n - 1]
-        out[i] = v if x[i] == x[i] else x[i]
+        outside_table = (xi < x_min) | (xi > x_max)
+        nan_add = <floating>NAN if (outside_table & nan_outside) | (xi != xi) else 0
+        out[i] = v + nan_add
 
 
 cdef inline int _segment(floating x, const floating *nodes, int n) noexcept nogil:

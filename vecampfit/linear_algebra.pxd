@@ -159,8 +159,7 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
     for i in range(VECTOR_LENGTH):
         a11r = a.m11.re[i]; a11i = a.m11.im[i]; a12r = a.m12.re[i]; a12i = a.m12.im[i]
         a21r = a.m21.re[i]; a21i = a.m21.im[i]; a22r = a.m22.re[i]; a22i = a.m22.im[i]
-        swap = ((a21r if a21r >= 0 else -a21r) + (a21i if a21i >= 0 else -a21i)
-                > (a11r if a11r >= 0 else -a11r) + (a11i if a11i >= 0 else -a11i))
+        swap = abs(a21r) + abs(a21i) > abs(a11r) + abs(a11i)
         p11r = a21r if swap else a11r
         p11i = a21i if swap else a11i
         p12r = a22r if swap else a12r
@@ -170,8 +169,9 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
         p22r = a12r if swap else a22r
         p22i = a12i if swap else a22i
         d = p11r * p11r + p11i * p11i
-        inv = 1 / d if d != 0 else d
-        # l21 = p21 / p11
+        # l21 = p21 / p11, and 0 for a zero first column (the division itself stays
+        # unconditional, so that the lane loop vectorizes).
+        inv = 1 / (d + <int>(d == 0))
         lr = (p21r * p11r + p21i * p11i) * inv
         li = (p21i * p11r - p21r * p11i) * inv
         ur = p22r - (lr * p12r - li * p12i)
@@ -184,7 +184,7 @@ cdef inline void lu_decompose(complex_lu_2x2 *lu, const complex_matrix_2x2 *a) n
         lu.l21.im[i] = li
         lu.u22.re[i] = ur
         lu.u22.im[i] = ui
-        lu.pivot[i] = 1 if swap else 0
+        lu.pivot[i] = <int>swap
 
 
 @cython.infer_types(True)
@@ -215,18 +215,19 @@ cdef inline void lu_solve(complex_vector *x1, complex_vector *x2, const complex_
         y2r = c2r - (lu.l21.re[i] * c1r - lu.l21.im[i] * c1i)
         y2i = c2i - (lu.l21.re[i] * c1i + lu.l21.im[i] * c1r)
         # U x = y: x2 = y2 / u22, x1 = (y1 - u12 x2) / u11
-        ur = lu.u22.re[i]
-        ui = lu.u22.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        z2r = (y2r * ur + y2i * ui) * d
-        z2i = (y2i * ur - y2r * ui) * d
+        # (every local is assigned once, so that Cython infers the precision of the inputs)
+        u22r = lu.u22.re[i]
+        u22i = lu.u22.im[i]
+        d22 = 1 / (u22r * u22r + u22i * u22i)
+        z2r = (y2r * u22r + y2i * u22i) * d22
+        z2i = (y2i * u22r - y2r * u22i) * d22
         t1r = c1r - (lu.u12.re[i] * z2r - lu.u12.im[i] * z2i)
         t1i = c1i - (lu.u12.re[i] * z2i + lu.u12.im[i] * z2r)
-        ur = lu.u11.re[i]
-        ui = lu.u11.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        x1.re[i] = (t1r * ur + t1i * ui) * d
-        x1.im[i] = (t1i * ur - t1r * ui) * d
+        u11r = lu.u11.re[i]
+        u11i = lu.u11.im[i]
+        d11 = 1 / (u11r * u11r + u11i * u11i)
+        x1.re[i] = (t1r * u11r + t1i * u11i) * d11
+        x1.im[i] = (t1i * u11r - t1r * u11i) * d11
         x2.re[i] = z2r
         x2.im[i] = z2i
 
@@ -237,17 +238,17 @@ cdef inline void lu_inverse(complex_matrix_2x2 *out, const complex_lu_2x2 *lu) n
     cdef int i
     cdef bint swap
     for i in range(VECTOR_LENGTH):
-        # 1/u11 and 1/u22
-        ur = lu.u11.re[i]
-        ui = lu.u11.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        v11r = ur * d
-        v11i = -ui * d
-        ur = lu.u22.re[i]
-        ui = lu.u22.im[i]
-        d = 1 / (ur * ur + ui * ui)
-        v22r = ur * d
-        v22i = -ui * d
+        # 1/u11 and 1/u22 (every local is assigned once: see lu_solve)
+        u11r = lu.u11.re[i]
+        u11i = lu.u11.im[i]
+        d11 = 1 / (u11r * u11r + u11i * u11i)
+        v11r = u11r * d11
+        v11i = -u11i * d11
+        u22r = lu.u22.re[i]
+        u22i = lu.u22.im[i]
+        d22 = 1 / (u22r * u22r + u22i * u22i)
+        v22r = u22r * d22
+        v22i = -u22i * d22
         # U^-1 = [[v11, -v11 u12 v22], [0, v22]]
         tr = lu.u12.re[i] * v22r - lu.u12.im[i] * v22i
         ti = lu.u12.re[i] * v22i + lu.u12.im[i] * v22r

@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import arbitrary_precision
+
 __all__ = [
     "simpson", "simpson_samples",
     "IntegrationResult", "genz_malik",
@@ -378,8 +380,7 @@ def genz_malik(f, lower, upper, *, rtol=1e-8, atol=0.0, max_evaluations=1_000_00
 
 def _gauss_legendre_reference(n, dtype):
     """Nodes and weights on [-1, 1] (increasing nodes) in ``dtype``: the one source of them here."""
-    x, w = np.polynomial.legendre.leggauss(n)
-    return x.astype(dtype), w.astype(dtype)
+    return arbitrary_precision.gauss_legendre(n, dtype)
 
 
 def gauss_legendre(n, dtype=np.float64):
@@ -388,8 +389,9 @@ def gauss_legendre(n, dtype=np.float64):
     The nodes :math:`x_k` are the roots of the Legendre polynomial
     :math:`P_n`, the weights :math:`w_k = 2 / [(1 - x_k^2) P_n'(x_k)^2]`;
     :math:`\\sum_k w_k f(x_k)` integrates polynomials of degree up to
-    :math:`2n - 1` over :math:`[-1, 1]` exactly.  They come from
-    :func:`numpy.polynomial.legendre.leggauss` (accurate to a few ulps).
+    :math:`2n - 1` over :math:`[-1, 1]` exactly.  Both are computed in
+    arbitrary precision (:func:`vecampfit.arbitrary_precision.gauss_legendre`)
+    and correctly rounded to ``dtype`` (cached).
 
     Parameters
     ----------
@@ -602,7 +604,7 @@ def dalitz_area(mother_mass, mass_a, mass_b, mass_c, n=64):
     integrated by Gauss-Legendre quadrature after the substitution
     :math:`m_{ab} = \\bar m - \\Delta \\cos\\theta` that removes the
     square-root behaviour at both ends (accurate to rounding for
-    :math:`n = 64` unless a final mass vanishes next to another one).
+    :math:`n = 64`).
 
     Parameters
     ----------
