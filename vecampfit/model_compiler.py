@@ -146,6 +146,12 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
 
     pyx = os.path.join(workdir, module_name + ".pyx")
     shutil.copyfile(source, pyx)
+    # Files the model ``include``s are looked up next to the translated copy
+    # first: put the model's sibling .pxi files there too.
+    folder = os.path.dirname(os.path.abspath(source))
+    for fname in os.listdir(folder):
+        if fname.endswith(".pxi"):
+            shutil.copyfile(os.path.join(folder, fname), os.path.join(workdir, fname))
     ext = Extension(
         module_name,
         [pyx],

@@ -83,10 +83,10 @@ class AsymmetricGaussianPrior:
         self.sigma_plus = float(sigma_plus)
 
     def value_and_derivative(self, p):
-        """:math:`C(p)` and :math:`dC/dp`."""
-        s = self.sigma_minus if p < self.central else self.sigma_plus
-        d = (p - self.central) / s
-        return d * d, 2 * d / s
+        """:math:`C(p)` and :math:`dC/dp` (:func:`vecampfit.statistics.asymmetric_gaussian_prior`)."""
+        from ..statistics import asymmetric_gaussian_prior
+        c, dc = asymmetric_gaussian_prior(p, self.central, self.sigma_minus, self.sigma_plus)
+        return float(c), float(dc)
 
 
 class Background:
