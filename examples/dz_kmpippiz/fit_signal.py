@@ -9,13 +9,16 @@ parameters_background.dat).  Sequence: fix all parameters, release the
 magnitudes except the reference rho(770)+, MIGRAD; release the phases
 (except the reference) and the background fraction, MIGRAD; with
 ``--release-masses`` / ``--release-widths`` also the masses / widths, MIGRAD;
-HESSE.  Writes ``parameters_signal_result.dat``, ``results.txt``,
+couplings brought to the canonical form (magnitude >= 0, phase in
+[-180, 180) degrees) after the first MIGRAD and after the last; HESSE.  Writes ``parameters_signal_result.dat``, ``results.txt``,
 ``signal_result.root`` and ``signal_density.root`` (suffix ``_N`` for
 pseudoexperiments).
 """
 
 import os
 import sys
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -74,11 +77,37 @@ def names(kind):
     return out
 
 
+def canonical_couplings(fitter):
+    """Bring the free couplings a e^(i phi) to magnitude a >= 0 and phase in
+    [-180, 180) degrees.
+
+    a e^(i phi), (-a) e^(i (phi + 180 deg)) and a e^(i (phi + 360 deg)) are
+    the same coupling, so the likelihood has a mirror minimum for every
+    magnitude, and phases drift past +-180 degrees; the fit sequence
+    (magnitudes first, at the initial phases) can end in either.  A fixed
+    phase is changed too (the coupling stays the same).  The function value
+    does not change, so MIGRAD's minimum stays a minimum; HESSE after this
+    gives the error matrix at the reported values.
+    """
+    m = fitter.minuit
+    for a_name in names("A"):
+        p_name = a_name[:-1] + "P"
+        if m.fixed[a_name] or np.isfinite(m.limits[p_name]).any():
+            continue
+        a, phi = m.values[a_name], m.values[p_name]
+        if a < 0 and not np.isfinite(m.limits[a_name]).any():
+            a, phi = -a, phi + 180
+        if not -180 <= phi < 180:
+            phi = (phi + 180) % 360 - 180
+        m.values[a_name], m.values[p_name] = a, phi
+
+
 def run_sequence(fitter, args):
     """The paper's command sequence."""
     fitter.fix_all()
     fitter.release(names("A"))
     fitter.migrad(100000)
+    canonical_couplings(fitter)
     fitter.release(names("P"))
     if not args.no_background:
         fitter.release(common.BACKGROUND_FRACTION)
@@ -89,6 +118,7 @@ def run_sequence(fitter, args):
         if args.release_widths:
             fitter.release([f"{r[0]}_G" for r in model.RESONANCES])
         fitter.migrad(100000)
+    canonical_couplings(fitter)
     fitter.hesse()
 
 
