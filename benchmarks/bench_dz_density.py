@@ -3,14 +3,19 @@
 Compiles examples/dz_kmpippiz/signal_density.pyx for each L (as a user's model)
 and times the density alone (no likelihood) over N events in float32 and
 float64, with and without the gradient, next to the numpy form of the same
-model, in one process.  Prints ns per event and the ratio to L = 1.
+model and a hand-written C kernel of the same formula (dz_density_kernel.c,
+compiled here with the models' flags), in one process.  Prints ns per event,
+the ratio to L = 1 and the ratio of the best L to the C kernel.
 
     python benchmarks/bench_dz_density.py [--events N] [--portable] [--lengths 1,2,4,...]
 """
 
 import argparse
+import ctypes
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -40,6 +45,41 @@ def dalitz_fields(n, seed=1):
     return model.event_buffer_fields(np.concatenate(s1)[:n], np.concatenate(s2)[:n], MASSES)
 
 
+def c_kernels(native):
+    """The hand-written C kernel for float64 and float32, compiled with the
+    flags of the models (-O3, -fno-math-errno, -march=native unless portable)."""
+    source = os.path.join(HERE, "dz_density_kernel.c")
+    folder = tempfile.mkdtemp(prefix="vecampfit_dz_kernel_")
+    kernels = {}
+    for dtype, define, name in ((np.float64, [], "dz_density_double"),
+                                (np.float32, ["-DSINGLE"], "dz_density_float")):
+        lib = os.path.join(folder, f"{name}.so")
+        flags = ["-O3", "-fno-math-errno", "-shared", "-fPIC"] + (["-march=native"] if native else [])
+        subprocess.run([os.environ.get("CC", "cc"), *flags, *define, "-o", lib, source, "-lm"],
+                       check=True)
+        f = getattr(ctypes.CDLL(lib), name)
+        f.restype = None
+        kernels[dtype] = f
+    return kernels
+
+
+def run_c_kernel(kernel, columns, params, n):
+    """C kernel over contiguous field columns (list of arrays of one dtype)."""
+    ctype = ctypes.c_double if columns[0].dtype == np.float64 else ctypes.c_float
+    out = np.empty(n, columns[0].dtype)
+    pointers = (ctypes.POINTER(ctype) * len(columns))(
+        *[c.ctypes.data_as(ctypes.POINTER(ctype)) for c in columns])
+    masses = np.array([MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"]])
+    par = np.ascontiguousarray(params, dtype=np.float64)
+
+    def call():
+        kernel(out.ctypes.data_as(ctypes.POINTER(ctype)), pointers, ctypes.c_long(n),
+               par.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+               masses.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        return out
+    return call
+
+
 def best_time(fn, repeat):
     best = float("inf")
     for _ in range(repeat):
@@ -67,6 +107,16 @@ def main():
     print(f"events: {n}, native: {not args.portable}; numpy model: {1e9 * t_numpy / n:.1f} ns/event")
     print(f"{'L':>3} {'f64 ns':>8} {'f32 ns':>8} {'f64 grad':>9} {'f32 grad':>9} "
           f"{'f64 x L1':>8} {'f32 x L1':>8} {'numpy/f64':>9}")
+    kernels = c_kernels(not args.portable)
+    reference = model.signal_density(fields, params, MASSES)
+    t_c = {}
+    for dtype, key in ((np.float64, "f64"), (np.float32, "f32")):
+        columns = [np.ascontiguousarray(fields[f], dtype=dtype) for f in model.EVENT_FIELDS]
+        call = run_c_kernel(kernels[dtype], columns, params, n)
+        err = np.max(np.abs(call() / reference - 1))
+        print(f"C kernel {key}: largest relative difference to the numpy model {err:.1e}")
+        t_c[key] = best_time(call, args.repeat) / n * 1e9
+    best = {}
     base = {}
     for length in lengths:
         mod = mods[length]
@@ -79,9 +129,14 @@ def main():
             row[key + "g"] = best_time(lambda: mod.evaluate(blocks, p, True), args.repeat) / n * 1e9
         if length == lengths[0]:
             base = row
+        for key in ("f64", "f32"):
+            best[key] = min(best.get(key, np.inf), row[key])
         print(f"{length:>3} {row['f64']:8.1f} {row['f32']:8.1f} {row['f64g']:9.1f} {row['f32g']:9.1f} "
               f"{base['f64'] / row['f64']:8.2f} {base['f32'] / row['f32']:8.2f} "
               f"{1e9 * t_numpy / n / row['f64']:9.1f}")
+    for key in ("f64", "f32"):
+        print(f"hand-written C kernel {key}: {t_c[key]:.1f} ns/event; best Cython L "
+              f"{best[key]:.1f} ns/event, {best[key] / t_c[key]:.2f}x the C kernel")
 
 
 if __name__ == "__main__":

@@ -207,6 +207,16 @@ def add_fit_options(parser):
     return parser
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Appends "(default: ...)" to an option's help unless the help already
+    says it or there is no default to show (None, False)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "(default" in text or action.default is None or action.default is False:
+            return text
+        return super()._get_help_string(action)
+
+
 def parser(description):
-    return argparse.ArgumentParser(description=description,
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    return argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
