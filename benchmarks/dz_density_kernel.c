@@ -1,0 +1,135 @@
+/*
+ * Hand-written C kernel of the D0 -> K- pi+ pi0 signal density (CLEO model,
+ * paper section 3), the yardstick for the Cython density of
+ * examples/dz_kmpippiz/signal_density.pyx in benchmarks/bench_dz_density.py.
+ *
+ * The same formula and the same event fields (structure of arrays: invariant
+ * masses m, resonance breakup momenta q and D breakup momenta p per channel)
+ * as the Cython density, written the way one writes it in plain C: what
+ * depends on the parameters only is computed once per call, then one loop
+ * over the events that the compiler may vectorize as it sees fit.
+ * REAL is double, or float with -DSINGLE (compiled once for each).
+ *
+ * Parameters (model.parameter_names()): D_R, then per resonance M, G, R, A,
+ * P (phase in degrees), then NR_A, NR_P.  Masses: D0, K-, pi+, pi0 (GeV).
+ */
+#include <math.h>
+
+#ifdef SINGLE
+#define REAL float
+#define SQRT sqrtf
+#else
+#define REAL double
+#define SQRT sqrt
+#endif
+
+#define N_RES 7
+
+enum { KM_PIP = 0, KM_PIZ = 1, PIP_PIZ = 2 };
+enum { PD = 0, PKM = 1, PPIP = 2, PPIZ = 3 };
+
+static const int res_channel[N_RES] = {PIP_PIZ, KM_PIZ, KM_PIP, KM_PIZ, KM_PIP, PIP_PIZ, KM_PIZ};
+static const int res_spin[N_RES] = {1, 1, 1, 0, 0, 1, 1};
+static const int res_omit_fd0[N_RES] = {0, 0, 0, 0, 0, 1, 0};
+/* (A, B, C) per channel. */
+static const int ch_a[3] = {PKM, PKM, PPIP};
+static const int ch_b[3] = {PPIP, PPIZ, PPIZ};
+static const int ch_c[3] = {PPIZ, PPIP, PKM};
+/* Pair masses (M_AC, M_BC) of the spin-1 factor per channel. */
+static const int ang_ac[3] = {KM_PIZ, KM_PIP, KM_PIP};
+static const int ang_bc[3] = {PIP_PIZ, PIP_PIZ, KM_PIZ};
+
+static double bw_poly(double x, int l)
+{
+    return l == 0 ? 1.0 : x + 1.0;
+}
+
+static inline REAL bw_poly_real(REAL x, int l)
+{
+    return l == 0 ? (REAL)1 : x + (REAL)1;
+}
+
+static double q2_breakup(double m, double ma, double mb)
+{
+    return (m * m - (ma + mb) * (ma + mb)) * (m * m - (ma - mb) * (ma - mb)) / (4 * m * m);
+}
+
+/* What one resonance needs from the parameters, in the working precision. */
+struct res_const {
+    REAL cre, cim, m02, m0g, iq0, if0, ifd0, angc, r2;
+};
+
+/* A += c [F_D(p)/F_D(p0)] B(m) A_J for one resonance at event i. */
+static inline __attribute__((always_inline)) void add_resonance(
+    REAL *are, REAL *aim, const struct res_const *c, const REAL *restrict const *m_ch,
+    const REAL *restrict const *q_ch, const REAL *restrict const *p_ch, REAL rd2, long i,
+    int ch, int j)
+{
+    REAL m = m_ch[ch][i], q = q_ch[ch][i], pd = p_ch[ch][i];
+    REAL x = q * c->iq0;
+    REAL fr = c->if0 / SQRT(bw_poly_real(q * q * c->r2, j));
+    REAL fd = c->ifd0 / SQRT(bw_poly_real(pd * pd * rd2, j));
+    REAL xl = j ? x : 1;
+    REAL g = c->m0g * xl * xl * x * fr * fr / m;
+    REAL a = c->m02 - m * m;
+    REAL ang = 1;
+    if (j == 1) {
+        REAL mac = m_ch[ang_ac[ch]][i], mbc = m_ch[ang_bc[ch]][i];
+        ang = mac * mac - mbc * mbc + c->angc;
+    }
+    REAL w = fr * fd * ang / (a * a + g * g);
+    REAL bre = a * w, bim = g * w;
+    *are += c->cre * bre - c->cim * bim;
+    *aim += c->cre * bim + c->cim * bre;
+}
+
+#define CAT2(a, b) a##_##b
+#define CAT(a, b) CAT2(a, b)
+
+/* out[i] = |A|^2 at event i; fields[9] in the order of model.EVENT_FIELDS. */
+void CAT(dz_density, REAL)(REAL *restrict out, const REAL *const *fields, long n,
+                           const double *par, const double *mass)
+{
+    double cre[N_RES], cim[N_RES], m02[N_RES], m0g[N_RES], iq0[N_RES], if0[N_RES];
+    double ifd0[N_RES], angc[N_RES], r2[N_RES];
+    double deg = M_PI / 180, rd2 = par[0] * par[0];
+    for (int k = 0; k < N_RES; k++) {
+        const double *p = par + 1 + 5 * k;
+        int ch = res_channel[k], j = res_spin[k];
+        double ma = mass[ch_a[ch]], mb = mass[ch_b[ch]], mc = mass[ch_c[ch]], md = mass[PD];
+        double q0 = sqrt(q2_breakup(p[0], ma, mb));
+        m02[k] = p[0] * p[0];
+        m0g[k] = p[0] * p[0] * p[1];
+        r2[k] = p[2] * p[2];
+        iq0[k] = 1 / q0;
+        if0[k] = sqrt(bw_poly(q0 * q0 * r2[k], j));
+        ifd0[k] = res_omit_fd0[k] ? 1.0 : sqrt(bw_poly(q2_breakup(md, p[0], mc) * rd2, j));
+        angc[k] = (md * md - mc * mc) * (mb * mb - ma * ma) / m02[k];
+        cre[k] = p[3] * cos(p[4] * deg);
+        cim[k] = p[3] * sin(p[4] * deg);
+    }
+    double nre = par[36] * cos(par[37] * deg), nim = par[36] * sin(par[37] * deg);
+    const REAL *restrict m_ch[3] = {fields[0], fields[1], fields[2]};
+    const REAL *restrict q_ch[3] = {fields[3], fields[4], fields[5]};
+    const REAL *restrict p_ch[3] = {fields[6], fields[7], fields[8]};
+    struct res_const c[N_RES];
+    for (int k = 0; k < N_RES; k++) {
+        c[k] = (struct res_const){(REAL)cre[k], (REAL)cim[k], (REAL)m02[k], (REAL)m0g[k],
+                                  (REAL)iq0[k], (REAL)if0[k], (REAL)ifd0[k], (REAL)angc[k],
+                                  (REAL)r2[k]};
+    }
+    REAL rd2r = (REAL)rd2;
+    for (long i = 0; i < n; i++) {
+        REAL are = (REAL)nre, aim = (REAL)nim;
+        /* One call per resonance with constant channel and spin, so that
+           each is inlined without branches and the event loop vectorizes. */
+        add_resonance(&are, &aim, &c[0], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
+        add_resonance(&are, &aim, &c[1], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
+        add_resonance(&are, &aim, &c[2], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 1);
+        add_resonance(&are, &aim, &c[3], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 0);
+        add_resonance(&are, &aim, &c[4], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 0);
+        add_resonance(&are, &aim, &c[5], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
+        add_resonance(&are, &aim, &c[6], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
+        out[i] = are * are + aim * aim;
+    }
+}
