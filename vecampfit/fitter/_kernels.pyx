@@ -19,7 +19,7 @@ from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
 from libc.math cimport log, isfinite
 from libc.stdint cimport uintptr_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 ctypedef void (*density_float32)(float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_float64)(double *, const void *, const double *, const void *) noexcept nogil
@@ -105,19 +105,52 @@ def density_values(const floating[:, ::1] events, Py_ssize_t n_events, int vecto
                           <const void *> parameter_buffer, v)
 
 
+cdef inline void _accumulate_lanes(double *acc, const floating *g, const double *factor,
+                                   int n_grad, int L, Py_ssize_t n_valid) noexcept nogil:
+    """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes.
+
+    Per-lane accumulators keep the lanes independent, so that the loop
+    vectorizes (a running sum over the lanes is a chain of dependent
+    additions); the caller adds the lanes in a fixed order.
+    """
+    cdef Py_ssize_t a
+    cdef int i
+    for a in range(n_grad):
+        for i in range(n_valid):
+            acc[a * L + i] += factor[i] * g[a * L + i]
+
+
+cdef inline void _reduce_lanes(double *partial, double *acc, int n_grad, int L) noexcept nogil:
+    """partial[a] += sum_i acc[a * L + i] (in lane order), and acc = 0."""
+    cdef Py_ssize_t a
+    cdef int i
+    cdef double s
+    for a in range(n_grad):
+        s = 0
+        for i in range(L):
+            s += acc[a * L + i]
+            acc[a * L + i] = 0
+        partial[a] += s
+
+
 cdef void _normalization_chunk(
         Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, Py_ssize_t n_events, int L,
         Py_ssize_t row, const char *events, uintptr_t func, uintptr_t grad_func, int n_grad,
         const floating *params, const void *pbuf, const double *weights,
-        floating *out, floating *g, double *partial, Py_ssize_t *bad) noexcept nogil:
-    """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk."""
+        floating *out, floating *g, double *acc, double *wl, double *partial,
+        Py_ssize_t *bad) noexcept nogil:
+    """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk.
+
+    ``acc`` (n_grad * L, zero on entry and on return) holds per-lane sums of
+    the gradient, ``wl`` (L) the weights of one block.
+    """
     cdef Py_ssize_t b, j, a, n_valid
     cdef int i
     cdef double w, v, s
     for a in range(1 + n_grad):
         partial[a] = 0
     bad[c] = NO_PROBLEM
-    if out == NULL or (n_grad > 0 and g == NULL):
+    if out == NULL or (n_grad > 0 and (g == NULL or acc == NULL or wl == NULL)):
         bad[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -137,13 +170,12 @@ cdef void _normalization_chunk(
             w = weights[j] if weights != NULL else 1.0
             s += w * v
         partial[0] += s
-        for a in range(n_grad):
-            s = 0
+        if n_grad > 0:
             for i in range(n_valid):
-                j = b * L + i
-                w = weights[j] if weights != NULL else 1.0
-                s += w * g[a * L + i]
-            partial[1 + a] += s
+                wl[i] = weights[b * L + i] if weights != NULL else 1.0
+            _accumulate_lanes(acc, g, wl, n_grad, L, n_valid)
+    if n_grad > 0:
+        _reduce_lanes(partial + 1, acc, n_grad, L)
 
 
 def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -177,15 +209,21 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef Py_ssize_t *bd = &bad[0]
     cdef floating *out
     cdef floating *g
+    cdef double *acc
+    cdef double *wl
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc(L * sizeof(floating))
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
+        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
+        wl = <double *> malloc(L * sizeof(double))
         for c in prange(n_chunks, schedule='static'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                                  gradient_function, n_grad, p, <const void *> parameter_buffer,
-                                 w, out, g, part + c * stride, bd)
+                                 w, out, g, acc, wl, part + c * stride, bd)
         free(out)
         free(g)
+        free(acc)
+        free(wl)
 
 
 cdef void _data_chunk(
@@ -194,16 +232,20 @@ cdef void _data_chunk(
         const floating *params, const void *pbuf, const double *weights,
         const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
         double signal_scale, const double *fractions,
-        floating *out, floating *g, double *r, double *partial, Py_ssize_t n_columns,
-        Py_ssize_t *bad) noexcept nogil:
-    """Chunk sums of the data term; see data_sums for the columns."""
+        floating *out, floating *g, double *r, double *acc, double *partial,
+        Py_ssize_t n_columns, Py_ssize_t *bad) noexcept nogil:
+    """Chunk sums of the data term; see data_sums for the columns.
+
+    ``acc`` (n_grad * L, zero on entry and on return) holds per-lane sums of
+    r_i dS_i/dp_a.
+    """
     cdef Py_ssize_t b, j, a, k, n_valid
     cdef int i
     cdef double w, v, term, s0, s1, s
     for a in range(n_columns):
         partial[a] = 0
     bad[c] = NO_PROBLEM
-    if out == NULL or g == NULL or r == NULL:
+    if out == NULL or g == NULL or r == NULL or (n_grad > 0 and acc == NULL):
         bad[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -236,11 +278,10 @@ cdef void _data_chunk(
             for i in range(n_valid):
                 s += r[i] * background[k * background_stride + b * L + i]
             partial[2 + k] += s
-        for a in range(n_grad):
-            s = 0
-            for i in range(n_valid):
-                s += r[i] * g[a * L + i]
-            partial[2 + n_background + a] += s
+        if n_grad > 0:
+            _accumulate_lanes(acc, g, r, n_grad, L, n_valid)
+    if n_grad > 0:
+        _reduce_lanes(partial + 2 + n_background, acc, n_grad, L)
 
 
 def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -287,15 +328,18 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef floating *out
     cdef floating *g
     cdef double *r
+    cdef double *acc
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc(L * sizeof(floating))
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
         r = <double *> malloc(L * sizeof(double))
+        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
         for c in prange(n_chunks, schedule='static'):
             _data_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
-                        bg, n_background, bg_stride, signal_scale, fr, out, g, r,
+                        bg, n_background, bg_stride, signal_scale, fr, out, g, r, acc,
                         part + c * stride, n_columns, bd)
         free(out)
         free(g)
         free(r)
+        free(acc)
