@@ -53,3 +53,45 @@ def test_help():
     with pytest.raises(SystemExit) as e:
         fit_peak.main(["--help"])
     assert e.value.code == 0
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.environ.get("VECAMPFIT_TEST_ROOT") != "1",
+                    reason="opt-in: VECAMPFIT_TEST_ROOT=1 with ROOT installed (pip install root)")
+def test_real_root_reads_every_file_written(fits):
+    """ROOT itself opens the event files and the result files of the fit."""
+    ROOT = pytest.importorskip("ROOT")
+    d, f = fits["directory"], fits["float32"]      # the last fit wrote the result files
+    n = len(f.parameters)
+
+    def tree(path, name):
+        file = ROOT.TFile.Open(os.path.join(d, path))
+        assert file and not file.IsZombie(), path
+        t = file.Get(name)
+        assert t and t.InheritsFrom("TTree"), (path, name)
+        return file, t
+
+    for path, entries in (("data.root", 4000), ("mc.root", 80000)):
+        file, t = tree(path, "tree")
+        assert t.GetEntries() == entries
+    file, t = tree("result.root", "parameters")
+    assert t.GetEntries() == n
+    for k in range(n):
+        t.GetEntry(k)
+        assert t.value == f.values[k] and t.error == f.errors[k]
+    assert str(file.Get("parameter_names").GetString()).split("\n") == list(f.parameters.names)
+    _, t = tree("result.root", "fit")
+    t.GetEntry(0)
+    assert t.fval == f.minuit.fval and t.valid == 1
+    _, t = tree("result.root", "error_matrix")
+    assert t.GetEntries() == n
+    t.GetEntry(0)
+    assert t.row[0] == f.minuit.covariance[0, 0]
+    _, t = tree("result.root", "eigen")
+    assert t.GetEntries() == n
+    _, t = tree("density.root", "data_0")
+    assert t.GetEntries() == 4000
+    t.GetEntry(5)
+    assert t.total > 0 and t.signal + t.background_1 == pytest.approx(t.total, rel=1e-12)
+    _, t = tree("density.root", "normalization_0")
+    assert t.GetEntries() == 80000
