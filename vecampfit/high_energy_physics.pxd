@@ -6,6 +6,10 @@
 # vectors are ``floating`` arrays, complex results are ``complex_vector``.
 # Parameters (masses, widths, radii, and what the paper precomputes into
 # parameter buffers: 1/q0, 1/F(q0) and their derivatives) are scalars.
+# Routines named *_scalar compute one event (the lane body of the block
+# routine of the same name): a density that sums several terms calls them
+# inside one loop over the lanes, so that every term of an event stays in
+# registers and the compiler vectorizes the whole loop.
 # Units: GeV for masses, widths and momenta, GeV^-1 for radii.
 # Nothing here raises: an orbital angular momentum outside 0..5 (or spin
 # outside 0..4 for covariant factors) gives NaN.
@@ -165,18 +169,25 @@ cdef inline void blatt_weisskopf_ratio_squared(floating *out, const floating *q,
         out[i] = inverse_f0 * inverse_f0 / blatt_weisskopf_polynomial_scalar(q[i] * q[i] * r * r, l)
 
 
+cdef inline void blatt_weisskopf_gradient_scalar(floating q, floating r, int l, floating *f,
+                                                 floating *df_dr) noexcept nogil:
+    """F(q, r, l) and dF/dr = -F P_l'(z^2) q^2 r / P_l(z^2), z = q r, for one event."""
+    cdef floating x = q * q * r * r
+    cdef floating fq = 1 / _sqrt(blatt_weisskopf_polynomial_scalar(x, l))
+    f[0] = fq
+    # 1/P_l = F^2: one division fewer.
+    df_dr[0] = -fq * fq * fq * blatt_weisskopf_polynomial_derivative_scalar(x, l) * q * q * r
+
+
 cdef inline void blatt_weisskopf_gradient(floating *out, floating *d_dr, const floating *q,
                                           floating r, int l) noexcept nogil:
     """out[i] = F(q[i], r, l) and d_dr[i] = dF/dr = -F P_l'(z^2) q^2 r / P_l(z^2)."""
     cdef int i
-    cdef floating x, p, f
+    cdef floating f, df
     for i in range(VECTOR_LENGTH):
-        x = q[i] * q[i] * r * r
-        p = blatt_weisskopf_polynomial_scalar(x, l)
-        f = 1 / _sqrt(p)
+        blatt_weisskopf_gradient_scalar(q[i], r, l, &f, &df)
         out[i] = f
-        # 1/p = f^2: one division fewer per lane.
-        d_dr[i] = -f * f * f * blatt_weisskopf_polynomial_derivative_scalar(x, l) * q[i] * q[i] * r
+        d_dr[i] = df
 
 
 # ---------------------------------------------------------------------------
@@ -328,6 +339,26 @@ cdef inline void _breit_wigner_q_f_lane(
     im[0] = b * d
 
 
+cdef inline void breit_wigner_q_f_nophsp_scalar(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating r, floating inverse_f0, int l, floating *re, floating *im) noexcept nogil:
+    """re + i im = [F(q)/F(q0)] / (m0^2 - m^2 - i m0 Gamma(m)) for one event.
+
+    The lane body of breit_wigner_q_f_nophsp, for a density that sums several
+    resonances inside one loop over the lanes (every term of one event stays
+    in registers).  Arguments as in breit_wigner_q_f_nophsp, m and q scalars.
+    """
+    _breit_wigner_q_f_lane(m, q, m0, gamma0, inverse_q0, r, inverse_f0, l, False, re, im)
+
+
+cdef inline void breit_wigner_q_f_scalar(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating r, floating inverse_f0, int l, floating *re, floating *im) noexcept nogil:
+    """re + i im = (q/q0)^l [F(q)/F(q0)] / (m0^2 - m^2 - i m0 Gamma(m)) for one event
+    (the lane body of breit_wigner_q_f)."""
+    _breit_wigner_q_f_lane(m, q, m0, gamma0, inverse_q0, r, inverse_f0, l, True, re, im)
+
+
 cdef inline void breit_wigner_q_f_nophsp(
         complex_vector *out, const floating *m, const floating *q, floating m0,
         floating gamma0, floating inverse_q0, floating r, floating inverse_f0, int l) noexcept nogil:
@@ -339,8 +370,8 @@ cdef inline void breit_wigner_q_f_nophsp(
     cdef int i
     cdef floating re, im
     for i in range(VECTOR_LENGTH):
-        _breit_wigner_q_f_lane(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l, False,
-                               &re, &im)
+        breit_wigner_q_f_nophsp_scalar(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l,
+                                       &re, &im)
         out.re[i] = re
         out.im[i] = im
 
@@ -352,8 +383,7 @@ cdef inline void breit_wigner_q_f(
     cdef int i
     cdef floating re, im
     for i in range(VECTOR_LENGTH):
-        _breit_wigner_q_f_lane(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l, True,
-                               &re, &im)
+        breit_wigner_q_f_scalar(m[i], q[i], m0, gamma0, inverse_q0, r, inverse_f0, l, &re, &im)
         out.re[i] = re
         out.im[i] = im
 
@@ -444,6 +474,36 @@ cdef inline void _breit_wigner_q_f_gradient_lane(
     dr_im[0] = t_re * id_im + t_im * id_re
 
 
+cdef inline void breit_wigner_q_f_nophsp_gradient_scalar(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating dinverse_q0_dm0, floating r, floating inverse_f0, floating dinverse_f0_dm0,
+        floating dinverse_f0_dr, int l, floating *re, floating *im, floating *dm0_re,
+        floating *dm0_im, floating *dgamma0_re, floating *dgamma0_im, floating *dr_re,
+        floating *dr_im) noexcept nogil:
+    """breit_wigner_q_f_nophsp and its derivatives by m0, Gamma0 and r for one event.
+
+    The lane body of breit_wigner_q_f_nophsp_gradient (arguments as there, m
+    and q scalars; results as real and imaginary parts), for densities that
+    sum several resonances inside one loop over the lanes.
+    """
+    _breit_wigner_q_f_gradient_lane(
+        m, q, m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0, dinverse_f0_dm0,
+        dinverse_f0_dr, l, False, re, im, dm0_re, dm0_im, dgamma0_re, dgamma0_im, dr_re, dr_im)
+
+
+cdef inline void breit_wigner_q_f_gradient_scalar(
+        floating m, floating q, floating m0, floating gamma0, floating inverse_q0,
+        floating dinverse_q0_dm0, floating r, floating inverse_f0, floating dinverse_f0_dm0,
+        floating dinverse_f0_dr, int l, floating *re, floating *im, floating *dm0_re,
+        floating *dm0_im, floating *dgamma0_re, floating *dgamma0_im, floating *dr_re,
+        floating *dr_im) noexcept nogil:
+    """breit_wigner_q_f and its derivatives by m0, Gamma0 and r for one event
+    (the lane body of breit_wigner_q_f_gradient)."""
+    _breit_wigner_q_f_gradient_lane(
+        m, q, m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0, dinverse_f0_dm0,
+        dinverse_f0_dr, l, True, re, im, dm0_re, dm0_im, dgamma0_re, dgamma0_im, dr_re, dr_im)
+
+
 cdef inline void breit_wigner_q_f_nophsp_gradient(
         complex_vector *out, complex_vector *d_dm0, complex_vector *d_dgamma0,
         complex_vector *d_dr, const floating *m, const floating *q, floating m0,
@@ -460,10 +520,10 @@ cdef inline void breit_wigner_q_f_nophsp_gradient(
     cdef int i
     cdef floating v[8]
     for i in range(VECTOR_LENGTH):
-        _breit_wigner_q_f_gradient_lane(
+        breit_wigner_q_f_nophsp_gradient_scalar(
             m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
-            dinverse_f0_dm0, dinverse_f0_dr, l, False, &v[0], &v[1], &v[2], &v[3], &v[4],
-            &v[5], &v[6], &v[7])
+            dinverse_f0_dm0, dinverse_f0_dr, l, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+            &v[6], &v[7])
         out.re[i] = v[0]
         out.im[i] = v[1]
         d_dm0.re[i] = v[2]
@@ -484,10 +544,10 @@ cdef inline void breit_wigner_q_f_gradient(
     cdef int i
     cdef floating v[8]
     for i in range(VECTOR_LENGTH):
-        _breit_wigner_q_f_gradient_lane(
+        breit_wigner_q_f_gradient_scalar(
             m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
-            dinverse_f0_dm0, dinverse_f0_dr, l, True, &v[0], &v[1], &v[2], &v[3], &v[4],
-            &v[5], &v[6], &v[7])
+            dinverse_f0_dm0, dinverse_f0_dr, l, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+            &v[6], &v[7])
         out.re[i] = v[0]
         out.im[i] = v[1]
         d_dm0.re[i] = v[2]

@@ -73,6 +73,11 @@ def _compile_args(native, openmp, extra):
         # loop vectorizer runs, and the unrolled code then vectorizes only in
         # part; keep the loops for the vectorizer.
         args.append("--param=max-completely-peel-times=1")
+        # A density is built from ``cdef inline`` routines called inside one
+        # loop over the lanes; one call that gcc leaves out of line (its
+        # default budget for an inline function is small) stops the
+        # vectorization of the whole loop.
+        args.append("--param=max-inline-insns-single=1000")
     if native:
         args.append("-march=native")
     if openmp:

@@ -15,13 +15,13 @@
 from cython cimport floating
 from libc.math cimport M_PI, cos, sin, sqrt
 
-from vecampfit.block cimport VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64
+from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
                                        fill_parameter_buffer_callable)
 from vecampfit.high_energy_physics cimport (
-    blatt_weisskopf_gradient, blatt_weisskopf_inverse_gradient_q2_scalar,
-    blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_ratio,
-    breit_wigner_q_f_nophsp, breit_wigner_q_f_nophsp_gradient,
+    blatt_weisskopf_gradient_scalar, blatt_weisskopf_inverse_gradient_q2_scalar,
+    blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_scalar,
+    breit_wigner_q_f_nophsp_gradient_scalar, breit_wigner_q_f_nophsp_scalar,
 )
 
 import numpy as np
@@ -182,7 +182,7 @@ cdef inline void _angular_fields(const floating *ev, int ch, const floating **ma
                                  const floating **mbc) noexcept nogil:
     """The pair masses (M_AC, M_BC) of the spin-1 factor of channel ch:
     pi+pi0 -> (K-pi+, K-pi0); K-pi+ -> (K-pi0, pi+pi0); K-pi0 -> (K-pi+, pi+pi0).
-    Chosen once per block, so that the lane loops have no branches."""
+    ch is a constant after inlining: the branches fold away and the lane loop has none."""
     if ch == CH_PIP_PIZ:
         mac[0] = ev + (EV_M + CH_KM_PIP) * VECTOR_LENGTH
         mbc[0] = ev + (EV_M + CH_KM_PIZ) * VECTOR_LENGTH
@@ -201,202 +201,187 @@ cdef inline floating _angular(const floating *mac, const floating *mbc, const fl
     return spin1 * (mac[i] * mac[i] - mbc[i] * mbc[i] + b[PB_ANG_C]) + (1 - spin1)
 
 
-cdef inline void _add_resonance(complex_vector *amp, complex_vector *bw, floating *fd,
-                                const floating *ev, const floating *pb, int k, int ch,
-                                int j) noexcept nogil:
-    """amp += c_k [F_D(p)/F_D(p0)] B(m) A_J for resonance k (constant k, ch, j after inlining)."""
+# The density and its gradient are written as one loop over the lanes of a
+# block, with every resonance of one event computed inside it through the
+# one-event forms of the block routines (the *_scalar routines of
+# vecampfit.high_energy_physics): the terms of one event stay in registers,
+# and the compiler vectorizes the whole loop over the L lanes.
+
+cdef inline void _add_resonance(floating *are, floating *aim, const floating *ev,
+                                const floating *pb, int i, int k, int ch, int j) noexcept nogil:
+    """A += c_k [F_D(p)/F_D(p0)] B(m) A_J of resonance k at lane i (constant k, ch, j
+    after inlining)."""
     cdef const floating *b = pb + k * PB_STRIDE
-    cdef floating w, xr, xi
     cdef floating spin1 = 1 if j == 1 else 0
     cdef const floating *mac
     cdef const floating *mbc
-    cdef int i
+    cdef floating re, im, w
     _angular_fields(ev, ch, &mac, &mbc)
-    breit_wigner_q_f_nophsp(bw, ev + (EV_M + ch) * VECTOR_LENGTH, ev + (EV_Q + ch) * VECTOR_LENGTH,
-                            b[PB_M0], b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j)
-    blatt_weisskopf_ratio(fd, ev + (EV_P + ch) * VECTOR_LENGTH, pb[PB_D_R], b[PB_INV_FD0], j)
-    for i in range(VECTOR_LENGTH):
-        w = fd[i] * _angular(mac, mbc, b, spin1, i)
-        xr = bw.re[i] * w
-        xi = bw.im[i] * w
-        amp.re[i] = amp.re[i] + b[PB_C_RE] * xr - b[PB_C_IM] * xi
-        amp.im[i] = amp.im[i] + b[PB_C_RE] * xi + b[PB_C_IM] * xr
-
-
-cdef inline void _density(floating *out, const floating *ev, const floating *pb,
-                          complex_vector *amp, complex_vector *bw) noexcept nogil:
-    cdef floating fd[VECTOR_LENGTH]
-    cdef int i
-    for i in range(VECTOR_LENGTH):
-        amp.re[i] = pb[PB_NR + PB_C_RE]
-        amp.im[i] = pb[PB_NR + PB_C_IM]
-    _add_resonance(amp, bw, fd, ev, pb, 0, CH_PIP_PIZ, 1)
-    _add_resonance(amp, bw, fd, ev, pb, 1, CH_KM_PIZ, 1)
-    _add_resonance(amp, bw, fd, ev, pb, 2, CH_KM_PIP, 1)
-    _add_resonance(amp, bw, fd, ev, pb, 3, CH_KM_PIZ, 0)
-    _add_resonance(amp, bw, fd, ev, pb, 4, CH_KM_PIP, 0)
-    _add_resonance(amp, bw, fd, ev, pb, 5, CH_PIP_PIZ, 1)
-    _add_resonance(amp, bw, fd, ev, pb, 6, CH_KM_PIZ, 1)
-    for i in range(VECTOR_LENGTH):
-        out[i] = amp.re[i] * amp.re[i] + amp.im[i] * amp.im[i]
+    breit_wigner_q_f_nophsp_scalar(
+        ev[(EV_M + ch) * VECTOR_LENGTH + i], ev[(EV_Q + ch) * VECTOR_LENGTH + i], b[PB_M0],
+        b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j, &re, &im)
+    w = (blatt_weisskopf_scalar(ev[(EV_P + ch) * VECTOR_LENGTH + i], pb[PB_D_R], j)
+         * b[PB_INV_FD0] * _angular(mac, mbc, b, spin1, i))
+    re = re * w
+    im = im * w
+    are[0] = are[0] + b[PB_C_RE] * re - b[PB_C_IM] * im
+    aim[0] = aim[0] + b[PB_C_RE] * im + b[PB_C_IM] * re
 
 
 cdef void signal_density(floating *out, const void *event_block, const floating *params,
                          const void *parameter_buffer) noexcept nogil:
     """S = |A|^2 for the L events of one block (the fitter's density contract)."""
-    cdef complex_vector_float32 a32, b32
-    cdef complex_vector_float64 a64, b64
-    if floating is float:
-        _density(out, <const floating *>event_block, <const floating *>parameter_buffer, &a32, &b32)
-    else:
-        _density(out, <const floating *>event_block, <const floating *>parameter_buffer, &a64, &b64)
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef floating are, aim
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        are = pb[PB_NR + PB_C_RE]
+        aim = pb[PB_NR + PB_C_IM]
+        _add_resonance(&are, &aim, ev, pb, i, 0, CH_PIP_PIZ, 1)
+        _add_resonance(&are, &aim, ev, pb, i, 1, CH_KM_PIZ, 1)
+        _add_resonance(&are, &aim, ev, pb, i, 2, CH_KM_PIP, 1)
+        _add_resonance(&are, &aim, ev, pb, i, 3, CH_KM_PIZ, 0)
+        _add_resonance(&are, &aim, ev, pb, i, 4, CH_KM_PIP, 0)
+        _add_resonance(&are, &aim, ev, pb, i, 5, CH_PIP_PIZ, 1)
+        _add_resonance(&are, &aim, ev, pb, i, 6, CH_KM_PIZ, 1)
+        out[i] = are * are + aim * aim
 
 
 # ----------------------------------------------------------------------------
 # Density with the gradient with respect to every parameter
 # ----------------------------------------------------------------------------
 
+# Per resonance k, X_k = [F_D(p)/F_D(p0)] B(m) A_J and its derivatives by the
+# resonance's m0, Gamma0, r and by the D radius r_D: N_X real vectors.
+cdef enum:
+    X_RE = 0
+    X_IM = 1
+    X_DM0_RE = 2
+    X_DM0_IM = 3
+    X_DG0_RE = 4
+    X_DG0_IM = 5
+    X_DR_RE = 6
+    X_DR_IM = 7
+    X_DRD_RE = 8
+    X_DRD_IM = 9
+    N_X = 10
+
 cdef inline void _add_resonance_gradient(
-        complex_vector *amp, complex_vector *x, complex_vector *dx, complex_vector *bw,
-        floating *fdp, floating *dfdp, const floating *ev, const floating *pb, int k, int ch,
-        int j) noexcept nogil:
-    """amp += c_k X_k; x[k] = X_k; dx[4k..4k+3] = dX_k/d(m0, Gamma0, r, r_D)."""
+        floating *are, floating *aim, floating *x, const floating *ev, const floating *pb,
+        int i, int k, int ch, int j) noexcept nogil:
+    """A += c_k X_k at lane i, and X_k and dX_k/d(m0, Gamma0, r, r_D) into x (the
+    N_X vectors X_RE ... X_DRD_IM of resonance k, lane i)."""
     cdef const floating *b = pb + k * PB_STRIDE
-    cdef complex_vector *dm0 = &dx[4 * k]
-    cdef complex_vector *dg0 = &dx[4 * k + 1]
-    cdef complex_vector *dr = &dx[4 * k + 2]
-    cdef complex_vector *drd = &dx[4 * k + 3]
-    cdef floating ang, fd, dfd_dm0, dfd_drd, w, br, bi
     cdef floating spin1 = 1 if j == 1 else 0
-    cdef floating dang = spin1 * b[PB_DANG_C_DM0]
     cdef const floating *mac
     cdef const floating *mbc
-    cdef int i
+    cdef floating br, bi, dm0r, dm0i, dgr, dgi, drr, dri, fdp, dfdp
+    cdef floating ang, fd, dfd_dm0, dfd_drd, w, u, xr, xi
     _angular_fields(ev, ch, &mac, &mbc)
-    breit_wigner_q_f_nophsp_gradient(
-        bw, dm0, dg0, dr, ev + (EV_M + ch) * VECTOR_LENGTH, ev + (EV_Q + ch) * VECTOR_LENGTH,
-        b[PB_M0], b[PB_G0], b[PB_INV_Q0], b[PB_DINV_Q0_DM0], b[PB_R], b[PB_INV_F0],
-        b[PB_DINV_F0_DM0], b[PB_DINV_F0_DR], j)
-    blatt_weisskopf_gradient(fdp, dfdp, ev + (EV_P + ch) * VECTOR_LENGTH, pb[PB_D_R], j)
-    for i in range(VECTOR_LENGTH):
-        ang = _angular(mac, mbc, b, spin1, i)
-        fd = fdp[i] * b[PB_INV_FD0]
-        dfd_dm0 = fdp[i] * b[PB_DINV_FD0_DM0]
-        dfd_drd = dfdp[i] * b[PB_INV_FD0] + fdp[i] * b[PB_DINV_FD0_DRD]
-        w = fd * ang
-        br = bw.re[i]
-        bi = bw.im[i]
-        x[k].re[i] = br * w
-        x[k].im[i] = bi * w
-        dm0.re[i] = dm0.re[i] * w + br * (dfd_dm0 * ang + fd * dang)
-        dm0.im[i] = dm0.im[i] * w + bi * (dfd_dm0 * ang + fd * dang)
-        dg0.re[i] = dg0.re[i] * w
-        dg0.im[i] = dg0.im[i] * w
-        dr.re[i] = dr.re[i] * w
-        dr.im[i] = dr.im[i] * w
-        drd.re[i] = br * dfd_drd * ang
-        drd.im[i] = bi * dfd_drd * ang
-        amp.re[i] = amp.re[i] + b[PB_C_RE] * x[k].re[i] - b[PB_C_IM] * x[k].im[i]
-        amp.im[i] = amp.im[i] + b[PB_C_RE] * x[k].im[i] + b[PB_C_IM] * x[k].re[i]
+    breit_wigner_q_f_nophsp_gradient_scalar(
+        ev[(EV_M + ch) * VECTOR_LENGTH + i], ev[(EV_Q + ch) * VECTOR_LENGTH + i], b[PB_M0],
+        b[PB_G0], b[PB_INV_Q0], b[PB_DINV_Q0_DM0], b[PB_R], b[PB_INV_F0], b[PB_DINV_F0_DM0],
+        b[PB_DINV_F0_DR], j, &br, &bi, &dm0r, &dm0i, &dgr, &dgi, &drr, &dri)
+    blatt_weisskopf_gradient_scalar(ev[(EV_P + ch) * VECTOR_LENGTH + i], pb[PB_D_R], j,
+                                    &fdp, &dfdp)
+    ang = _angular(mac, mbc, b, spin1, i)
+    fd = fdp * b[PB_INV_FD0]
+    dfd_dm0 = fdp * b[PB_DINV_FD0_DM0]
+    dfd_drd = dfdp * b[PB_INV_FD0] + fdp * b[PB_DINV_FD0_DRD]
+    w = fd * ang
+    # d(F_D A_J)/dm0: 1/F_D(p0) and the constant of A_J depend on m0.
+    u = dfd_dm0 * ang + fd * spin1 * b[PB_DANG_C_DM0]
+    xr = br * w
+    xi = bi * w
+    x[X_RE * VECTOR_LENGTH + i] = xr
+    x[X_IM * VECTOR_LENGTH + i] = xi
+    x[X_DM0_RE * VECTOR_LENGTH + i] = dm0r * w + br * u
+    x[X_DM0_IM * VECTOR_LENGTH + i] = dm0i * w + bi * u
+    x[X_DG0_RE * VECTOR_LENGTH + i] = dgr * w
+    x[X_DG0_IM * VECTOR_LENGTH + i] = dgi * w
+    x[X_DR_RE * VECTOR_LENGTH + i] = drr * w
+    x[X_DR_IM * VECTOR_LENGTH + i] = dri * w
+    x[X_DRD_RE * VECTOR_LENGTH + i] = br * dfd_drd * ang
+    x[X_DRD_IM * VECTOR_LENGTH + i] = bi * dfd_drd * ang
+    are[0] = are[0] + b[PB_C_RE] * xr - b[PB_C_IM] * xi
+    aim[0] = aim[0] + b[PB_C_RE] * xi + b[PB_C_IM] * xr
 
 
-cdef inline floating _re_conj_times(const complex_vector *a, int i, floating zr, floating zi) noexcept nogil:
-    """2 Re(conj(A_i) z)."""
-    return 2 * (a.re[i] * zr + a.im[i] * zi)
+cdef inline floating _re_conj_times(floating ar, floating ai, floating zr, floating zi) noexcept nogil:
+    """Re(conj(a) z) for a = ar + i ai."""
+    return ar * zr + ai * zi
 
 
-cdef inline void _resonance_gradient(floating *grad, const complex_vector *amp,
-                                     const complex_vector *x, const complex_vector *dx,
-                                     const floating *pb, int k) noexcept nogil:
-    """dS/d(m0, Gamma0, r, a, phi) of resonance k and its r_D term, 2 Re(conj(A) dA).
+cdef inline floating _term(floating ar, floating ai, floating cr, floating ci,
+                          const floating *x, int f, int i) noexcept nogil:
+    """Re(conj(ar + i ai) (cr + i ci) (x_f + i x_(f+1))) at lane i: one term of
+    dS = Re(conj(2 A) dA) with dA = c dX (f = X_DM0_RE, ...) or dA = dc X (f = X_RE)."""
+    cdef floating xr = x[f * VECTOR_LENGTH + i]
+    cdef floating xi = x[(f + 1) * VECTOR_LENGTH + i]
+    return _re_conj_times(ar, ai, cr * xr - ci * xi, cr * xi + ci * xr)
 
-    One loop over the lanes without inner loops, so that it vectorizes (k is
-    a constant after inlining).
-    """
+
+cdef inline floating _resonance_gradient(floating *grad, floating ar, floating ai,
+                                         const floating *x, const floating *pb, int i,
+                                         int k) noexcept nogil:
+    """dS/d(m0, Gamma0, r, a, phi) of resonance k at lane i into grad; returns its
+    r_D term.  ar + i ai = 2 A; x as from _add_resonance_gradient."""
     cdef const floating *b = pb + k * PB_STRIDE
     cdef int p = PAR_FIRST_RESONANCE + 5 * k
     cdef floating cr = b[PB_C_RE], ci = b[PB_C_IM]
-    cdef floating ar, ai, zr, zi
-    cdef const complex_vector *dm0 = &dx[4 * k]
-    cdef const complex_vector *dg0 = &dx[4 * k + 1]
-    cdef const complex_vector *dr = &dx[4 * k + 2]
-    cdef const complex_vector *drd = &dx[4 * k + 3]
-    cdef const complex_vector *xk = &x[k]
-    cdef int i
-    for i in range(VECTOR_LENGTH):
-        # 2 conj(A): dS = Re(2 conj(A) dA).
-        ar = 2 * amp.re[i]
-        ai = 2 * amp.im[i]
-        # Masses, widths, radii: dA = c dX.
-        zr = cr * dm0.re[i] - ci * dm0.im[i]
-        zi = cr * dm0.im[i] + ci * dm0.re[i]
-        grad[p * VECTOR_LENGTH + i] = ar * zr + ai * zi
-        zr = cr * dg0.re[i] - ci * dg0.im[i]
-        zi = cr * dg0.im[i] + ci * dg0.re[i]
-        grad[(p + 1) * VECTOR_LENGTH + i] = ar * zr + ai * zi
-        zr = cr * dr.re[i] - ci * dr.im[i]
-        zi = cr * dr.im[i] + ci * dr.re[i]
-        grad[(p + 2) * VECTOR_LENGTH + i] = ar * zr + ai * zi
-        zr = cr * drd.re[i] - ci * drd.im[i]
-        zi = cr * drd.im[i] + ci * drd.re[i]
-        grad[PAR_D_R * VECTOR_LENGTH + i] += ar * zr + ai * zi
-        # Magnitude and phase: dA = (dc) X.
-        zr = b[PB_DC_DA_RE] * xk.re[i] - b[PB_DC_DA_IM] * xk.im[i]
-        zi = b[PB_DC_DA_RE] * xk.im[i] + b[PB_DC_DA_IM] * xk.re[i]
-        grad[(p + 3) * VECTOR_LENGTH + i] = ar * zr + ai * zi
-        zr = b[PB_DC_DP_RE] * xk.re[i] - b[PB_DC_DP_IM] * xk.im[i]
-        zi = b[PB_DC_DP_RE] * xk.im[i] + b[PB_DC_DP_IM] * xk.re[i]
-        grad[(p + 4) * VECTOR_LENGTH + i] = ar * zr + ai * zi
+    grad[p * VECTOR_LENGTH + i] = _term(ar, ai, cr, ci, x, X_DM0_RE, i)
+    grad[(p + 1) * VECTOR_LENGTH + i] = _term(ar, ai, cr, ci, x, X_DG0_RE, i)
+    grad[(p + 2) * VECTOR_LENGTH + i] = _term(ar, ai, cr, ci, x, X_DR_RE, i)
+    grad[(p + 3) * VECTOR_LENGTH + i] = _term(ar, ai, b[PB_DC_DA_RE], b[PB_DC_DA_IM], x, X_RE, i)
+    grad[(p + 4) * VECTOR_LENGTH + i] = _term(ar, ai, b[PB_DC_DP_RE], b[PB_DC_DP_IM], x, X_RE, i)
+    return _term(ar, ai, cr, ci, x, X_DRD_RE, i)
 
 
-cdef inline void _density_gradient(floating *out, floating *grad, const floating *ev,
-                                   const floating *pb, complex_vector *amp, complex_vector *x,
-                                   complex_vector *dx, complex_vector *bw) noexcept nogil:
-    cdef floating fdp[VECTOR_LENGTH]
-    cdef floating dfdp[VECTOR_LENGTH]
-    cdef int i
-    for i in range(VECTOR_LENGTH):
-        amp.re[i] = pb[PB_NR + PB_C_RE]
-        amp.im[i] = pb[PB_NR + PB_C_IM]
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 0, CH_PIP_PIZ, 1)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 1, CH_KM_PIZ, 1)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 2, CH_KM_PIP, 1)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 3, CH_KM_PIZ, 0)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 4, CH_KM_PIP, 0)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 5, CH_PIP_PIZ, 1)
-    _add_resonance_gradient(amp, x, dx, bw, fdp, dfdp, ev, pb, 6, CH_KM_PIZ, 1)
-    for i in range(VECTOR_LENGTH):
-        out[i] = amp.re[i] * amp.re[i] + amp.im[i] * amp.im[i]
-        grad[PAR_D_R * VECTOR_LENGTH + i] = 0
-    _resonance_gradient(grad, amp, x, dx, pb, 0)
-    _resonance_gradient(grad, amp, x, dx, pb, 1)
-    _resonance_gradient(grad, amp, x, dx, pb, 2)
-    _resonance_gradient(grad, amp, x, dx, pb, 3)
-    _resonance_gradient(grad, amp, x, dx, pb, 4)
-    _resonance_gradient(grad, amp, x, dx, pb, 5)
-    _resonance_gradient(grad, amp, x, dx, pb, 6)
-    for i in range(VECTOR_LENGTH):
-        grad[PAR_NR_A * VECTOR_LENGTH + i] = _re_conj_times(amp, i, pb[PB_NR + PB_DC_DA_RE],
-                                                            pb[PB_NR + PB_DC_DA_IM])
-        grad[PAR_NR_P * VECTOR_LENGTH + i] = _re_conj_times(amp, i, pb[PB_NR + PB_DC_DP_RE],
-                                                            pb[PB_NR + PB_DC_DP_IM])
-
-
-cdef void signal_density_gradient(floating *out, floating *gradient, const void *event_block,
+cdef void signal_density_gradient(floating *out, floating *grad, const void *event_block,
                                   const floating *params, const void *parameter_buffer) noexcept nogil:
     """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""
-    cdef complex_vector_float32 a32, b32
-    cdef complex_vector_float32 x32[7]
-    cdef complex_vector_float32 dx32[28]
-    cdef complex_vector_float64 a64, b64
-    cdef complex_vector_float64 x64[7]
-    cdef complex_vector_float64 dx64[28]
-    if floating is float:
-        _density_gradient(out, gradient, <const floating *>event_block,
-                          <const floating *>parameter_buffer, &a32, x32, dx32, &b32)
-    else:
-        _density_gradient(out, gradient, <const floating *>event_block,
-                          <const floating *>parameter_buffer, &a64, x64, dx64, &b64)
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    # X_k and its derivatives, N_X real vectors per resonance.
+    cdef floating x[N_RESONANCES * N_X * VECTOR_LENGTH]
+    # 2 A (real and imaginary parts).
+    cdef floating a2[2 * VECTOR_LENGTH]
+    # The gradient is formed in a local array, which the compiler knows not to
+    # overlap the parameter buffer (grad might), and copied out at the end.
+    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]
+    cdef floating are, aim, ar, ai, drd
+    cdef int i, n = N_X * VECTOR_LENGTH
+    for i in range(VECTOR_LENGTH):
+        are = pb[PB_NR + PB_C_RE]
+        aim = pb[PB_NR + PB_C_IM]
+        _add_resonance_gradient(&are, &aim, &x[0], ev, pb, i, 0, CH_PIP_PIZ, 1)
+        _add_resonance_gradient(&are, &aim, &x[1 * n], ev, pb, i, 1, CH_KM_PIZ, 1)
+        _add_resonance_gradient(&are, &aim, &x[2 * n], ev, pb, i, 2, CH_KM_PIP, 1)
+        _add_resonance_gradient(&are, &aim, &x[3 * n], ev, pb, i, 3, CH_KM_PIZ, 0)
+        _add_resonance_gradient(&are, &aim, &x[4 * n], ev, pb, i, 4, CH_KM_PIP, 0)
+        _add_resonance_gradient(&are, &aim, &x[5 * n], ev, pb, i, 5, CH_PIP_PIZ, 1)
+        _add_resonance_gradient(&are, &aim, &x[6 * n], ev, pb, i, 6, CH_KM_PIZ, 1)
+        out[i] = are * are + aim * aim
+        a2[i] = 2 * are
+        a2[VECTOR_LENGTH + i] = 2 * aim
+    for i in range(VECTOR_LENGTH):
+        ar = a2[i]
+        ai = a2[VECTOR_LENGTH + i]
+        drd = _resonance_gradient(g, ar, ai, &x[0], pb, i, 0)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[1 * n], pb, i, 1)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[2 * n], pb, i, 2)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[3 * n], pb, i, 3)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[4 * n], pb, i, 4)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[5 * n], pb, i, 5)
+        drd = drd + _resonance_gradient(g, ar, ai, &x[6 * n], pb, i, 6)
+        g[PAR_D_R * VECTOR_LENGTH + i] = drd
+        g[PAR_NR_A * VECTOR_LENGTH + i] = _re_conj_times(ar, ai, pb[PB_NR + PB_DC_DA_RE],
+                                                         pb[PB_NR + PB_DC_DA_IM])
+        g[PAR_NR_P * VECTOR_LENGTH + i] = _re_conj_times(ar, ai, pb[PB_NR + PB_DC_DP_RE],
+                                                         pb[PB_NR + PB_DC_DP_IM])
+    for i in range(N_PARAMETERS * VECTOR_LENGTH):
+        grad[i] = g[i]
 
 
 # ----------------------------------------------------------------------------
