@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import model  # noqa: E402
-from vecampfit import particle_data  # noqa: E402
+from vecampfit import kinematics, particle_data  # noqa: E402
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -39,21 +39,6 @@ def dalitz_limits(m=MASSES):
     """Kinematic ranges of m^2(K- pi+) and m^2(K- pi0) (GeV^2)."""
     return ((m["km"] + m["pip"]) ** 2, (m["md"] - m["piz"]) ** 2), \
         ((m["km"] + m["piz"]) ** 2, (m["md"] - m["pip"]) ** 2)
-
-
-def inside_dalitz(m2_km_pip, m2_km_piz, m=MASSES):
-    """True where (m^2(K- pi+), m^2(K- pi0)) lies in the Dalitz region."""
-    m12 = np.sqrt(np.asarray(m2_km_pip, dtype=float))
-    # m^2(K- pi0) range at fixed m^2(K- pi+), in the K- pi+ rest frame.
-    e_k = (m12 ** 2 - m["pip"] ** 2 + m["km"] ** 2) / (2 * m12)
-    e_pz = (m["md"] ** 2 - m12 ** 2 - m["piz"] ** 2) / (2 * m12)
-    with np.errstate(invalid="ignore"):
-        p_k = np.sqrt(np.maximum(e_k ** 2 - m["km"] ** 2, 0))
-        p_pz = np.sqrt(np.maximum(e_pz ** 2 - m["piz"] ** 2, 0))
-    lo = (e_k + e_pz) ** 2 - (p_k + p_pz) ** 2
-    hi = (e_k + e_pz) ** 2 - (p_k - p_pz) ** 2
-    (a1, b1), _ = dalitz_limits(m)
-    return (m2_km_pip >= a1) & (m2_km_pip <= b1) & (m2_km_piz >= lo) & (m2_km_piz <= hi)
 
 
 def invariant_mass_squared(*momenta):
@@ -177,7 +162,8 @@ def dalitz_grid(points_per_dimension, m=MASSES):
     v = (b2 - a2) / 2 * x + (b2 + a2) / 2
     uu, vv = np.meshgrid(u, v, indexing="ij")
     ww = np.outer(w * (b1 - a1) / 2, w * (b2 - a2) / 2)
-    keep = inside_dalitz(uu, vv, m)
+    # Particles 1, 2, 3 = pi+, K-, pi0: m12 = m(K- pi+), m23 = m(K- pi0).
+    keep = kinematics.dalitz_inside(uu, vv, m["md"], m["pip"], m["km"], m["piz"])
     return {"m2_km_pip": uu[keep], "m2_km_piz": vv[keep]}, ww[keep]
 
 
