@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import model  # noqa: E402
-from vecampfit import kinematics, particle_data  # noqa: E402
+from vecampfit import numeric_integration, particle_data  # noqa: E402
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -33,12 +33,6 @@ def masses(edition=2024):
 
 
 MASSES = masses()
-
-
-def dalitz_limits(m=MASSES):
-    """Kinematic ranges of m^2(K- pi+) and m^2(K- pi0) (GeV^2)."""
-    return ((m["km"] + m["pip"]) ** 2, (m["md"] - m["piz"]) ** 2), \
-        ((m["km"] + m["piz"]) ** 2, (m["md"] - m["pip"]) ** 2)
 
 
 def invariant_mass_squared(*momenta):
@@ -149,22 +143,21 @@ def background_polynomial(m2_km_pip, m2_km_piz, coefficients):
 
 
 def dalitz_grid(points_per_dimension, m=MASSES):
-    """Gauss-Legendre product grid over the Dalitz plot in (m^2(K- pi+), m^2(K- pi0)).
+    """Gauss-Legendre grid over the Dalitz plot in (m^2(K- pi+), m^2(K- pi0)).
 
-    Returns records (``m2_km_pip``, ``m2_km_piz``) of the points inside the
-    Dalitz region and their weights (Gauss-Legendre weights times the
-    half-widths of the ranges; the Jacobian is 1 in squared masses).
+    ``vecampfit.numeric_integration.dalitz_grid_boundary``: an N-point rule
+    in m^2(K- pi+) over its whole range (with the substitution that removes
+    the square-root behaviour of the boundary at its ends) and, at each of
+    its nodes, an N-point rule over the exact range of m^2(K- pi0).  Returns
+    records (``m2_km_pip``, ``m2_km_piz``) of the N^2 points and their weights
+    (the Jacobian is 1 in squared masses), so that sum w S ~ integral of S
+    over the Dalitz plot (GeV^4).
     """
-    from vecampfit.arbitrary_precision import gauss_legendre
-    x, w = gauss_legendre(points_per_dimension, "float64")
-    (a1, b1), (a2, b2) = dalitz_limits(m)
-    u = (b1 - a1) / 2 * x + (b1 + a1) / 2
-    v = (b2 - a2) / 2 * x + (b2 + a2) / 2
-    uu, vv = np.meshgrid(u, v, indexing="ij")
-    ww = np.outer(w * (b1 - a1) / 2, w * (b2 - a2) / 2)
-    # Particles 1, 2, 3 = pi+, K-, pi0: m12 = m(K- pi+), m23 = m(K- pi0).
-    keep = kinematics.dalitz_inside(uu, vv, m["md"], m["pip"], m["km"], m["piz"])
-    return {"m2_km_pip": uu[keep], "m2_km_piz": vv[keep]}, ww[keep]
+    # Particles a, b, c = pi+, K-, pi0: m_ab = m(K- pi+), m_bc = m(K- pi0).
+    grid = numeric_integration.dalitz_grid_boundary(
+        m["md"], m["pip"], m["km"], m["piz"], points_per_dimension, points_per_dimension,
+        variables="mass_squared")
+    return {"m2_km_pip": grid.m_ab_squared, "m2_km_piz": grid.m_bc_squared}, grid.weights
 
 
 def data_file_name(pseudoexperiment):

@@ -127,8 +127,8 @@ def main(argv=None):
     p.add_argument("--pseudoexperiment", type=int, default=-1,
                    help="fit data_signal_N.root (default: data_signal.root)")
     p.add_argument("--grid-integration", type=int, default=0, metavar="N",
-                   help="normalize on an N x N Gauss-Legendre grid over the Dalitz plot instead "
-                        "of MC")
+                   help="normalize on an N x N Gauss-Legendre grid that follows the "
+                        "Dalitz-plot boundary instead of MC")
     p.add_argument("--weighted-mc", action="store_true",
                    help="normalize with mc_signal_weighted.root and its weights")
     p.add_argument("--numpy", action="store_true",
