@@ -153,7 +153,8 @@ def test_constant_width_and_general_forms():
                                1 / (m0**2 - m**2 - 1j * m0 * g0), rtol=4 * EPS64)
     out32 = hep.breit_wigner_constant_width_m0(m.astype(np.float32), m0, g0)
     assert out32.dtype == np.complex64
-    assert rel_err(out32, 1 / (m0**2 - m**2 - 1j * m0 * g0)) < 2e-5  # near the pole: m0^2 - m^2 cancels
+    # Against the float64 values: near the pole, m rounded to float32 moves m0^2 - m^2.
+    assert rel_err(out32, 1 / (m0**2 - m**2 - 1j * m0 * g0)) < 2e-5
     rng = np.random.default_rng(3)
     num = rng.normal(size=m.size) + 1j * rng.normal(size=m.size)
     g = rng.uniform(0.01, 0.2, m.size)
@@ -192,6 +193,46 @@ def test_breit_wigner_mass_dependent_width(l):
     np.testing.assert_allclose(hep.breit_wigner_general(m**2, m0, ratio, m0 * widths), ref_nophsp, rtol=64 * EPS64)
     out32 = hep.breit_wigner_q_f_nophsp(m.astype(np.float32), q.astype(np.float32), q0, m0, g0, r, l)
     assert out32.dtype == np.complex64 and rel_err(out32, ref_nophsp) < 1e-4
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_breit_wigner_near_the_pole_of_a_narrow_resonance(dtype):
+    """phi(1020) -> K+ K-: m0 Gamma0 / m0^2 = 0.4 %, so m0^2 - m^2 must not be a
+    difference of squares; errors in ulps of the inputs as the routines get them."""
+    eps = np.finfo(dtype).eps
+    ma = mb = 0.493677
+    m0, g0, r, l = 1.019461, 0.004249, 3.0, 1
+    m = np.linspace(1.0, 1.04, 801).astype(dtype)
+    q = breakup(m.astype(np.float64), ma, mb).astype(dtype)
+    q0 = float(breakup(m0, ma, mb))
+    mp = mpmath.mpf
+    # What the routines compute in the working precision: m0, Gamma0, r,
+    # 1/q0 and 1/F(q0) rounded to it.
+    m0_, g0_, r_ = (mp(float(dtype(v))) for v in (m0, g0, r))
+    inv_q0 = mp(float(dtype(1 / q0)))
+    inv_f0 = mp(float(dtype(1 / mp_blatt_weisskopf(q0, float(dtype(r)), l))))
+    worst = {}
+    for x, y in zip(m, q):
+        x, y = mp(float(x)), mp(float(y))
+        ratio = mp_blatt_weisskopf(y, r_, l) * inv_f0
+        xq = y * inv_q0
+        width = g0_ * xq ** (2 * l + 1) * (m0_ / x) * ratio**2
+        den = m0_**2 - x**2 - 1j * m0_ * width
+        refs = {"nophsp": ratio / den, "q_f": ratio * xq**l / den,
+                "m2": xq ** (2 * l + 1) * ratio**2 / abs(den) ** 2,
+                "constant_m": 1 / (m0_**2 - x**2 - 1j * x * g0_),
+                "constant_m0": 1 / (m0_**2 - x**2 - 1j * m0_ * g0_)}
+        for k, v in refs.items():
+            worst.setdefault(k, []).append(complex(v))
+    got = {"nophsp": hep.breit_wigner_q_f_nophsp(m, q, q0, m0, g0, r, l),
+           "q_f": hep.breit_wigner_q_f(m, q, q0, m0, g0, r, l),
+           "m2": hep.breit_wigner_m2(m, q, q0, m0, g0, r, l),
+           "constant_m": hep.breit_wigner_constant_width_m(m, m0, g0),
+           "constant_m0": hep.breit_wigner_constant_width_m0(m, m0, g0)}
+    for k, v in got.items():
+        err = rel_err(v, np.array(worst[k])) / eps
+        print(f"{np.dtype(dtype).name} {k}: largest relative error {err:.1f} ulp")
+        assert err < 12, k
 
 
 @pytest.mark.parametrize("phase_space", [False, True])

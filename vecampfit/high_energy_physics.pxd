@@ -281,6 +281,9 @@ cdef inline void covariant_angular_distribution(
 # ---------------------------------------------------------------------------
 # Breit-Wigner amplitudes
 # ---------------------------------------------------------------------------
+# m0^2 - m^2 is computed as (m0 - m)(m0 + m): near the pole of a narrow
+# resonance it is much smaller than m0^2, and the difference of the squares
+# would lose the digits that m0 Gamma(m) << m0^2 makes matter.
 
 cdef inline void breit_wigner_constant_width_m(complex_vector *out, const floating *m,
                                                floating m0, floating gamma0) noexcept nogil:
@@ -288,7 +291,7 @@ cdef inline void breit_wigner_constant_width_m(complex_vector *out, const floati
     cdef int i
     cdef floating a, b, d
     for i in range(VECTOR_LENGTH):
-        a = m0 * m0 - m[i] * m[i]
+        a = (m0 - m[i]) * (m0 + m[i])
         b = m[i] * gamma0
         d = 1 / (a * a + b * b)
         out.re[i] = a * d
@@ -301,7 +304,7 @@ cdef inline void breit_wigner_constant_width_m0(complex_vector *out, const float
     cdef int i
     cdef floating a, b = m0 * gamma0, d
     for i in range(VECTOR_LENGTH):
-        a = m0 * m0 - m[i] * m[i]
+        a = (m0 - m[i]) * (m0 + m[i])
         d = 1 / (a * a + b * b)
         out.re[i] = a * d
         out.im[i] = b * d
@@ -332,7 +335,7 @@ cdef inline void _breit_wigner_q_f_lane(
     cdef floating xl = _ipow(x, l)
     # m0 Gamma(m) = Gamma0 m0^2 x^(2l+1) R^2 / m
     cdef floating b = gamma0 * m0 * m0 * xl * xl * x * ratio * ratio / m
-    cdef floating a = m0 * m0 - m * m
+    cdef floating a = (m0 - m) * (m0 + m)
     cdef floating n = ratio * xl if phase_space else ratio
     cdef floating d = n / (a * a + b * b)
     re[0] = a * d
@@ -399,7 +402,7 @@ cdef inline void breit_wigner_m2(
         xl = _ipow(x, l)
         r2 = inverse_f0 * inverse_f0 / blatt_weisskopf_polynomial_scalar(q[i] * q[i] * r * r, l)
         w = xl * xl * x * r2
-        a = m0 * m0 - m[i] * m[i]
+        a = (m0 - m[i]) * (m0 + m[i])
         b = gamma0 * m0 * m0 * w / m[i]
         out[i] = w / (a * a + b * b)
 
@@ -429,7 +432,7 @@ cdef inline void _breit_wigner_q_f_gradient_lane(
     cdef floating xl = _ipow(x, l)
     cdef floating xlm1 = _ipow(x, l - 1) if l > 0 else 0
     cdef floating x2l1 = xl * xl * x
-    cdef floating a = m0 * m0 - m * m
+    cdef floating a = (m0 - m) * (m0 + m)
     cdef floating inv_m = 1 / m
     cdef floating g = m0 * m0 * x2l1 * ratio * ratio * inv_m      # dB/dGamma0
     cdef floating b = gamma0 * g
