@@ -259,3 +259,207 @@ def breit_wigner_q_f_gradient_kernel(
             _run_q_f_gradient(&v64, &a64, &g64, &r64, m, q, m0, gamma0, inverse_q0,
                               dinverse_q0_dm0, r, inverse_f0, dinverse_f0_dm0, dinverse_f0_dr,
                               l, phase_space, out)
+
+
+# ---------------------------------------------------------------------------
+# Flatte distribution and K-matrix
+# ---------------------------------------------------------------------------
+
+from vecampfit.high_energy_physics cimport (
+    flatte, flatte_masses, k_matrix_add_pole_1, k_matrix_add_pole_2, p_vector_add_pole_1,
+    p_vector_add_pole_2, k_matrix_p_vector_add_pole_1, k_matrix_p_vector_add_pole_2,
+    k_matrix_n_factor, k_matrix_denominator_1, k_matrix_denominator_s_wave_1,
+    k_matrix_denominator_2, k_matrix_denominator_s_wave_2, k_matrix_amplitude_1,
+    k_matrix_amplitude_s_wave_1, k_matrix_amplitude_2, k_matrix_amplitude_s_wave_2,
+)
+from vecampfit.linear_algebra cimport (
+    complex_matrix_2x2, complex_matrix_2x2_float32, complex_matrix_2x2_float64,
+)
+
+
+cdef inline void _load_complex(complex_vector *dst, const floating[::1] re, const floating[::1] im,
+                               Py_ssize_t start, Py_ssize_t n, floating pad_re) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(VECTOR_LENGTH):
+        dst.re[i] = re[start + i] if i < n else pad_re
+        dst.im[i] = im[start + i] if i < n else 0
+
+
+cdef void _run_flatte(complex_vector *o, const floating[::1] m, const floating[::1] q1_squared,
+                      const floating[::1] q2_squared, floating m0, floating g1, floating g2,
+                      floating m11, floating m12, floating m21, floating m22, bint from_masses,
+                      floating[::1] out_re, floating[::1] out_im) noexcept nogil:
+    cdef Py_ssize_t nb, n = m.shape[0], b, k
+    cdef floating mb[VECTOR_LENGTH]
+    cdef floating q1b[VECTOR_LENGTH]
+    cdef floating q2b[VECTOR_LENGTH]
+    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        b = nb * VECTOR_LENGTH
+        k = min(<Py_ssize_t>VECTOR_LENGTH, n - b)
+        _load(mb, m, b, k, m0)
+        if from_masses:
+            flatte_masses(o, mb, m0, g1, g2, m11, m12, m21, m22)
+        else:
+            _load(q1b, q1_squared, b, k, 0)
+            _load(q2b, q2_squared, b, k, 0)
+            flatte(o, mb, q1b, q2b, m0, g1, g2)
+        _store(o, out_re, out_im, b, k)
+
+
+def flatte_kernel(const floating[::1] m, const floating[::1] q1_squared,
+                  const floating[::1] q2_squared, floating m0, floating g1, floating g2,
+                  floating m11, floating m12, floating m21, floating m22, bint from_masses,
+                  floating[::1] out_re, floating[::1] out_im):
+    """from_masses: flatte_masses (q1_squared, q2_squared unused); else flatte."""
+    cdef complex_vector_float32 o32
+    cdef complex_vector_float64 o64
+    with nogil:
+        if floating is float:
+            _run_flatte(&o32, m, q1_squared, q2_squared, m0, g1, g2, m11, m12, m21, m22,
+                        from_masses, out_re, out_im)
+        else:
+            _run_flatte(&o64, m, q1_squared, q2_squared, m0, g1, g2, m11, m12, m21, m22,
+                        from_masses, out_re, out_im)
+
+
+cdef void _run_pole(complex_vector *p1, complex_vector *p2, const floating[::1] s, floating m_pole,
+                    floating g1, floating g2, floating a_re, floating a_im, int channels, int kind,
+                    floating[:, ::1] k, floating[:, ::1] p) noexcept nogil:
+    cdef Py_ssize_t nb, n = s.shape[0], b, m, i
+    cdef floating sb[VECTOR_LENGTH]
+    cdef floating k11[VECTOR_LENGTH]
+    cdef floating k12[VECTOR_LENGTH]
+    cdef floating k22[VECTOR_LENGTH]
+    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        b = nb * VECTOR_LENGTH
+        m = min(<Py_ssize_t>VECTOR_LENGTH, n - b)
+        _load(sb, s, b, m, 0)
+        _load(k11, k[0], b, m, 0)
+        _load(k12, k[1], b, m, 0)
+        _load(k22, k[2], b, m, 0)
+        _load_complex(p1, p[0], p[1], b, m, 0)
+        _load_complex(p2, p[2], p[3], b, m, 0)
+        if channels == 1:
+            if kind == 0:
+                k_matrix_add_pole_1(k11, sb, m_pole, g1)
+            elif kind == 1:
+                p_vector_add_pole_1(p1, sb, m_pole, a_re, a_im, g1)
+            else:
+                k_matrix_p_vector_add_pole_1(k11, p1, sb, m_pole, a_re, a_im, g1)
+        else:
+            if kind == 0:
+                k_matrix_add_pole_2(k11, k12, k22, sb, m_pole, g1, g2)
+            elif kind == 1:
+                p_vector_add_pole_2(p1, p2, sb, m_pole, a_re, a_im, g1, g2)
+            else:
+                k_matrix_p_vector_add_pole_2(k11, k12, k22, p1, p2, sb, m_pole, a_re, a_im, g1, g2)
+        for i in range(m):
+            k[0, b + i] = k11[i]
+            k[1, b + i] = k12[i]
+            k[2, b + i] = k22[i]
+        _store(p1, p[0], p[1], b, m)
+        _store(p2, p[2], p[3], b, m)
+
+
+def k_matrix_pole_kernel(const floating[::1] s, floating m_pole, floating g1, floating g2,
+                         floating a_re, floating a_im, int channels, int kind,
+                         floating[:, ::1] k, floating[:, ::1] p):
+    """Adds one pole in place.  k rows: k11, k12, k22; p rows: Re P1, Im P1, Re P2, Im P2.
+    kind 0: K only, 1: P only, 2: both (the combined routine)."""
+    cdef complex_vector_float32 a32, b32
+    cdef complex_vector_float64 a64, b64
+    with nogil:
+        if floating is float:
+            _run_pole(&a32, &b32, s, m_pole, g1, g2, a_re, a_im, channels, kind, k, p)
+        else:
+            _run_pole(&a64, &b64, s, m_pole, g1, g2, a_re, a_im, channels, kind, k, p)
+
+
+cdef void _run_n_factor(complex_vector *o, const floating[::1] q_squared, floating inverse_q0,
+                        floating r, floating inverse_f0, int l, floating[::1] out_re,
+                        floating[::1] out_im) noexcept nogil:
+    cdef Py_ssize_t nb, n = q_squared.shape[0], b, k
+    cdef floating qb[VECTOR_LENGTH]
+    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        b = nb * VECTOR_LENGTH
+        k = min(<Py_ssize_t>VECTOR_LENGTH, n - b)
+        _load(qb, q_squared, b, k, 0)
+        k_matrix_n_factor(o, qb, inverse_q0, r, inverse_f0, l)
+        _store(o, out_re, out_im, b, k)
+
+
+def k_matrix_n_factor_kernel(const floating[::1] q_squared, floating inverse_q0, floating r,
+                             floating inverse_f0, int l, floating[::1] out_re, floating[::1] out_im):
+    cdef complex_vector_float32 o32
+    cdef complex_vector_float64 o64
+    with nogil:
+        if floating is float:
+            _run_n_factor(&o32, q_squared, inverse_q0, r, inverse_f0, l, out_re, out_im)
+        else:
+            _run_n_factor(&o64, q_squared, inverse_q0, r, inverse_f0, l, out_re, out_im)
+
+
+cdef void _run_k_matrix(complex_vector *v, complex_matrix_2x2 *dm, int channels, bint s_wave,
+                        const floating[:, ::1] k, const floating[:, ::1] rho,
+                        const floating[:, ::1] nf, const floating[:, ::1] p,
+                        floating[:, ::1] d_out, floating[:, ::1] a_out) noexcept nogil:
+    # v[0..8]: rho1, rho2, n1, n2, p1, p2, a1, a2, D of one channel (scratch of the caller's precision)
+    cdef Py_ssize_t nb, n = k.shape[1], b, m
+    cdef floating k11[VECTOR_LENGTH]
+    cdef floating k12[VECTOR_LENGTH]
+    cdef floating k22[VECTOR_LENGTH]
+    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        b = nb * VECTOR_LENGTH
+        m = min(<Py_ssize_t>VECTOR_LENGTH, n - b)
+        # Padding lanes: K = 0, rho = 0, n = 1, P = 0, so that D = I there.
+        _load(k11, k[0], b, m, 0)
+        _load(k12, k[1], b, m, 0)
+        _load(k22, k[2], b, m, 0)
+        _load_complex(&v[0], rho[0], rho[1], b, m, 0)
+        _load_complex(&v[1], rho[2], rho[3], b, m, 0)
+        _load_complex(&v[2], nf[0], nf[1], b, m, 1)
+        _load_complex(&v[3], nf[2], nf[3], b, m, 1)
+        _load_complex(&v[4], p[0], p[1], b, m, 0)
+        _load_complex(&v[5], p[2], p[3], b, m, 0)
+        if channels == 1:
+            # the 1x1 "matrix" D is v[8]
+            if s_wave:
+                k_matrix_denominator_s_wave_1(&v[8], k11, &v[0])
+                k_matrix_amplitude_s_wave_1(&v[6], &v[8], &v[4])
+            else:
+                k_matrix_denominator_1(&v[8], k11, &v[0], &v[2])
+                k_matrix_amplitude_1(&v[6], &v[8], &v[4], &v[2])
+            _store(&v[8], d_out[0], d_out[1], b, m)
+        else:
+            if s_wave:
+                k_matrix_denominator_s_wave_2(dm, k11, k12, k22, &v[0], &v[1])
+                k_matrix_amplitude_s_wave_2(&v[6], &v[7], dm, &v[4], &v[5])
+            else:
+                k_matrix_denominator_2(dm, k11, k12, k22, &v[0], &v[1], &v[2], &v[3])
+                k_matrix_amplitude_2(&v[6], &v[7], dm, &v[4], &v[5], &v[2], &v[3])
+            _store(&dm.m11, d_out[0], d_out[1], b, m)
+            _store(&dm.m12, d_out[2], d_out[3], b, m)
+            _store(&dm.m21, d_out[4], d_out[5], b, m)
+            _store(&dm.m22, d_out[6], d_out[7], b, m)
+            _store(&v[7], a_out[2], a_out[3], b, m)
+        _store(&v[6], a_out[0], a_out[1], b, m)
+
+
+def k_matrix_kernel(int channels, bint s_wave, const floating[:, ::1] k, const floating[:, ::1] rho,
+                    const floating[:, ::1] nf, const floating[:, ::1] p, floating[:, ::1] d_out,
+                    floating[:, ::1] a_out):
+    """D = I - i K rho n^2 (or its S-wave form) and A = n D^-1 P.
+
+    Rows: k (k11, k12, k22); rho, nf, p (Re 1, Im 1, Re 2, Im 2); d_out
+    (Re/Im of D11, D12, D21, D22; only the first two for one channel); a_out
+    (Re/Im of A1, A2).
+    """
+    cdef complex_vector_float32 v32[9]
+    cdef complex_vector_float64 v64[9]
+    cdef complex_matrix_2x2_float32 d32
+    cdef complex_matrix_2x2_float64 d64
+    with nogil:
+        if floating is float:
+            _run_k_matrix(&v32[0], &d32, channels, s_wave, k, rho, nf, p, d_out, a_out)
+        else:
+            _run_k_matrix(&v64[0], &d64, channels, s_wave, k, rho, nf, p, d_out, a_out)

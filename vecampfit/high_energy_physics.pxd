@@ -559,3 +559,330 @@ cdef inline void breit_wigner_q_f_gradient(
         d_dgamma0.im[i] = v[5]
         d_dr.re[i] = v[6]
         d_dr.im[i] = v[7]
+
+
+# ---------------------------------------------------------------------------
+# Flatte distribution
+# ---------------------------------------------------------------------------
+#
+# A(m) = 1 / (m0^2 - m^2 - i m0 (g1 rho1(m) + g2 rho2(m))),  rho_k = 2 q_k / m,
+# q_k the decay momentum of channel k at mass m, continued analytically below
+# its threshold (q_k = i sqrt(-q_k^2), kinematics.momentum_analytic_continuation):
+# there -i m0 g_k rho_k = + m0 g_k 2 |q_k| / m moves the real part of the
+# denominator.  g1, g2 in GeV (widths' units).
+
+from vecampfit.kinematics cimport decay_momentum_squared_scalar as _hep_decay_momentum_squared
+
+
+cdef inline void _flatte_lane(floating m, floating q1_squared, floating q2_squared, floating m0,
+                              floating g1, floating g2, floating *re, floating *im) noexcept nogil:
+    """One lane of the Flatte amplitude from the squared momenta (negative below threshold)."""
+    cdef floating w = 2 * m0 / m
+    cdef floating t1 = g1 * w * _sqrt(q1_squared if q1_squared >= 0 else -q1_squared)
+    cdef floating t2 = g2 * w * _sqrt(q2_squared if q2_squared >= 0 else -q2_squared)
+    # D = a - i b
+    cdef floating a = m0 * m0 - m * m + (t1 if q1_squared < 0 else 0) + (t2 if q2_squared < 0 else 0)
+    cdef floating b = (t1 if q1_squared >= 0 else 0) + (t2 if q2_squared >= 0 else 0)
+    cdef floating d = 1 / (a * a + b * b)
+    re[0] = a * d
+    im[0] = b * d
+
+
+cdef inline void flatte(complex_vector *out, const floating *m, const floating *q1_squared,
+                        const floating *q2_squared, floating m0, floating g1, floating g2) noexcept nogil:
+    """out = 1 / (m0^2 - m^2 - i m0 (g1 rho1 + g2 rho2)), rho_k = 2 q_k / m (Flatte).
+
+    q1_squared, q2_squared: squared decay momenta of the two channels at mass m
+    (event buffer; kinematics.decay_momentum_squared, negative below
+    threshold, where q_k = i sqrt(-q_k^2)).  m0 (GeV), g1, g2 (GeV).
+    """
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        _flatte_lane(m[i], q1_squared[i], q2_squared[i], m0, g1, g2, &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+cdef inline void flatte_masses(complex_vector *out, const floating *m, floating m0, floating g1,
+                               floating g2, floating m11, floating m12, floating m21,
+                               floating m22) noexcept nogil:
+    """flatte with the squared momenta computed here: channel 1 -> (m11, m12), channel 2 -> (m21, m22)."""
+    cdef int i
+    cdef floating re, im
+    for i in range(VECTOR_LENGTH):
+        _flatte_lane(m[i], _hep_decay_momentum_squared(m[i], m11, m12),
+                     _hep_decay_momentum_squared(m[i], m21, m22), m0, g1, g2, &re, &im)
+        out.re[i] = re
+        out.im[i] = im
+
+
+# ---------------------------------------------------------------------------
+# K-matrix (paper section "Physical subprograms"; Chung et al.)
+# ---------------------------------------------------------------------------
+#
+#   K_ab = b_ab + sum_R g_a g_b / (m_R^2 - s),   P_a = a_a + sum_R A_R g_a / (m_R^2 - s),
+#   A = n [I - i K rho n^2]^-1 P,
+# rho = diag(rho_a) the phase-space factors (kinematics.phase_space_2body_real_s
+# gives rho(s + i0): real above threshold, i |rho| below, the analytic
+# continuation), n = diag(n_a), n_a = (q_a/q0_a)^L F(q_a)/F(q0_a)
+# (k_matrix_n_factor, continued below threshold).  One channel: scalars per
+# lane; two channels: K as three real vectors k11, k12 = k21, k22 (K real
+# symmetric), P as two complex vectors, the matrix I - i K rho n^2 as a
+# linear_algebra complex_matrix_2x2.  The "add pole" routines add to their
+# outputs: start from the non-resonant parts b and a.  Units: s, m_R^2 in
+# GeV^2, g in GeV (K dimensionless), A_R in the units of P times GeV.
+
+cimport cython
+
+from vecampfit.linear_algebra cimport (
+    complex_matrix_2x2, complex_matrix_2x2_float32, complex_matrix_2x2_float64,
+    solve as _hep_la_solve,
+)
+
+
+cdef inline void k_matrix_add_pole_1(floating *k11, const floating *s, floating m_pole,
+                                     floating g) noexcept nogil:
+    """k11 += g^2 / (m_pole^2 - s): one pole of a one-channel K-matrix."""
+    cdef int i
+    cdef floating c = g * g, mp2 = m_pole * m_pole
+    for i in range(VECTOR_LENGTH):
+        k11[i] = k11[i] + c / (mp2 - s[i])
+
+
+cdef inline void k_matrix_add_pole_2(floating *k11, floating *k12, floating *k22, const floating *s,
+                                     floating m_pole, floating g1, floating g2) noexcept nogil:
+    """K_ab += g_a g_b / (m_pole^2 - s): one pole of a two-channel K-matrix (k21 = k12)."""
+    cdef int i
+    cdef floating t, mp2 = m_pole * m_pole
+    cdef floating c11 = g1 * g1, c12 = g1 * g2, c22 = g2 * g2
+    for i in range(VECTOR_LENGTH):
+        t = 1 / (mp2 - s[i])
+        k11[i] = k11[i] + c11 * t
+        k12[i] = k12[i] + c12 * t
+        k22[i] = k22[i] + c22 * t
+
+
+cdef inline void p_vector_add_pole_1(complex_vector *p1, const floating *s, floating m_pole,
+                                     floating production_re, floating production_im,
+                                     floating g) noexcept nogil:
+    """p1 += A_R g / (m_pole^2 - s), A_R = production_re + i production_im."""
+    cdef int i
+    cdef floating t, mp2 = m_pole * m_pole
+    cdef floating cr = production_re * g, ci = production_im * g
+    for i in range(VECTOR_LENGTH):
+        t = 1 / (mp2 - s[i])
+        p1.re[i] = p1.re[i] + cr * t
+        p1.im[i] = p1.im[i] + ci * t
+
+
+cdef inline void p_vector_add_pole_2(complex_vector *p1, complex_vector *p2, const floating *s,
+                                     floating m_pole, floating production_re,
+                                     floating production_im, floating g1, floating g2) noexcept nogil:
+    """P_a += A_R g_a / (m_pole^2 - s), a = 1, 2."""
+    cdef int i
+    cdef floating t, mp2 = m_pole * m_pole
+    cdef floating c1r = production_re * g1, c1i = production_im * g1
+    cdef floating c2r = production_re * g2, c2i = production_im * g2
+    for i in range(VECTOR_LENGTH):
+        t = 1 / (mp2 - s[i])
+        p1.re[i] = p1.re[i] + c1r * t
+        p1.im[i] = p1.im[i] + c1i * t
+        p2.re[i] = p2.re[i] + c2r * t
+        p2.im[i] = p2.im[i] + c2i * t
+
+
+cdef inline void k_matrix_p_vector_add_pole_1(floating *k11, complex_vector *p1, const floating *s,
+                                              floating m_pole, floating production_re,
+                                              floating production_im, floating g) noexcept nogil:
+    """k_matrix_add_pole_1 and p_vector_add_pole_1 for the same pole, with one division per lane."""
+    cdef int i
+    cdef floating t, mp2 = m_pole * m_pole
+    cdef floating c = g * g, cr = production_re * g, ci = production_im * g
+    for i in range(VECTOR_LENGTH):
+        t = 1 / (mp2 - s[i])
+        k11[i] = k11[i] + c * t
+        p1.re[i] = p1.re[i] + cr * t
+        p1.im[i] = p1.im[i] + ci * t
+
+
+cdef inline void k_matrix_p_vector_add_pole_2(floating *k11, floating *k12, floating *k22,
+                                              complex_vector *p1, complex_vector *p2,
+                                              const floating *s, floating m_pole,
+                                              floating production_re, floating production_im,
+                                              floating g1, floating g2) noexcept nogil:
+    """k_matrix_add_pole_2 and p_vector_add_pole_2 for the same pole, with one division per lane."""
+    cdef int i
+    cdef floating t, mp2 = m_pole * m_pole
+    cdef floating c11 = g1 * g1, c12 = g1 * g2, c22 = g2 * g2
+    cdef floating c1r = production_re * g1, c1i = production_im * g1
+    cdef floating c2r = production_re * g2, c2i = production_im * g2
+    for i in range(VECTOR_LENGTH):
+        t = 1 / (mp2 - s[i])
+        k11[i] = k11[i] + c11 * t
+        k12[i] = k12[i] + c12 * t
+        k22[i] = k22[i] + c22 * t
+        p1.re[i] = p1.re[i] + c1r * t
+        p1.im[i] = p1.im[i] + c1i * t
+        p2.re[i] = p2.re[i] + c2r * t
+        p2.im[i] = p2.im[i] + c2i * t
+
+
+cdef inline void k_matrix_n_factor(complex_vector *n, const floating *q_squared, floating inverse_q0,
+                                   floating r, floating inverse_f0, int l) noexcept nogil:
+    """n = (q/q0)^l F(q, r, l) / F(q0, r, l), continued below threshold.
+
+    q_squared: squared decay momentum of the channel (event buffer; negative
+    below threshold, where q = i sqrt(-q^2) and (q/q0)^l = i^l |q/q0|^l);
+    F(q) = 1/sqrt(P_l(q^2 r^2)) continues as a polynomial in q^2 (real while
+    P_l(q^2 r^2) > 0, NaN beyond; see blatt_weisskopf_inverse_gradient_q2_scalar).
+    inverse_q0 = 1/q0, inverse_f0 = 1/F(q0) from the parameter buffer.  l = 0..5
+    (NaN otherwise).
+    """
+    cdef int i
+    cdef floating a, mag
+    cdef bint below
+    # i^l for l = 0, 1, 2, 3 (mod 4)
+    cdef floating ph_re = 1 if l % 4 == 0 else (-1 if l % 4 == 2 else 0)
+    cdef floating ph_im = 1 if l % 4 == 1 else (-1 if l % 4 == 3 else 0)
+    for i in range(VECTOR_LENGTH):
+        below = q_squared[i] < 0
+        a = _sqrt(-q_squared[i] if below else q_squared[i]) * inverse_q0
+        mag = (_ipow(a, l) * inverse_f0
+               / _sqrt(blatt_weisskopf_polynomial_scalar(q_squared[i] * r * r, l)))
+        n.re[i] = mag * ph_re if below else mag
+        n.im[i] = mag * ph_im if below else 0
+
+
+cdef inline void k_matrix_denominator_1(complex_vector *d, const floating *k11,
+                                        const complex_vector *rho1,
+                                        const complex_vector *n1) noexcept nogil:
+    """d = 1 - i K rho n^2 for one channel (rho, n complex: continued below threshold)."""
+    cdef int i
+    cdef floating cr, ci, nr, ni
+    for i in range(VECTOR_LENGTH):
+        nr = n1.re[i]
+        ni = n1.im[i]
+        # c = rho n^2
+        cr = rho1.re[i] * (nr * nr - ni * ni) - rho1.im[i] * (2 * nr * ni)
+        ci = rho1.re[i] * (2 * nr * ni) + rho1.im[i] * (nr * nr - ni * ni)
+        # 1 - i k c = (1 + k c_im) - i k c_re
+        d.re[i] = 1 + k11[i] * ci
+        d.im[i] = -k11[i] * cr
+
+
+cdef inline void k_matrix_denominator_s_wave_1(complex_vector *d, const floating *k11,
+                                               const complex_vector *rho1) noexcept nogil:
+    """d = 1 - i K rho for one channel (S wave: n = 1)."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        d.re[i] = 1 + k11[i] * rho1.im[i]
+        d.im[i] = -k11[i] * rho1.re[i]
+
+
+cdef inline void _k_matrix_denominator_2_from_c(complex_matrix_2x2 *d, const floating *k11,
+                                                const floating *k12, const floating *k22, int i,
+                                                floating c1r, floating c1i, floating c2r,
+                                                floating c2i) noexcept nogil:
+    """Lane i of D = I - i K diag(c1, c2): D_ab = delta_ab - i K_ab c_b."""
+    d.m11.re[i] = 1 + k11[i] * c1i
+    d.m11.im[i] = -k11[i] * c1r
+    d.m12.re[i] = k12[i] * c2i
+    d.m12.im[i] = -k12[i] * c2r
+    d.m21.re[i] = k12[i] * c1i
+    d.m21.im[i] = -k12[i] * c1r
+    d.m22.re[i] = 1 + k22[i] * c2i
+    d.m22.im[i] = -k22[i] * c2r
+
+
+cdef inline void k_matrix_denominator_2(complex_matrix_2x2 *d, const floating *k11,
+                                        const floating *k12, const floating *k22,
+                                        const complex_vector *rho1, const complex_vector *rho2,
+                                        const complex_vector *n1,
+                                        const complex_vector *n2) noexcept nogil:
+    """D = I - i K rho n^2 for two channels: D_ab = delta_ab - i K_ab rho_b n_b^2."""
+    cdef int i
+    cdef floating c1r, c1i, c2r, c2i, ar, ai, br, bi
+    for i in range(VECTOR_LENGTH):
+        ar = n1.re[i] * n1.re[i] - n1.im[i] * n1.im[i]
+        ai = 2 * n1.re[i] * n1.im[i]
+        br = n2.re[i] * n2.re[i] - n2.im[i] * n2.im[i]
+        bi = 2 * n2.re[i] * n2.im[i]
+        c1r = rho1.re[i] * ar - rho1.im[i] * ai
+        c1i = rho1.re[i] * ai + rho1.im[i] * ar
+        c2r = rho2.re[i] * br - rho2.im[i] * bi
+        c2i = rho2.re[i] * bi + rho2.im[i] * br
+        _k_matrix_denominator_2_from_c(d, k11, k12, k22, i, c1r, c1i, c2r, c2i)
+
+
+cdef inline void k_matrix_denominator_s_wave_2(complex_matrix_2x2 *d, const floating *k11,
+                                               const floating *k12, const floating *k22,
+                                               const complex_vector *rho1,
+                                               const complex_vector *rho2) noexcept nogil:
+    """D = I - i K rho for two channels (S wave: n = 1)."""
+    cdef int i
+    cdef floating c1r, c1i, c2r, c2i
+    for i in range(VECTOR_LENGTH):
+        c1r = rho1.re[i]
+        c1i = rho1.im[i]
+        c2r = rho2.re[i]
+        c2i = rho2.im[i]
+        _k_matrix_denominator_2_from_c(d, k11, k12, k22, i, c1r, c1i, c2r, c2i)
+
+
+@cython.infer_types(True)
+cdef inline void k_matrix_amplitude_s_wave_1(complex_vector *a, const complex_vector *d,
+                                             const complex_vector *p1) noexcept nogil:
+    """a = P / D for one channel (S wave: n = 1); D from k_matrix_denominator_s_wave_1."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        dr = d.re[i]
+        di = d.im[i]
+        pr = p1.re[i]
+        pim = p1.im[i]
+        w = 1 / (dr * dr + di * di)
+        a.re[i] = (pr * dr + pim * di) * w
+        a.im[i] = (pim * dr - pr * di) * w
+
+
+@cython.infer_types(True)
+cdef inline void k_matrix_amplitude_1(complex_vector *a, const complex_vector *d,
+                                      const complex_vector *p1, const complex_vector *n1) noexcept nogil:
+    """a = n P / D for one channel; D from k_matrix_denominator_1."""
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        dr = d.re[i]
+        di = d.im[i]
+        pr = p1.re[i]
+        pim = p1.im[i]
+        w = 1 / (dr * dr + di * di)
+        xr = (pr * dr + pim * di) * w
+        xi = (pim * dr - pr * di) * w
+        a.re[i] = n1.re[i] * xr - n1.im[i] * xi
+        a.im[i] = n1.re[i] * xi + n1.im[i] * xr
+
+
+cdef inline void k_matrix_amplitude_s_wave_2(complex_vector *a1, complex_vector *a2,
+                                             const complex_matrix_2x2 *d, const complex_vector *p1,
+                                             const complex_vector *p2) noexcept nogil:
+    """(a1, a2) = D^-1 P for two channels (S wave), by LU decomposition with partial pivoting."""
+    _hep_la_solve(a1, a2, d, p1, p2)
+
+
+@cython.infer_types(True)
+cdef inline void k_matrix_amplitude_2(complex_vector *a1, complex_vector *a2,
+                                      const complex_matrix_2x2 *d, const complex_vector *p1,
+                                      const complex_vector *p2, const complex_vector *n1,
+                                      const complex_vector *n2) noexcept nogil:
+    """(a1, a2) = n D^-1 P for two channels (LU with partial pivoting); D from k_matrix_denominator_2."""
+    cdef int i
+    _hep_la_solve(a1, a2, d, p1, p2)
+    for i in range(VECTOR_LENGTH):
+        x1r = a1.re[i]
+        x1i = a1.im[i]
+        x2r = a2.re[i]
+        x2i = a2.im[i]
+        a1.re[i] = n1.re[i] * x1r - n1.im[i] * x1i
+        a1.im[i] = n1.re[i] * x1i + n1.im[i] * x1r
+        a2.re[i] = n2.re[i] * x2r - n2.im[i] * x2i
+        a2.im[i] = n2.re[i] * x2i + n2.im[i] * x2r

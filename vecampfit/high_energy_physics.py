@@ -654,3 +654,431 @@ def breit_wigner_q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0):
         Complex amplitude and its derivatives.
     """
     return _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, True)
+
+
+# ---------------------------------------------------------------------------
+# Flatte distribution and K-matrix
+# ---------------------------------------------------------------------------
+
+__all__ += [
+    "flatte",
+    "flatte_q2",
+    "k_matrix_add_pole",
+    "p_vector_add_pole",
+    "k_matrix_p_vector_add_pole",
+    "k_matrix_n_factor",
+    "k_matrix_denominator",
+    "k_matrix_amplitude",
+]
+
+
+def flatte(m, m0, g1, g2, m11, m12, m21, m22):
+    """Flatté amplitude of a resonance near the threshold of a second channel.
+
+    .. math::
+
+        A(m) = \\frac{1}{m_0^2 - m^2 - i m_0 \\left(g_1 \\rho_1(m) + g_2 \\rho_2(m)\\right)},
+        \\qquad \\rho_k(m) = \\frac{2 q_k(m)}{m},
+
+    with :math:`q_k` the decay momentum of channel ``k`` (daughters of masses
+    ``mk1``, ``mk2``) at the invariant mass ``m``, continued analytically below
+    the channel's threshold (the paper's momentum analytic continuation,
+    :func:`vecampfit.kinematics.momentum_analytic_continuation`):
+    :math:`q_k = i\\sqrt{-q_k^2}`, so that there
+    :math:`-i m_0 g_k \\rho_k = m_0 g_k\\, 2|q_k|/m` is real and shifts the
+    real part of the denominator (the cusp of e.g. the :math:`f_0(980)`
+    at the :math:`K\\bar{K}` threshold).  :math:`\\rho_k = 2q_k/m` tends to
+    :math:`\\beta_k`, the daughters' velocity, far above threshold.
+    Couplings in this form are in GeV (the form with
+    :math:`g_k^2` or with the paper's phase-space factor
+    :math:`q_k/(8\\pi m)` differs by constant factors).
+
+    Parameters
+    ----------
+    m : array_like
+        Invariant mass (GeV), positive.
+    m0 : float
+        Resonance mass (GeV), positive.
+    g1, g2 : float
+        Couplings to channels 1 and 2 (GeV), non-negative.
+    m11, m12 : float
+        Masses of the daughters of channel 1 (GeV), e.g. pi+ pi-.
+    m21, m22 : float
+        Masses of the daughters of channel 2 (GeV), e.g. K+ K-.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex amplitude (GeV^-2), complex64 for float32 ``m``.
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``m`` or ``m0``, negative couplings or daughter masses.
+
+    See Also
+    --------
+    flatte_q2 : the same from precomputed squared momenta.
+    """
+    (m,), shape, dtype = _arrays(m=m)
+    if not np.all(m > 0):
+        raise ValueError("m must be positive")
+    m0 = _check_scalar(m0, "m0", positive=True)
+    g1 = _check_scalar(g1, "g1", non_negative=True)
+    g2 = _check_scalar(g2, "g2", non_negative=True)
+    masses = [_check_scalar(v, name, non_negative=True)
+              for v, name in ((m11, "m11"), (m12, "m12"), (m21, "m21"), (m22, "m22"))]
+    re, im = np.empty_like(m), np.empty_like(m)
+    t = dtype.type
+    _k.flatte_kernel(m, m, m, t(m0), t(g1), t(g2), *(t(v) for v in masses), True, re, im)
+    return _complex(re, im, shape)
+
+
+def flatte_q2(m, q1_squared, q2_squared, m0, g1, g2):
+    """Flatté amplitude from the squared decay momenta of its two channels.
+
+    The amplitude of :func:`flatte`,
+    :math:`1/(m_0^2 - m^2 - i m_0 (g_1 \\rho_1 + g_2 \\rho_2))`,
+    :math:`\\rho_k = 2 q_k/m`, with :math:`q_k^2` given (as a density keeps
+    them in its event buffer): negative below the channel's threshold, where
+    :math:`q_k = i\\sqrt{-q_k^2}`.
+
+    Parameters
+    ----------
+    m : array_like
+        Invariant mass (GeV), positive.
+    q1_squared, q2_squared : array_like
+        Squared decay momenta of channels 1 and 2 at ``m`` (GeV^2), e.g. from
+        :func:`vecampfit.kinematics.decay_momentum_squared`.
+    m0 : float
+        Resonance mass (GeV), positive.
+    g1, g2 : float
+        Couplings (GeV), non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex amplitude (GeV^-2).
+    """
+    (m, q1_squared, q2_squared), shape, dtype = _arrays(m=m, q1_squared=q1_squared, q2_squared=q2_squared)
+    if not np.all(m > 0):
+        raise ValueError("m must be positive")
+    m0 = _check_scalar(m0, "m0", positive=True)
+    g1 = _check_scalar(g1, "g1", non_negative=True)
+    g2 = _check_scalar(g2, "g2", non_negative=True)
+    re, im = np.empty_like(m), np.empty_like(m)
+    t = dtype.type
+    _k.flatte_kernel(m, q1_squared, q2_squared, t(m0), t(g1), t(g2), t(0), t(0), t(0), t(0), False, re, im)
+    return _complex(re, im, shape)
+
+
+def _precision(**named):
+    """Common real dtype of named real or complex inputs (float64 unless all arrays are single precision)."""
+    kinds = {}
+    for name, value in named.items():
+        if value is None:
+            continue
+        a = np.asarray(value)
+        if a.dtype.kind not in "fciu" or a.dtype.kind == "c" and a.dtype not in (np.complex64, np.complex128):
+            raise TypeError(f"{name}: expected numbers, got dtype {a.dtype}")
+        if isinstance(value, (np.ndarray, np.generic)) and a.dtype.kind in "fc":
+            kinds[name] = np.dtype(np.float32) if a.dtype in (np.float32, np.complex64) else np.dtype(np.float64)
+    found = set(kinds.values())
+    if len(found) > 1:
+        raise TypeError("mixed precisions: " + ", ".join(f"{n} is {d}" for n, d in kinds.items()))
+    return found.pop() if found else np.dtype(np.float64)
+
+
+def _couplings(g):
+    g = np.atleast_1d(np.asarray(g, dtype=np.float64))
+    if g.ndim != 1 or len(g) not in (1, 2) or not np.all(np.isfinite(g)):
+        raise ValueError(f"g must hold one or two finite couplings (one per channel), got {g!r}")
+    return g
+
+
+def _k_rows(k, nc, shape, dtype):
+    """A real symmetric K of shape shape + (nc, nc) as rows (k11, k12, k22) of length prod(shape)."""
+    k = np.asarray(k)
+    if k.dtype.kind == "c":
+        raise TypeError("k: the K-matrix must be real")
+    if k.shape[-2:] != (nc, nc):
+        raise ValueError(f"k must have shape (..., {nc}, {nc}) for {nc} channel(s), got {k.shape}")
+    k = np.broadcast_to(k.astype(dtype, copy=False), shape + (nc, nc))
+    rows = np.zeros((3, int(np.prod(shape, dtype=np.int64))), dtype)
+    rows[0] = k[..., 0, 0].ravel()
+    if nc == 2:
+        if not np.array_equal(k[..., 0, 1], k[..., 1, 0]):
+            raise ValueError("k must be symmetric (K_12 = K_21)")
+        rows[1] = k[..., 0, 1].ravel()
+        rows[2] = k[..., 1, 1].ravel()
+    return rows
+
+
+def _k_from_rows(rows, nc, shape):
+    k = np.empty(shape + (nc, nc), rows.dtype)
+    k[..., 0, 0] = rows[0].reshape(shape)
+    if nc == 2:
+        k[..., 0, 1] = k[..., 1, 0] = rows[1].reshape(shape)
+        k[..., 1, 1] = rows[2].reshape(shape)
+    return k
+
+
+def _c_rows(v, nc, shape, dtype, name, fill=0):
+    """A complex vector of shape shape + (nc,) as rows (Re 1, Im 1, Re 2, Im 2)."""
+    v = np.asarray(v)
+    if v.shape[-1:] != (nc,):
+        raise ValueError(f"{name} must have shape (..., {nc}) for {nc} channel(s), got {v.shape}")
+    v = np.broadcast_to(v, shape + (nc,))
+    rows = np.full((4, int(np.prod(shape, dtype=np.int64))), fill, dtype)
+    for c in range(nc):
+        rows[2 * c] = np.real(v[..., c]).ravel()
+        rows[2 * c + 1] = np.imag(v[..., c]).ravel()
+    return rows
+
+
+def _c_from_rows(rows, nc, shape):
+    cdtype = np.complex64 if rows.dtype == np.float32 else np.complex128
+    out = np.empty(shape + (nc,), cdtype)
+    for c in range(nc):
+        out[..., c] = (rows[2 * c] + 1j * rows[2 * c + 1]).reshape(shape)
+    return out
+
+
+def _pole(k, p, s, m_pole, production, g, kind):
+    g = _couplings(g)
+    nc = len(g)
+    dtype = _precision(k=k, p=p, s=s)
+    s = np.asarray(s)
+    if np.iscomplexobj(s):
+        raise TypeError("s: the K-matrix routines take real s")
+    s = s.astype(dtype, copy=False)
+    m_pole = _check_scalar(m_pole, "m_pole", non_negative=True)
+    production = complex(production)
+    if not np.isfinite(production):
+        raise ValueError(f"production must be finite, got {production!r}")
+    parts = [s.shape]
+    if k is not None:
+        parts.append(np.shape(k)[:-2])
+    if p is not None:
+        parts.append(np.shape(p)[:-1])
+    shape = np.broadcast_shapes(*parts)
+    n = int(np.prod(shape, dtype=np.int64))
+    k_rows = _k_rows(k, nc, shape, dtype) if k is not None else np.zeros((3, n), dtype)
+    p_rows = _c_rows(p, nc, shape, dtype, "p") if p is not None else np.zeros((4, n), dtype)
+    s_flat = np.ascontiguousarray(np.broadcast_to(s, shape), dtype=dtype).ravel()
+    t = dtype.type
+    _k.k_matrix_pole_kernel(s_flat, t(m_pole), t(g[0]), t(g[-1]), t(production.real), t(production.imag),
+                            nc, kind, k_rows, p_rows)
+    return _k_from_rows(k_rows, nc, shape), _c_from_rows(p_rows, nc, shape)
+
+
+def k_matrix_add_pole(k, s, m_pole, g):
+    """Add a pole to a one- or two-channel K-matrix.
+
+    .. math::
+
+        K_{ab} \\to K_{ab} + \\frac{g_a g_b}{m_R^2 - s}.
+
+    Starting from the non-resonant part :math:`b_{ab}` (or zero) and adding
+    every pole gives the paper's
+    :math:`K_{ab} = b_{ab} + \\sum_R g_a g_b/(m_R^2 - s)`.
+
+    Parameters
+    ----------
+    k : array_like or None
+        Real symmetric K-matrix, shape ``(..., n, n)`` with ``n`` the number
+        of channels (dimensionless); None starts from zero.
+    s : array_like
+        Mandelstam s, real (GeV^2).
+    m_pole : float
+        Bare pole mass :math:`m_R` (GeV).
+    g : sequence of float
+        Couplings :math:`g_a` to the ``n = len(g)`` channels, one or two (GeV).
+
+    Returns
+    -------
+    numpy.ndarray
+        New K-matrix, shape ``broadcast(s, k[..., 0, 0]) + (n, n)``.
+    """
+    return _pole(k, None, s, m_pole, 0.0, g, 0)[0]
+
+
+def p_vector_add_pole(p, s, m_pole, production, g):
+    """Add a pole to a one- or two-channel P-vector.
+
+    .. math::
+
+        P_a \\to P_a + A_R \\frac{g_a}{m_R^2 - s}.
+
+    Starting from the non-resonant production amplitudes :math:`a_a` gives
+    the paper's :math:`P_a = a_a + \\sum_R A_R g_a/(m_R^2 - s)`.
+
+    Parameters
+    ----------
+    p : array_like or None
+        Complex P-vector, shape ``(..., n)``; None starts from zero.
+    s : array_like
+        Mandelstam s, real (GeV^2).
+    m_pole : float
+        Bare pole mass :math:`m_R` (GeV).
+    production : complex
+        Production amplitude :math:`A_R` of the pole.
+    g : sequence of float
+        Couplings :math:`g_a` to the channels, one or two (GeV).
+
+    Returns
+    -------
+    numpy.ndarray
+        New complex P-vector, shape ``broadcast(s, p[..., 0]) + (n,)``.
+    """
+    return _pole(None, p, s, m_pole, production, g, 1)[1]
+
+
+def k_matrix_p_vector_add_pole(k, p, s, m_pole, production, g):
+    """Add the same pole to a K-matrix and a P-vector (one division per event in the block routine).
+
+    :math:`K_{ab} \\to K_{ab} + g_a g_b/(m_R^2 - s)` and
+    :math:`P_a \\to P_a + A_R g_a/(m_R^2 - s)`; see :func:`k_matrix_add_pole`
+    and :func:`p_vector_add_pole` for the arguments.
+
+    Returns
+    -------
+    k, p : numpy.ndarray
+        New K-matrix (real) and P-vector (complex).
+    """
+    return _pole(k, p, s, m_pole, production, g, 2)
+
+
+def k_matrix_n_factor(q_squared, q0, r, l):
+    """Kinematic factor :math:`n = (q/q_0)^L F(q)/F(q_0)` of a K-matrix channel, continued below threshold.
+
+    .. math::
+
+        n(q) = \\left(\\frac{q}{q_0}\\right)^L \\frac{F(q, r, L)}{F(q_0, r, L)},
+
+    the centrifugal barrier and Blatt-Weisskopf formfactor of the paper's
+    K-matrix amplitude.  Below threshold (:math:`q^2 < 0`) the momentum is
+    :math:`q = i\\sqrt{-q^2}` (the paper's momentum analytic continuation),
+    :math:`(q/q_0)^L = i^L |q/q_0|^L`, and :math:`F = 1/\\sqrt{P_L(q^2 r^2)}`
+    continues as a polynomial in :math:`q^2` (real while
+    :math:`P_L(q^2 r^2) > 0`, NaN beyond).  :math:`n^2` is real on both sides.
+
+    Parameters
+    ----------
+    q_squared : array_like
+        Squared decay momentum (GeV^2), negative below threshold.
+    q0 : float
+        Momentum scale (GeV), positive.
+    r : float
+        Formfactor radius (GeV^-1), non-negative.
+    l : int
+        Orbital angular momentum, 0 to 5.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex ``n`` (dimensionless).
+    """
+    (q_squared,), shape, dtype = _arrays(q_squared=q_squared)
+    q0 = _check_scalar(q0, "q0", positive=True)
+    r = _check_scalar(r, "r", non_negative=True)
+    l = _check_l(l)
+    inverse_f0 = _k.blatt_weisskopf_inverse_gradient_kernel(q0, r, l)[0]
+    re, im = np.empty_like(q_squared), np.empty_like(q_squared)
+    t = dtype.type
+    _k.k_matrix_n_factor_kernel(q_squared, t(1 / q0), t(r), t(inverse_f0), l, re, im)
+    return _complex(re, im, shape)
+
+
+def _k_matrix(k, p, rho, n):
+    k = np.asarray(k)
+    if k.ndim < 2 or k.shape[-1] != k.shape[-2] or k.shape[-1] not in (1, 2):
+        raise ValueError(f"k must have shape (..., 1, 1) or (..., 2, 2), got {k.shape}")
+    nc = k.shape[-1]
+    dtype = _precision(k=k, p=p, rho=rho, n=n)
+    parts = [k.shape[:-2], np.shape(rho)[:-1]]
+    if p is not None:
+        parts.append(np.shape(p)[:-1])
+    if n is not None:
+        parts.append(np.shape(n)[:-1])
+    try:
+        shape = np.broadcast_shapes(*parts)
+    except ValueError as exc:
+        raise ValueError("array shapes do not broadcast: k " + str(k.shape) + ", rho " + str(np.shape(rho))
+                         + (", p " + str(np.shape(p)) if p is not None else "")
+                         + (", n " + str(np.shape(n)) if n is not None else "")) from exc
+    size = int(np.prod(shape, dtype=np.int64))
+    k_rows = _k_rows(k, nc, shape, dtype)
+    rho_rows = _c_rows(rho, nc, shape, dtype, "rho")
+    n_rows = _c_rows(n, nc, shape, dtype, "n", fill=1) if n is not None else np.ones((4, size), dtype)
+    p_rows = _c_rows(p, nc, shape, dtype, "p") if p is not None else np.zeros((4, size), dtype)
+    d_rows = np.empty((8, size), dtype)
+    a_rows = np.empty((4, size), dtype)
+    _k.k_matrix_kernel(nc, n is None, k_rows, rho_rows, n_rows, p_rows, d_rows, a_rows)
+    cdtype = np.complex64 if dtype == np.float32 else np.complex128
+    d = np.empty(shape + (nc, nc), cdtype)
+    for a in range(nc):
+        for b in range(nc):
+            e = 2 * (a * 2 + b)
+            d[..., a, b] = (d_rows[e] + 1j * d_rows[e + 1]).reshape(shape)
+    return d, _c_from_rows(a_rows, nc, shape)
+
+
+def k_matrix_denominator(k, rho, n=None):
+    """The matrix :math:`I - i K \\rho n^2` of the K-matrix amplitude (one or two channels).
+
+    .. math::
+
+        D_{ab} = \\delta_{ab} - i K_{ab} \\rho_b n_b^2,
+
+    with :math:`\\rho` and :math:`n` diagonal: the phase-space factors of the
+    channels (paper eq. phase_space_factor; for real ``s`` above threshold
+    from :func:`vecampfit.kinematics.phase_space_2body_complex`, which also
+    continues them below threshold to :math:`i|\\rho|`) and the kinematic
+    factors of :func:`k_matrix_n_factor`.  Without ``n``, the S-wave form
+    :math:`I - i K \\rho`.
+
+    Parameters
+    ----------
+    k : array_like
+        Real symmetric K-matrix, shape ``(..., n, n)``, ``n`` = 1 or 2.
+    rho : array_like
+        Phase-space factors, complex, shape ``(..., n)``.
+    n : array_like, optional
+        Kinematic factors, complex, shape ``(..., n)``; omitted for S waves.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex matrix, shape ``(..., n, n)``.
+    """
+    return _k_matrix(k, None, rho, n)[0]
+
+
+def k_matrix_amplitude(k, p, rho, n=None):
+    """K-matrix amplitude :math:`A = n\\,[I - i K \\rho n^2]^{-1} P` (one or two channels).
+
+    The paper's K-matrix production amplitude (Chung et al.): ``K`` from
+    :func:`k_matrix_add_pole` (real symmetric), ``P`` from
+    :func:`p_vector_add_pole`, ``rho`` and ``n`` as in
+    :func:`k_matrix_denominator`; without ``n``, the S-wave form
+    :math:`[I - i K \\rho]^{-1} P`.  Two channels are solved by LU
+    decomposition with partial pivoting (:mod:`vecampfit.linear_algebra`).
+
+    Parameters
+    ----------
+    k : array_like
+        Real symmetric K-matrix, shape ``(..., n, n)``, ``n`` = 1 or 2.
+    p : array_like
+        Complex P-vector, shape ``(..., n)``.
+    rho : array_like
+        Phase-space factors, complex, shape ``(..., n)``.
+    n : array_like, optional
+        Kinematic factors, complex, shape ``(..., n)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex amplitude of each channel, shape ``(..., n)`` (units of ``P``).
+    """
+    return _k_matrix(k, p, rho, n)[1]
