@@ -56,6 +56,8 @@ class Setup:
                                                self.normalization,
                                                build_dir=args.model_cache)[args.vector_length]
         self.compile_time = time.perf_counter() - t0
+        # Fit fractions and their errors: the compiled density in float64 on the grid.
+        self.integrals = genfit3k.GridIntegrals(self.module, self.grid_fields, self.weights)
         self.args = args
         if verbose:
             i = self.grid_info
@@ -88,10 +90,8 @@ class Setup:
         if m.covariance is not None:
             c = np.array(m.covariance)
             cov[np.ix_(free, free)] = c[np.ix_(free, free)]
-        ff, fferr = genfit3k.fit_fraction_errors(x, cov, self.records, self.weights,
-                                                  self.masses, self.normalization, free)
-        laura = genfit3k.laura_coefficients(x, self.records, self.weights, self.masses,
-                                            self.normalization)
+        ff, fferr = self.integrals.fit_fractions(x, cov)
+        laura = self.integrals.laura_coefficients(x)
         return {"values": x, "errors": e, "fval": m.fval, "valid": m.valid, "edm": m.fmin.edm if m.fmin is not None else float("nan"),
                 "calls": fitter.n_calls, "wall_time": fitter.wall_time,
                 "cpu_time": fitter.cpu_time, "fit_fractions": ff, "fit_fraction_errors": fferr,
@@ -253,6 +253,10 @@ def make_parser():
     p.add_argument("--strategy", type=int, choices=(0, 1, 2), default=1, help="Minuit strategy")
     p.add_argument("--output", default=None, help="folder of the result files (default: "
                    "--directory)")
+    p.add_argument("--result-files", action="store_true",
+                   help="also write vecampfit's result files of every fit "
+                        "(parameters_result_N.dat, results_N.txt, result_N.root; N = laura_K "
+                        "for Laura++'s experiment K)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     return p
 
@@ -270,17 +274,29 @@ def main(argv=None):
         args.seed = int.from_bytes(os.urandom(4), "little")
         if args.random_start:
             print(f"Random seed: {args.seed}")
+    out = args.output or args.directory
+    if not os.path.isdir(out):
+        p.error(f"--output {out!r} is not a folder")
     results = []
     for k in experiments:
-        m13sq, m23sq = load(args, k)
+        try:
+            m13sq, m23sq = load(args, k)
+        except (ValueError, FileNotFoundError, KeyError) as exc:
+            p.error(str(exc))
         r = fit_one(setup, m13sq, m23sq, random_start=args.random_start, seed=args.seed + k,
                     gradient=not args.no_gradient, strategy=args.strategy)
+        if args.result_files:
+            name = f"laura_{k}" if args.laura else str(k)
+            r["fitter"].write_results(
+                parameters=os.path.join(out, f"parameters_result_{name}.dat"),
+                text=os.path.join(out, f"results_{name}.txt"),
+                root=os.path.join(out, f"result_{name}.root"))
+        del r["fitter"]     # its buffers (the grid) are not needed any more
         results.append(r)
         if not args.quiet:
             print(format_line(k, r), flush=True)
     text = summary(results)
     print(text)
-    out = args.output or args.directory
     write_results(os.path.join(out, "fit3k_results.txt"), os.path.join(out, "fit3k_results.root"),
                   experiments, results)
     return results

@@ -480,6 +480,97 @@ def fit_fraction_errors(params, covariance, records, weights, m, normalization,
     return base, dict(zip(COMPONENTS, err))
 
 
+class GridIntegrals:
+    """Integrals over the normalization grid with the compiled density (fast).
+
+    The numpy functions above (:func:`fit_fractions`, :func:`laura_coefficients`)
+    recompute the kinematics of every grid point; this class keeps the grid
+    as event-buffer blocks and evaluates the compiled density and its
+    gradient on them, with all coefficients but one set to zero for the
+    integral of one component.
+
+    Parameters
+    ----------
+    module
+        The compiled density (:func:`compile_density`) in float64.
+    fields : dict
+        Event-buffer fields of the grid points (:func:`event_buffer_fields`).
+    weights : numpy.ndarray
+        Grid weights.
+    """
+
+    def __init__(self, module, fields, weights):
+        self.module = module
+        length = module.vector_length()
+        self.blocks = to_blocks(fields, length)
+        self.weights = np.zeros(self.blocks.shape[0] * length)
+        self.weights[:len(weights)] = weights
+
+    def _only(self, params, component):
+        x = np.array(params, dtype=np.float64)
+        for c in COMPONENTS:
+            if c != component:
+                x[PARAMETER_NAMES.index(f"{c}_RE")] = 0
+                x[PARAMETER_NAMES.index(f"{c}_IM")] = 0
+        return x
+
+    def integral(self, params, component=None, gradient=False):
+        """Integral of |A|^2 (``component`` None) or of the term of one component,
+        and with ``gradient`` its gradient with respect to the parameters."""
+        x = np.asarray(params, dtype=np.float64) if component is None else \
+            self._only(params, component)
+        if not gradient:
+            return float(np.dot(self.weights, self.module.evaluate(self.blocks, x)))
+        values, grad = self.module.evaluate(self.blocks, x, True)
+        g = grad @ self.weights
+        if component is not None:
+            # Coefficients of the other components were set to zero, not varied.
+            for c in COMPONENTS:
+                if c != component:
+                    g[PARAMETER_NAMES.index(f"{c}_RE")] = 0
+                    g[PARAMETER_NAMES.index(f"{c}_IM")] = 0
+        return float(np.dot(self.weights, values)), g
+
+    def fit_fractions(self, params, covariance=None):
+        """Fit fractions (as :func:`fit_fractions`) and, with a covariance matrix,
+        their errors from the exact Jacobian.
+
+        Returns
+        -------
+        fractions : dict
+            Component -> fit fraction; ``"sum"`` -> their sum.
+        errors : dict
+            Component -> error (only with ``covariance``).
+        """
+        total, g_total = self.integral(params, gradient=True)
+        out, jac = {}, []
+        for c in COMPONENTS:
+            part, g = self.integral(params, c, gradient=True)
+            out[c] = part / total
+            jac.append(g / total - part * g_total / total ** 2)
+        out["sum"] = sum(out[c] for c in COMPONENTS)
+        if covariance is None:
+            return out
+        jac = np.array(jac)
+        cov = np.asarray(covariance, dtype=np.float64)
+        err = np.sqrt(np.maximum(np.einsum("ik,kl,il->i", jac, cov, jac), 0))
+        return out, dict(zip(COMPONENTS, err))
+
+    def laura_coefficients(self, params):
+        """As :func:`laura_coefficients`: the coefficients with every component
+        normalized to unit integral at the current masses and widths, relative
+        to the phi(1020)."""
+        rel = {}
+        for c in COMPONENTS:
+            x = self._only(params, c)
+            x[PARAMETER_NAMES.index(f"{c}_RE")] = 1.0
+            x[PARAMETER_NAMES.index(f"{c}_IM")] = 0.0
+            # Integral of |n_c X_c|^2 with unit coefficient.
+            rel[c] = math.sqrt(self.integral(x))
+        ref = coefficient(params, "PHI") * rel["PHI"]
+        return {c: coefficient(params, c) * rel[c] / ref for c in COMPONENTS}
+
+
 def laura_coefficients(params, records, weights, m, normalization):
     """The coefficients in Laura++'s normalization: every component normalized
     to unit integral at the current masses and widths, relative to the
