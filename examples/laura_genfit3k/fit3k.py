@@ -65,6 +65,19 @@ class Setup:
                   f"plot, {i['points']} used ({'folded' if self.grid_options.fold else 'whole'}); "
                   f"built in {self.grid_time:.1f} s")
 
+    def with_vector_length(self, vector_length, module=None):
+        """A copy that shares the grid and fits with another vector length
+        (compiled here unless ``module`` is given)."""
+        import copy
+        other = copy.copy(self)
+        other.args = copy.copy(self.args)
+        other.args.vector_length = vector_length
+        if module is None:
+            module = genfit3k.compile_density([vector_length], self.masses, self.normalization,
+                                              build_dir=self.args.model_cache)[vector_length]
+        other.module = module
+        return other
+
     def fitter(self, m13sq, m23sq, *, random_start=False, seed=None, gradient=True,
                strategy=1, verbose=False):
         """A :class:`vecampfit.fitter.Fitter` with grid and data loaded."""
