@@ -35,8 +35,9 @@ def setup_args(model_cache, *extra):
 
 @pytest.fixture(scope="module")
 def setup(model_cache):
-    """Default grid, compiled density (L = 8, the programs' default)."""
-    return fit3k.Setup(setup_args(model_cache))
+    """Default grid, compiled density (L = 8, the programs' default), one thread
+    (fits take about a second; a busy machine does not slow OpenMP barriers)."""
+    return fit3k.Setup(setup_args(model_cache, "--threads", "1"))
 
 
 @pytest.fixture(scope="module")
