@@ -1,0 +1,390 @@
+# B+ -> K+ K+ K- signal density of Laura++'s GenFit3K (paper section 9.2),
+# written as a user writes a model against vecampfit's .pxd files and
+# compiled once per vector length by vecampfit.model_compiler.compile_model;
+# float32 and float64 through fused types.
+#
+# Amplitude (genfit3k.py documents the conventions):
+#     A = n_NR c_NR + sum_R n_R c_R [X_R(13) + X_R(23)],
+#     X_R(pair) = B_R(m) (p* q)^L F_L^cov P_L^Laura(cos theta) F_B(p* (F_L^cov)^(1/L)),
+# B_R the Breit-Wigner amplitude without phase-space factor
+# (high_energy_physics.breit_wigner_q_f_nophsp) with fixed radius r_R,
+#     B_R = [F_R(q)/F_R(q0)] / (m0^2 - s - i m0 Gamma(m)),
+#     m0 Gamma(m) = Gamma0 m0^2 (q/q0)^(2L+1) F_R(q)^2/F_R(q0)^2 / m.
+# Everything but m0 and Gamma0 is fixed, so each pair term separates into
+# parts that depend on the event only and parts that depend on the
+# parameters only:
+#     X_R = (1/F_R(q0)) W / (m0^2 - s - i C G),
+#     W = (p* q)^L F_L^cov P_L^Laura F_B F_R(q),   G = q^(2L+1) F_R(q)^2 / m   (event buffer),
+#     C = Gamma0 m0^2 / (q0^(2L+1) F_R(q0)^2),     1/F_R(q0)                   (parameter buffer).
+# Per event and resonance pair this leaves one division and no square root.
+#
+# Event buffer (one block): N_EVENT_FIELDS real vectors of L lanes in the
+# order of genfit3k.EVENT_FIELDS: for the pair (K+_1 K-), then (K+_2 K-),
+# s = m^2, then G and W of phi(1020), then G and W of f'2(1525).
+#
+# Parameters (genfit3k.PARAMETER_NAMES): PHI_M, PHI_G, F2_M, F2_G, PHI_RE,
+# PHI_IM, F2_RE, F2_IM, NR_RE, NR_IM (GeV; coefficients c = RE + i IM).
+#
+# Parameter buffer, per resonance: m0^2, C, n c / F_R(q0), n / F_R(q0), and
+# the complex constants of the gradient (see fill_parameter_buffer); then
+# n_NR c_NR and n_NR.
+from cython cimport floating
+from libc.math cimport sqrt
+
+from vecampfit.block cimport VECTOR_LENGTH
+from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
+                                       fill_parameter_buffer_callable)
+from vecampfit.high_energy_physics cimport blatt_weisskopf_inverse_gradient_scalar
+
+import numpy as np
+
+# Event-buffer fields: pair offset + field.
+cdef enum:
+    EV_PAIR_STRIDE = 5
+    EV_S = 0
+    EV_G_PHI = 1
+    EV_W_PHI = 2
+    EV_G_F2 = 3
+    EV_W_F2 = 4
+    N_EVENT_FIELDS = 10
+
+# Parameters.
+cdef enum:
+    PAR_PHI_M = 0
+    PAR_PHI_G = 1
+    PAR_F2_M = 2
+    PAR_F2_G = 3
+    PAR_PHI_RE = 4
+    PAR_PHI_IM = 5
+    PAR_F2_RE = 6
+    PAR_F2_IM = 7
+    PAR_NR_RE = 8
+    PAR_NR_IM = 9
+    N_PARAMETERS = 10
+
+# Parameter buffer: resonance block (phi at 0, f'2 at PB_STRIDE), then the
+# non-resonant block.
+cdef enum:
+    PB_M0SQ = 0         # m0^2
+    PB_C = 1            # Gamma0 m0^2 / (q0^(2L+1) F_R(q0)^2)
+    PB_CP_RE = 2        # c' = n c / F_R(q0)
+    PB_CP_IM = 3
+    PB_NF = 4           # n / F_R(q0): dc'/d(RE c)
+    PB_ALPHA_RE = 5     # n c d(1/F_R(q0))/dm0
+    PB_ALPHA_IM = 6
+    PB_BETA_RE = 7      # -2 m0 c'
+    PB_BETA_IM = 8
+    PB_GAMMA_RE = 9     # i c' dC/dm0
+    PB_GAMMA_IM = 10
+    PB_DELTA_RE = 11    # i c' dC/dGamma0
+    PB_DELTA_IM = 12
+    PB_STRIDE = 16
+    PB_NR_RE = 32       # n_NR c_NR
+    PB_NR_IM = 33
+    PB_NR_N = 34        # n_NR
+    PARAMETER_BUFFER_SIZE = 35
+
+# Resonance spins and the per-component normalization constants n (set by
+# set_constants / set_normalization; module-wide, shared by every fit in
+# the process).
+cdef int SPIN[2]
+SPIN[:] = [1, 2]
+cdef double DAUGHTER_MASS = 0.493677
+cdef double RESONANCE_RADIUS = 4.0
+cdef double NORMALIZATION[3]
+NORMALIZATION[:] = [1.0, 1.0, 1.0]
+
+
+def set_constants(double daughter_mass, double resonance_radius):
+    """Set the kaon mass (GeV) and the resonances' Blatt-Weisskopf radius (1/GeV)."""
+    global DAUGHTER_MASS, RESONANCE_RADIUS
+    if not (daughter_mass > 0 and resonance_radius >= 0):
+        raise ValueError(f"bad constants: kaon mass {daughter_mass}, radius {resonance_radius}")
+    DAUGHTER_MASS = daughter_mass
+    RESONANCE_RADIUS = resonance_radius
+
+
+def set_normalization(double phi, double f2, double nonresonant):
+    """Set the constant factors n of the phi(1020), f'2(1525) and non-resonant terms."""
+    if not (phi > 0 and f2 > 0 and nonresonant > 0):
+        raise ValueError(f"normalization factors must be positive, got {phi}, {f2}, {nonresonant}")
+    NORMALIZATION[:] = [phi, f2, nonresonant]
+
+
+def constants():
+    """(kaon mass, resonance radius, (n_phi, n_f2, n_NR)) in use."""
+    return DAUGHTER_MASS, RESONANCE_RADIUS, tuple(NORMALIZATION[k] for k in range(3))
+
+
+def vector_length():
+    return VECTOR_LENGTH
+
+
+def layout():
+    """Sizes and parameter count of this model's buffers."""
+    return {"event_fields": N_EVENT_FIELDS, "parameters": N_PARAMETERS,
+            "parameter_buffer": PARAMETER_BUFFER_SIZE}
+
+
+cdef inline double _ipow(double x, int n) noexcept nogil:
+    cdef double r = 1
+    cdef int k
+    for k in range(n):
+        r *= x
+    return r
+
+
+cdef void _fill_resonance(floating *b, double m0, double gamma0, double cre, double cim,
+                          double n, int spin) noexcept nogil:
+    """One resonance block of the parameter buffer (computed in double precision)."""
+    cdef double mk = DAUGHTER_MASS, r = RESONANCE_RADIUS
+    # Breakup momentum of m0 -> K+ K- and its derivative.
+    cdef double q0sq = m0 * m0 / 4 - mk * mk
+    cdef double q0 = sqrt(q0sq)
+    cdef double dq0 = m0 / (4 * q0)
+    cdef double invf0, dinvf0_dq, dinvf0_dr
+    blatt_weisskopf_inverse_gradient_scalar(q0, r, spin, &invf0, &dinvf0_dq, &dinvf0_dr)
+    cdef double dinvf0 = dinvf0_dq * dq0
+    cdef double qpow = _ipow(q0, 2 * spin + 1)
+    # C = Gamma0 m0^2 invF0^2 / q0^(2L+1); dC/dGamma0 = C / Gamma0.
+    cdef double c_g = m0 * m0 * invf0 * invf0 / qpow
+    cdef double c_m = gamma0 * (2 * m0 * invf0 * invf0 / qpow
+                                + 2 * m0 * m0 * invf0 * dinvf0 / qpow
+                                - (2 * spin + 1) * m0 * m0 * invf0 * invf0 * dq0 / (qpow * q0))
+    cdef double cpr = n * cre * invf0, cpi = n * cim * invf0
+    b[PB_M0SQ] = m0 * m0
+    b[PB_C] = gamma0 * c_g
+    b[PB_CP_RE] = cpr
+    b[PB_CP_IM] = cpi
+    b[PB_NF] = n * invf0
+    b[PB_ALPHA_RE] = n * cre * dinvf0
+    b[PB_ALPHA_IM] = n * cim * dinvf0
+    b[PB_BETA_RE] = -2 * m0 * cpr
+    b[PB_BETA_IM] = -2 * m0 * cpi
+    # i c' x = (-c'_im x) + i (c'_re x)
+    b[PB_GAMMA_RE] = -cpi * c_m
+    b[PB_GAMMA_IM] = cpr * c_m
+    b[PB_DELTA_RE] = -cpi * c_g
+    b[PB_DELTA_IM] = cpr * c_g
+    cdef int k
+    for k in range(PB_DELTA_IM + 1, PB_STRIDE):
+        b[k] = 0
+
+
+cdef void fill_parameter_buffer(floating *pb, const floating *par) noexcept nogil:
+    """Fill the parameter buffer from the parameters."""
+    _fill_resonance(pb, par[PAR_PHI_M], par[PAR_PHI_G], par[PAR_PHI_RE], par[PAR_PHI_IM],
+                    NORMALIZATION[0], SPIN[0])
+    _fill_resonance(pb + PB_STRIDE, par[PAR_F2_M], par[PAR_F2_G], par[PAR_F2_RE],
+                    par[PAR_F2_IM], NORMALIZATION[1], SPIN[1])
+    pb[PB_NR_RE] = NORMALIZATION[2] * par[PAR_NR_RE]
+    pb[PB_NR_IM] = NORMALIZATION[2] * par[PAR_NR_IM]
+    pb[PB_NR_N] = NORMALIZATION[2]
+
+
+cdef inline void _pair_term(floating m0sq, floating c, floating s, floating g, floating w,
+                            floating *yr, floating *yi) noexcept nogil:
+    """y += W / (m0^2 - s - i C G)  (= W (a + i b) / (a^2 + b^2))."""
+    cdef floating a = m0sq - s
+    cdef floating b = c * g
+    cdef floating t = w / (a * a + b * b)
+    yr[0] += a * t
+    yi[0] += b * t
+
+
+cdef inline void _resonance_sum(const floating *ev, const floating *pb, int i, int g_field,
+                                int w_field, floating *yr, floating *yi) noexcept nogil:
+    """Y = X(13) + X(23) without 1/F_R(q0) for lane i (fields fixed after inlining)."""
+    cdef floating m0sq = pb[PB_M0SQ], c = pb[PB_C]
+    yr[0] = 0
+    yi[0] = 0
+    _pair_term(m0sq, c, ev[EV_S * VECTOR_LENGTH + i], ev[g_field * VECTOR_LENGTH + i],
+               ev[w_field * VECTOR_LENGTH + i], yr, yi)
+    _pair_term(m0sq, c, ev[(EV_PAIR_STRIDE + EV_S) * VECTOR_LENGTH + i],
+               ev[(EV_PAIR_STRIDE + g_field) * VECTOR_LENGTH + i],
+               ev[(EV_PAIR_STRIDE + w_field) * VECTOR_LENGTH + i], yr, yi)
+
+
+cdef void signal_density(floating *out, const void *event_block, const floating *params,
+                         const void *parameter_buffer) noexcept nogil:
+    """S = |A|^2 for the L events of one block (the fitter's density contract)."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef const floating *p1 = pb
+    cdef const floating *p2 = pb + PB_STRIDE
+    cdef floating ar, ai, yr, yi
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        ar = pb[PB_NR_RE]
+        ai = pb[PB_NR_IM]
+        _resonance_sum(ev, p1, i, EV_G_PHI, EV_W_PHI, &yr, &yi)
+        ar = ar + p1[PB_CP_RE] * yr - p1[PB_CP_IM] * yi
+        ai = ai + p1[PB_CP_RE] * yi + p1[PB_CP_IM] * yr
+        _resonance_sum(ev, p2, i, EV_G_F2, EV_W_F2, &yr, &yi)
+        ar = ar + p2[PB_CP_RE] * yr - p2[PB_CP_IM] * yi
+        ai = ai + p2[PB_CP_RE] * yi + p2[PB_CP_IM] * yr
+        out[i] = ar * ar + ai * ai
+
+
+# ----------------------------------------------------------------------------
+# Density with the gradient with respect to every parameter
+# ----------------------------------------------------------------------------
+#
+# With Z = 1/(a - i b), a = m0^2 - s, b = C G, per pair: X = W Z and
+#     dX/dm0 = -W Z^2 (2 m0 - i C' G),   dX/dGamma0 = i (dC/dGamma0) G W Z^2,
+# so with Y = sum_pairs W Z, T = sum_pairs W Z^2, U = sum_pairs G W Z^2:
+#     dA/dm0 = alpha Y + beta T + gamma U,   dA/dGamma0 = delta U,
+#     dA/d(RE c) = n/F_R(q0) Y,   dA/d(IM c) = i n/F_R(q0) Y,
+# and dS/dp = 2 Re(conj(A) dA/dp).
+
+cdef inline void _pair_term_gradient(floating m0sq, floating c, floating s, floating g,
+                                     floating w, floating *y, floating *t,
+                                     floating *u) noexcept nogil:
+    """Add W Z, W Z^2 and G W Z^2 (complex, [re, im]) for one pair."""
+    cdef floating a = m0sq - s
+    cdef floating b = c * g
+    cdef floating inv = 1 / (a * a + b * b)
+    cdef floating zr = a * inv
+    cdef floating zi = b * inv
+    cdef floating wzr = w * zr
+    cdef floating wzi = w * zi
+    # W Z^2 = (W Z) Z
+    cdef floating tr = wzr * zr - wzi * zi
+    cdef floating ti = wzr * zi + wzi * zr
+    y[0] += wzr
+    y[1] += wzi
+    t[0] += tr
+    t[1] += ti
+    u[0] += g * tr
+    u[1] += g * ti
+
+
+cdef inline void _resonance_terms(const floating *ev, const floating *b, int i, int g_field,
+                                  int w_field, floating *y, floating *t, floating *u) noexcept nogil:
+    """Y, T and U (complex, [re, im]) of one resonance for lane i."""
+    cdef floating m0sq = b[PB_M0SQ], c = b[PB_C]
+    y[0] = 0
+    y[1] = 0
+    t[0] = 0
+    t[1] = 0
+    u[0] = 0
+    u[1] = 0
+    _pair_term_gradient(m0sq, c, ev[EV_S * VECTOR_LENGTH + i], ev[g_field * VECTOR_LENGTH + i],
+                        ev[w_field * VECTOR_LENGTH + i], y, t, u)
+    _pair_term_gradient(m0sq, c, ev[(EV_PAIR_STRIDE + EV_S) * VECTOR_LENGTH + i],
+                        ev[(EV_PAIR_STRIDE + g_field) * VECTOR_LENGTH + i],
+                        ev[(EV_PAIR_STRIDE + w_field) * VECTOR_LENGTH + i], y, t, u)
+
+
+cdef inline void _resonance_gradient(const floating *b, int i, const floating *y,
+                                     const floating *t, const floating *u, floating ar,
+                                     floating ai, floating *grad, int par_m,
+                                     int par_re) noexcept nogil:
+    """Gradient entries of one resonance for lane i (mass, width, RE and IM of c)."""
+    cdef floating dr, di
+    # dA/dm0 = alpha Y + beta T + gamma U
+    dr = (b[PB_ALPHA_RE] * y[0] - b[PB_ALPHA_IM] * y[1] + b[PB_BETA_RE] * t[0]
+          - b[PB_BETA_IM] * t[1] + b[PB_GAMMA_RE] * u[0] - b[PB_GAMMA_IM] * u[1])
+    di = (b[PB_ALPHA_RE] * y[1] + b[PB_ALPHA_IM] * y[0] + b[PB_BETA_RE] * t[1]
+          + b[PB_BETA_IM] * t[0] + b[PB_GAMMA_RE] * u[1] + b[PB_GAMMA_IM] * u[0])
+    grad[par_m * VECTOR_LENGTH + i] = 2 * (ar * dr + ai * di)
+    # dA/dGamma0 = delta U
+    dr = b[PB_DELTA_RE] * u[0] - b[PB_DELTA_IM] * u[1]
+    di = b[PB_DELTA_RE] * u[1] + b[PB_DELTA_IM] * u[0]
+    grad[(par_m + 1) * VECTOR_LENGTH + i] = 2 * (ar * dr + ai * di)
+    # dA/d(RE c) = nf Y; dA/d(IM c) = i nf Y
+    grad[par_re * VECTOR_LENGTH + i] = 2 * b[PB_NF] * (ar * y[0] + ai * y[1])
+    grad[(par_re + 1) * VECTOR_LENGTH + i] = 2 * b[PB_NF] * (ai * y[0] - ar * y[1])
+
+
+cdef void signal_density_gradient(floating *out, floating *gradient, const void *event_block,
+                                  const floating *params, const void *parameter_buffer) noexcept nogil:
+    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef const floating *p1 = pb
+    cdef const floating *p2 = pb + PB_STRIDE
+    cdef floating y1[2]
+    cdef floating t1[2]
+    cdef floating u1[2]
+    cdef floating y2[2]
+    cdef floating t2[2]
+    cdef floating u2[2]
+    cdef floating ar, ai
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        _resonance_terms(ev, p1, i, EV_G_PHI, EV_W_PHI, y1, t1, u1)
+        _resonance_terms(ev, p2, i, EV_G_F2, EV_W_F2, y2, t2, u2)
+        ar = (pb[PB_NR_RE] + p1[PB_CP_RE] * y1[0] - p1[PB_CP_IM] * y1[1]
+              + p2[PB_CP_RE] * y2[0] - p2[PB_CP_IM] * y2[1])
+        ai = (pb[PB_NR_IM] + p1[PB_CP_RE] * y1[1] + p1[PB_CP_IM] * y1[0]
+              + p2[PB_CP_RE] * y2[1] + p2[PB_CP_IM] * y2[0])
+        out[i] = ar * ar + ai * ai
+        _resonance_gradient(p1, i, y1, t1, u1, ar, ai, gradient, PAR_PHI_M, PAR_PHI_RE)
+        _resonance_gradient(p2, i, y2, t2, u2, ar, ai, gradient, PAR_F2_M, PAR_F2_RE)
+        gradient[PAR_NR_RE * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ar
+        gradient[PAR_NR_IM * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ai
+
+
+# ----------------------------------------------------------------------------
+# The functions for the fitter (vecampfit.fitter.Density)
+# ----------------------------------------------------------------------------
+
+def callables(precision="float64"):
+    """Low-level callables of the density, its gradient and the parameter-buffer
+    filler for one precision ("float64" or "float32"), for vecampfit.fitter.Density."""
+    if precision == "float64":
+        return dict(density=density_callable(signal_density[double]),
+                    gradient=density_gradient_callable(signal_density_gradient[double]),
+                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[double]))
+    if precision == "float32":
+        return dict(density=density_callable(signal_density[float]),
+                    gradient=density_gradient_callable(signal_density_gradient[float]),
+                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[float]))
+    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
+
+
+# ----------------------------------------------------------------------------
+# Python access (tests, plots): evaluate over blocks of an event buffer
+# ----------------------------------------------------------------------------
+
+def parameter_buffer(floating[::1] params):
+    """The parameter buffer for a parameter vector (same precision)."""
+    if params.shape[0] != N_PARAMETERS:
+        raise ValueError(f"expected {N_PARAMETERS} parameters, got {params.shape[0]}")
+    buf = np.zeros(PARAMETER_BUFFER_SIZE, dtype=np.float32 if floating is float else np.float64)
+    cdef floating[::1] view = buf
+    fill_parameter_buffer(&view[0], &params[0])
+    return buf
+
+
+def evaluate(floating[:, :, ::1] blocks, floating[::1] params, bint gradient=False):
+    """Density (and gradient) over an event buffer of shape (n_blocks, N_EVENT_FIELDS, L).
+
+    Returns values of shape (n_blocks * L,) and, with ``gradient``, the
+    gradient of shape (N_PARAMETERS, n_blocks * L).
+    """
+    if blocks.shape[1] != N_EVENT_FIELDS or blocks.shape[2] != VECTOR_LENGTH:
+        raise ValueError(f"event buffer must have shape (n_blocks, {N_EVENT_FIELDS}, {VECTOR_LENGTH})")
+    dtype = np.float32 if floating is float else np.float64
+    pb = parameter_buffer(params)
+    cdef floating[::1] pbv = pb
+    cdef Py_ssize_t nb = blocks.shape[0], b, i, p
+    values = np.empty(nb * VECTOR_LENGTH, dtype)
+    grad = np.empty((N_PARAMETERS, nb * VECTOR_LENGTH), dtype)
+    cdef floating[::1] v = values
+    cdef floating[:, ::1] g = grad
+    cdef floating out[VECTOR_LENGTH]
+    cdef floating gb[N_PARAMETERS * VECTOR_LENGTH]
+    with nogil:
+        for b in range(nb):
+            if gradient:
+                signal_density_gradient(out, gb, &blocks[b, 0, 0], &params[0], &pbv[0])
+                for p in range(N_PARAMETERS):
+                    for i in range(VECTOR_LENGTH):
+                        g[p, b * VECTOR_LENGTH + i] = gb[p * VECTOR_LENGTH + i]
+            else:
+                signal_density(out, &blocks[b, 0, 0], &params[0], &pbv[0])
+            for i in range(VECTOR_LENGTH):
+                v[b * VECTOR_LENGTH + i] = out[i]
+    return (values, grad) if gradient else values

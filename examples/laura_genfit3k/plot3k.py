@@ -1,0 +1,160 @@
+"""Plot a fit of the B+ -> K+ K+ K- example: Dalitz-plot projections with the fit.
+
+Reads the fitted parameters of one experiment from the results table of
+fit3k.py (``--results``, default ``fit3k_results.txt`` in ``--directory``)
+and the events of that experiment (``toy3k_N.root`` in ``--directory``, or
+Laura++'s file with ``--laura``).  The two K+ are identical, so the plot is
+folded: the projections are m^2_min = min(m13^2, m23^2) and m^2_max =
+max(m13^2, m23^2) (for the folded files of generate3k.py and Laura++, m13Sq
+and m23Sq), and m_min(K+ K-) around the phi(1020).  Data are points with
+Poisson errors; the fit (solid) and its components (dashed: |term|^2 of each
+component, interference not shown) are the normalization grid weighted
+by the density, scaled to the number of events.  Writes
+``projections3k_N.png``/``.pdf`` into ``--output`` (default ``--directory``).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.append(HERE)
+
+import genfit3k  # noqa: E402
+
+COLORS = {"PHI": "tab:orange", "F2": "tab:green", "NR": "tab:purple"}
+
+
+def read_fit(path, experiment):
+    """Fitted parameter values of ``experiment`` from fit3k_results.txt."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"results file {path!r} does not exist (run fit3k.py first)")
+    header = None
+    with open(path) as f:
+        for line in f:
+            tokens = line.split()
+            if not tokens:
+                continue
+            if tokens[0] == "#":
+                if header is None and len(tokens) > 1 and tokens[1] == "experiment":
+                    header = tokens[1:]
+                continue
+            if header is None or len(tokens) != len(header):
+                raise ValueError(f"{path}: not a results table of fit3k.py (line {line!r})")
+            row = dict(zip(header, (float(t) for t in tokens)))
+            if int(row["experiment"]) == experiment:
+                missing = [n for n in genfit3k.PARAMETER_NAMES if n not in row]
+                if missing:
+                    raise ValueError(f"{path}: columns {missing} missing")
+                return np.array([row[n] for n in genfit3k.PARAMETER_NAMES])
+    raise ValueError(f"{path}: no fit of experiment {experiment}")
+
+
+def projections(m13sq, m23sq, params, records, weights, m, normalization, bins=50,
+                phi_window=(0.99, 1.06), phi_bins=70):
+    """Histograms of data and fit.
+
+    Returns
+    -------
+    dict
+        ``"min"``, ``"max"`` (m^2 of the lower and higher K+ K- pair, GeV^2) and
+        ``"phi"`` (m of the lower pair, GeV): ``edges``, ``data``, ``fit`` and
+        per component ``<C>`` (expected events per bin).
+    """
+    data = {"min": np.minimum(m13sq, m23sq), "max": np.maximum(m13sq, m23sq)}
+    data["phi"] = np.sqrt(data["min"])
+    g13, g23 = genfit3k.records_m2(records)
+    grid = {"min": np.minimum(g13, g23), "max": np.maximum(g13, g23)}
+    grid["phi"] = np.sqrt(grid["min"])
+    p = dict(zip(genfit3k.PARAMETER_NAMES, params))
+    comp = genfit3k.component_amplitudes(g13, g23, params, m)
+    terms = {c: normalization[c] * complex(p[f"{c}_RE"], p[f"{c}_IM"]) * comp[c]
+             for c in genfit3k.COMPONENTS}
+    total = sum(terms.values())
+    dens = np.abs(total) ** 2
+    scale = len(m13sq) / np.dot(weights, dens)
+    lo, hi = genfit3k.dalitz_limits(m)
+    ranges = {"min": (lo * lo, max(grid["min"].max(), data["min"].max())),
+              "max": (min(grid["max"].min(), data["max"].min()), hi * hi), "phi": phi_window}
+    out = {}
+    for key, (a, b) in ranges.items():
+        edges = np.linspace(a, b, (phi_bins if key == "phi" else bins) + 1)
+        h = {"edges": edges, "data": np.histogram(data[key], edges)[0],
+             "fit": np.histogram(grid[key], edges, weights=weights * dens * scale)[0]}
+        for c, t in terms.items():
+            h[c] = np.histogram(grid[key], edges, weights=weights * np.abs(t) ** 2 * scale)[0]
+        out[key] = h
+    return out
+
+
+LABELS = {"min": r"$m^2_{\min}(K^+K^-)$ [GeV$^2$]", "max": r"$m^2_{\max}(K^+K^-)$ [GeV$^2$]",
+          "phi": r"$m_{\min}(K^+K^-)$ [GeV]"}
+
+
+def main(argv=None):
+    p = genfit3k.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--masses", default="laura",
+                   help="B+ and K masses: 'laura' (Laura++'s) or 'pdg<year>'")
+    genfit3k.add_grid_options(p)
+    p.add_argument("--directory", default=".", help="folder of toy3k_N.root and the results")
+    p.add_argument("--laura", action="store_true", help="events from Laura++'s file")
+    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
+                   help="Laura++'s pseudoexperiments (with --laura)")
+    p.add_argument("--experiment", type=int, default=0, help="which experiment")
+    p.add_argument("--results", default=None,
+                   help="results table of fit3k.py (default: DIRECTORY/fit3k_results.txt)")
+    p.add_argument("--bins", type=int, default=50, help="bins of the m^2 projections")
+    p.add_argument("--output", default=None, help="folder of the plots (default: --directory)")
+    args = p.parse_args(argv)
+    if args.bins < 1:
+        p.error(f"--bins must be positive, got {args.bins}")
+    out = args.output or args.directory
+    try:
+        m = genfit3k.masses(args.masses)
+        params = read_fit(args.results or os.path.join(args.directory, "fit3k_results.txt"),
+                          args.experiment)
+        if args.laura:
+            m13sq, m23sq = genfit3k.read_events(args.laura_file, args.experiment)
+        else:
+            m13sq, m23sq = genfit3k.read_events(
+                genfit3k.experiment_file(args.directory, args.experiment))
+        records, weights, _ = genfit3k.normalization_grid(m, options=genfit3k.grid_options(args))
+        if not os.path.isdir(out):
+            raise FileNotFoundError(f"--output {out!r} is not a folder")
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        p.error(str(exc))
+    normalization = genfit3k.normalization_constants(m, records, weights)
+    hist = projections(m13sq, m23sq, params, records, weights, m, normalization, args.bins)
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    for ax, key in zip(axes, ("min", "max", "phi")):
+        h = hist[key]
+        e = h["edges"]
+        c = 0.5 * (e[1:] + e[:-1])
+        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
+                    label="data")
+        ax.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
+        for comp in genfit3k.COMPONENTS:
+            ax.stairs(h[comp], e, color=COLORS[comp], ls="--", lw=1,
+                      label=genfit3k.COMPONENT_NAMES[comp])
+        ax.set_xlabel(LABELS[key])
+        unit = "GeV" if key == "phi" else "GeV$^2$"
+        ax.set_ylabel(f"events / {e[1] - e[0]:.3g} {unit}")
+        ax.set_ylim(bottom=0)
+    axes[0].legend()
+    fig.tight_layout()
+    name = f"projections3k_{'laura_' if args.laura else ''}{args.experiment}"
+    for ext in ("png", "pdf"):
+        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=120)
+    plt.close(fig)
+    print(f"wrote {name}.png/.pdf in {os.path.abspath(out)}")
+    return hist
+
+
+if __name__ == "__main__":
+    main()
