@@ -310,6 +310,10 @@ cdef void signal_density_gradient(floating *out, floating *gradient, const void 
     cdef floating y2[2]
     cdef floating t2[2]
     cdef floating u2[2]
+    # The gradient is formed in a local array, which the compiler knows not to
+    # overlap the parameter buffer (``gradient`` might: then no lane loop
+    # vectorizes), and copied out at the end.
+    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]
     cdef floating ar, ai
     cdef int i
     for i in range(VECTOR_LENGTH):
@@ -320,10 +324,12 @@ cdef void signal_density_gradient(floating *out, floating *gradient, const void 
         ai = (pb[PB_NR_IM] + p1[PB_CP_RE] * y1[1] + p1[PB_CP_IM] * y1[0]
               + p2[PB_CP_RE] * y2[1] + p2[PB_CP_IM] * y2[0])
         out[i] = ar * ar + ai * ai
-        _resonance_gradient(p1, i, y1, t1, u1, ar, ai, gradient, PAR_PHI_M, PAR_PHI_RE)
-        _resonance_gradient(p2, i, y2, t2, u2, ar, ai, gradient, PAR_F2_M, PAR_F2_RE)
-        gradient[PAR_NR_RE * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ar
-        gradient[PAR_NR_IM * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ai
+        _resonance_gradient(p1, i, y1, t1, u1, ar, ai, g, PAR_PHI_M, PAR_PHI_RE)
+        _resonance_gradient(p2, i, y2, t2, u2, ar, ai, g, PAR_F2_M, PAR_F2_RE)
+        g[PAR_NR_RE * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ar
+        g[PAR_NR_IM * VECTOR_LENGTH + i] = 2 * pb[PB_NR_N] * ai
+    for i in range(N_PARAMETERS * VECTOR_LENGTH):
+        gradient[i] = g[i]
 
 
 # ----------------------------------------------------------------------------
