@@ -133,6 +133,16 @@ cdef inline void _reduce_lanes(double *partial, double *acc, int n_grad, int L) 
         partial[a] += s
 
 
+cdef inline bint _block_valid(const floating *out, Py_ssize_t n) noexcept nogil:
+    """Whether out[0..n) are all finite and non-negative (branch-free, vectorizes)."""
+    cdef int ok = 1
+    cdef Py_ssize_t i
+    for i in range(n):
+        # v - v is NaN for infinities; NaN fails both comparisons.
+        ok = ok & (out[i] >= 0) & (out[i] - out[i] == 0)
+    return ok
+
+
 cdef void _normalization_chunk(
         Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, Py_ssize_t n_events, int L,
         Py_ssize_t row, const char *events, uintptr_t func, uintptr_t grad_func, int n_grad,
@@ -141,16 +151,20 @@ cdef void _normalization_chunk(
         Py_ssize_t *bad) noexcept nogil:
     """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk.
 
-    ``acc`` (n_grad * L, zero on entry and on return) holds per-lane sums of
-    the gradient, ``wl`` (L) the weights of one block.
+    ``acc`` ((n_grad + 1) * L, zero on entry and on return) holds per-lane
+    sums: of the gradient in its first n_grad * L elements, of w S in the
+    last L.  ``wl`` (L) holds the weights of one block.  A block whose
+    values are all valid (the usual case) is added by a loop without
+    branches; a block with an invalid value is added lane by lane, and the
+    first invalid event of the chunk is recorded in ``bad[c]``.
     """
     cdef Py_ssize_t b, j, a, n_valid
     cdef int i
-    cdef double w, v, s
+    cdef double *acc_value = acc + n_grad * L
     for a in range(1 + n_grad):
         partial[a] = 0
     bad[c] = NO_PROBLEM
-    if out == NULL or (n_grad > 0 and (g == NULL or acc == NULL or wl == NULL)):
+    if out == NULL or acc == NULL or wl == NULL or (n_grad > 0 and g == NULL):
         bad[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -159,21 +173,22 @@ cdef void _normalization_chunk(
         else:
             _density(out, func, events + b * row, params, pbuf)
         n_valid = min(<Py_ssize_t> L, n_events - b * L)
-        s = 0
         for i in range(n_valid):
-            j = b * L + i
-            v = out[i]
-            if _invalid(v):
-                if bad[c] == NO_PROBLEM:
-                    bad[c] = j
-                continue
-            w = weights[j] if weights != NULL else 1.0
-            s += w * v
-        partial[0] += s
-        if n_grad > 0:
+            wl[i] = weights[b * L + i] if weights != NULL else 1.0
+        if _block_valid(out, n_valid):
             for i in range(n_valid):
-                wl[i] = weights[b * L + i] if weights != NULL else 1.0
+                acc_value[i] += wl[i] * out[i]
+        else:
+            for i in range(n_valid):
+                if _invalid(out[i]):
+                    if bad[c] == NO_PROBLEM:
+                        bad[c] = b * L + i
+                    wl[i] = 0
+                else:
+                    acc_value[i] += wl[i] * out[i]
+        if n_grad > 0:
             _accumulate_lanes(acc, g, wl, n_grad, L, n_valid)
+    _reduce_lanes(partial, acc_value, 1, L)
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
 
@@ -214,7 +229,7 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc(L * sizeof(floating))
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
-        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
+        acc = <double *> calloc((n_grad + 1) * L, sizeof(double))
         wl = <double *> malloc(L * sizeof(double))
         for c in prange(n_chunks, schedule='static'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
