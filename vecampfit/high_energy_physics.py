@@ -1,4 +1,4 @@
-"""High-energy-physics lineshapes: formfactors, covariant factors, Breit-Wigner amplitudes.
+"""High-energy-physics lineshapes: formfactors, covariant factors, Breit-Wigner, Flatte and K-matrix amplitudes.
 
 The paper's ``VECAMPFIT_HIGH_ENERGY_PHYSICS_VECTOR_#LENGTH#``.  The functions
 here work on numpy arrays of any shape (float32 or float64; the precision of
@@ -31,6 +31,11 @@ Breit-Wigner amplitudes with a mass-dependent width use
 
 where ``q`` is the breakup momentum of the resonance at the invariant mass
 ``m`` and ``q0`` at its mass ``m0``.
+
+The Flatte amplitude (:func:`flatte`) and the one- and two-channel K-matrix
+(:func:`k_matrix_add_pole`, :func:`p_vector_add_pole`,
+:func:`k_matrix_denominator`, :func:`k_matrix_amplitude`) continue the
+momenta below threshold as :math:`q = i |q|`.
 """
 
 import numbers
