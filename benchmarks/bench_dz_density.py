@@ -8,11 +8,15 @@ compiled here with the models' flags), in one process.  Prints ns per event,
 the ratio to L = 1 and the ratio of the best L to the C kernel.
 
     python benchmarks/bench_dz_density.py [--events N] [--portable] [--lengths 1,2,4,...]
+                                          [--output benchmarks/results/dz_density.md]
+
+With ``--output``, also writes what it prints into that file as Markdown.
 """
 
 import argparse
 import ctypes
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -95,7 +99,15 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--portable", action="store_true", help="compile without -march=native")
     ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
+    ap.add_argument("--output", help="also write the results as Markdown into this file")
     args = ap.parse_args()
+    lines = []
+
+    def report(text):
+        print(text, flush=True)
+        lines.append(text)
+
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     lengths = [int(x) for x in args.lengths.split(",")]
     mods = compile_model(os.path.join(HERE, "..", "examples", "dz_kmpippiz", "signal_density.pyx"),
                          lengths, native=not args.portable)
@@ -104,8 +116,8 @@ def main():
     params = np.array([d[n] for n in model.parameter_names()])
     n = args.events
     t_numpy = best_time(lambda: model.signal_density(fields, params, MASSES), max(1, args.repeat // 2))
-    print(f"events: {n}, native: {not args.portable}; numpy model: {1e9 * t_numpy / n:.1f} ns/event")
-    print(f"{'L':>3} {'f64 ns':>8} {'f32 ns':>8} {'f64 grad':>9} {'f32 grad':>9} "
+    report(f"events: {n}, native: {not args.portable}; numpy model: {1e9 * t_numpy / n:.1f} ns/event")
+    report(f"{'L':>3} {'f64 ns':>8} {'f32 ns':>8} {'f64 grad':>9} {'f32 grad':>9} "
           f"{'f64 x L1':>8} {'f32 x L1':>8} {'numpy/f64':>9}")
     kernels = c_kernels(not args.portable)
     reference = model.signal_density(fields, params, MASSES)
@@ -114,7 +126,7 @@ def main():
         columns = [np.ascontiguousarray(fields[f], dtype=dtype) for f in model.EVENT_FIELDS]
         call = run_c_kernel(kernels[dtype], columns, params, n)
         err = np.max(np.abs(call() / reference - 1))
-        print(f"C kernel {key}: largest relative difference to the numpy model {err:.1e}")
+        report(f"C kernel {key}: largest relative difference to the numpy model {err:.1e}")
         t_c[key] = best_time(call, args.repeat) / n * 1e9
     best = {}
     base = {}
@@ -131,12 +143,22 @@ def main():
             base = row
         for key in ("f64", "f32"):
             best[key] = min(best.get(key, np.inf), row[key])
-        print(f"{length:>3} {row['f64']:8.1f} {row['f32']:8.1f} {row['f64g']:9.1f} {row['f32g']:9.1f} "
+        report(f"{length:>3} {row['f64']:8.1f} {row['f32']:8.1f} {row['f64g']:9.1f} {row['f32g']:9.1f} "
               f"{base['f64'] / row['f64']:8.2f} {base['f32'] / row['f32']:8.2f} "
               f"{1e9 * t_numpy / n / row['f64']:9.1f}")
     for key in ("f64", "f32"):
-        print(f"hand-written C kernel {key}: {t_c[key]:.1f} ns/event; best Cython L "
+        report(f"hand-written C kernel {key}: {t_c[key]:.1f} ns/event; best Cython L "
               f"{best[key]:.1f} ns/event, {best[key] / t_c[key]:.2f}x the C kernel")
+    if args.output:
+        os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+        with open(args.output, "w") as f:
+            f.write("# D0 -> K- pi+ pi0: the signal density alone\n\n"
+                    f"Measured by `python benchmarks/bench_dz_density.py --events {n} "
+                    f"--lengths {args.lengths}{' --portable' if args.portable else ''}` on "
+                    f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load "
+                    f"average before the run {load}; best of {args.repeat} runs, one thread. "
+                    "ns per event; the gradient columns include copying the 38 derivatives "
+                    "of every event out of the blocks.\n\n```\n" + "\n".join(lines) + "\n```\n")
 
 
 if __name__ == "__main__":
