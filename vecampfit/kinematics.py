@@ -14,7 +14,15 @@ Units: GeV for masses and momenta, GeV^2 for squared masses and Mandelstam
 The Python functions raise ``ValueError`` for negative masses and where a
 quantity is undefined (a decay momentum below threshold, an ``m12^2``
 outside its range); the block routines return NaN there instead (or continue
-analytically, as documented per routine).
+analytically, as documented per routine).  Thresholds are decided exactly
+for the given floating-point masses.
+
+Accuracy: differences that vanish at a threshold, such as
+:math:`m_0 - m_1 - m_2` or :math:`s - (m_1 + m_2)^2`, are formed without
+rounding :math:`m_1 + m_2` or :math:`(m_1 + m_2)^2` first, so that decay
+momenta and phase-space factors are accurate to a few ulps also next to
+thresholds (masses between about 1e-150 and 1e150 GeV; 1e-18 and 1e18 in
+float32).
 """
 
 import numbers
@@ -119,13 +127,21 @@ def covariant_factor(m12, m0, m3):
     return out.reshape(shape)[()]
 
 
+def _below_threshold(m0, m1, m2):
+    """m0 < m1 + m2 exactly (the sum is not rounded: two-sum in the arrays' precision)."""
+    s = m1 + m2
+    bb = s - m1
+    err = (m1 - (s - bb)) + (m2 - bb)
+    return (m0 < s) | ((m0 == s) & (err > 0))
+
+
 def _decay(m0, m1, m2, kind):
     (m0, m1, m2), shape, dtype = _arrays(m0=m0, m1=m1, m2=m2)
     for a, n in ((m0, "m0"), (m1, "m1"), (m2, "m2")):
         _check_non_negative(a, n)
     if np.any(m0 == 0):
         raise ValueError("m0: the mass of the decaying particle must be positive")
-    if kind == 0 and np.any(m0 < m1 + m2):
+    if kind == 0 and np.any(_below_threshold(m0, m1, m2)):
         raise ValueError("m0: below the threshold m1 + m2, where the decay momentum is undefined "
                          "(see decay_momentum_squared or momentum_analytic_continuation)")
     out = np.empty_like(m0)
@@ -188,11 +204,12 @@ def _decay_s(s, m1s, m2s, kind):
     m2s = _mass(m2s, "m2s")
     if not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("s: squared masses of the decaying system must be positive")
-    a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
-    if kind == 2 and np.any(s < a):
-        raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
     out = np.empty_like(s)
     _k.decay_momentum_kernel(s, np.array([m1s], dtype=dtype), np.array([m2s], dtype=dtype), kind, out)
+    # The kernel decides the threshold exactly (q is NaN below it, for finite s > 0).
+    if kind == 2 and np.any(np.isnan(out)):
+        a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
+        raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
     return out.reshape(shape)[()]
 
 
