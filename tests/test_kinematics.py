@@ -204,8 +204,14 @@ def test_dalitz_routines():
     assert c32.dtype == np.float32 and np.max(np.abs(c32 - cos_ref)) < 5e-3
     with pytest.raises(ValueError, match="range"):
         kin.dalitz_m23_squared_range([0.1], MD, MK, MPI, MPI0)
+    # At an end of the m12^2 range (exactly representable here: (0.5 + 0.25)^2) and
+    # beyond it.  (The rounded (MK + MPI)^2 lies above the exact threshold, inside.)
     with pytest.raises(ValueError, match="undefined"):
-        kin.dalitz_cos_helicity_angle([(MK + MPI) ** 2], [1.0], MD, MK, MPI, MPI0)
+        kin.dalitz_cos_helicity_angle([0.5625], [1.0], MD, 0.5, 0.25, MPI0)
+    with pytest.raises(ValueError, match="undefined"):
+        kin.dalitz_cos_helicity_angle([np.nextafter(0.5625, 0)], [1.0], MD, 0.5, 0.25, MPI0)
+    with pytest.raises(ValueError, match="undefined"):
+        kin.dalitz_cos_helicity_angle([(MD - MPI0) ** 2 * (1 + 1e-15)], [1.0], MD, MK, MPI, MPI0)
     with pytest.raises(ValueError, match="threshold"):
         kin.dalitz_inside(1.0, 1.0, 0.5, MK, MPI, MPI0)
 
@@ -429,4 +435,41 @@ def test_phase_space_2body_at_threshold(dtype):
             worst = max(worst, ulp_error(r.real, ref, dtype))
     print(f"\n{np.dtype(dtype)}: rho just above threshold: largest error {worst:.2f} ulp")
     assert worst < 6
+
+
+def mp_m23_range(m12s, m0, m1, m2, m3):
+    m12s, m0, m1, m2, m3 = (mpmath.mpf(float(v)) for v in (m12s, m0, m1, m2, m3))
+    m12 = mpmath.sqrt(m12s)
+    e2 = (m12s - m1**2 + m2**2) / (2 * m12)
+    e3 = (m0**2 - m12s - m3**2) / (2 * m12)
+    p2 = mpmath.sqrt(max(e2**2 - m2**2, 0))
+    p3 = mpmath.sqrt(max(e3**2 - m3**2, 0))
+    return m2**2 + m3**2 + 2 * (e2 * e3 - p2 * p3), m2**2 + m3**2 + 2 * (e2 * e3 + p2 * p3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dalitz_m23_range_without_cancellation(dtype):
+    # (E2 + E3)^2 - (p2 + p3)^2 cancelled: for massless particles near the lower
+    # end of m12^2 the lower limit (0) came out as -1630 in float32.
+    rng = np.random.default_rng(8)
+    t = np.dtype(dtype).type
+    worst = 0
+    for masses in ((5.27966, 0.0, 0.0, 0.0), (5.27966, 0.000511, 0.000511, 0.493677),
+                   (5.27966, 0.493677, 0.13957, 0.000511), (MD, MK, MPI, MPI0)):
+        m0, m1, m2, m3 = (float(t(m)) for m in masses)
+        lo12, hi12 = kin.dalitz_m12_squared_range(m0, m1, m2, m3)
+        w = hi12 - lo12
+        m12s = np.concatenate([rng.uniform(lo12, hi12, 40), lo12 + w * np.exp(rng.uniform(-30, -1, 40)),
+                               hi12 - w * np.exp(rng.uniform(-30, -1, 40))]).astype(dtype)
+        m12s = m12s[np.array([mpmath.mpf((m1 + m2) ** 2) <= mpmath.mpf(float(v)) <= (mpmath.mpf(m0) - mpmath.mpf(m3)) ** 2
+                              for v in m12s])]
+        lo, hi = kin.dalitz_m23_squared_range(m12s, m0, m1, m2, m3)
+        for x, a, b in zip(m12s, lo, hi):
+            ra, rb = mp_m23_range(x, m0, m1, m2, m3)
+            worst = max(worst, ulp_error(a, ra, dtype), ulp_error(b, rb, dtype))
+    print(f"\n{np.dtype(dtype)}: m23^2 range: largest error {worst:.2f} ulp")
+    assert worst < 8
+    # Massless: the lower limit is exactly 0.
+    lo, _ = kin.dalitz_m23_squared_range(np.array([1e-8, 1.0, 20.0], dtype), 5.27966, 0.0, 0.0, 0.0)
+    assert np.all(lo == 0)
 

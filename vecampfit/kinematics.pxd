@@ -16,9 +16,9 @@
 # error-free two-sum per lane) or with (m1 +- m2)^2, m0^2 - m3^2, ... held
 # as unevaluated sums hi + lo (computed once per call, double-double in
 # float64 and from float64 in float32), so that the differences keep their
-# relative accuracy down to threshold: decay momenta and phase-space factors
-# are accurate to a few ulps for masses between about 1e-150 and 1e150 GeV
-# (1e-18 and 1e18 in float32), however close to threshold.
+# relative accuracy down to threshold: decay momenta, phase-space factors and
+# Dalitz limits are accurate to a few ulps for masses between about 1e-150
+# and 1e150 GeV (1e-18 and 1e18 in float32), however close to threshold.
 
 from cython cimport floating
 from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf, M_PI
@@ -327,25 +327,66 @@ cdef inline void momentum_analytic_continuation(complex_vector *out, const float
 # Dalitz plot: decay 0 -> 1 + 2 + 3, m12s = m12^2, m23s = m23^2
 # ---------------------------------------------------------------------------
 
+cdef inline void _dalitz_constants(floating *k, floating m0, floating m1, floating m2,
+                                   floating m3) noexcept nogil:
+    """The mass combinations of the Dalitz routines as hi + lo pairs:
+    k[0:2] = (m1 + m2)^2, k[2:4] = (m1 - m2)^2, k[4:6] = m1^2 - m2^2,
+    k[6:8] = (m0 - m3)^2, k[8:10] = (m0 + m3)^2, k[10:12] = m0^2 - m3^2,
+    k[12] = m2^2, k[13] = m3^2."""
+    _k_pair_product(m1, m2, m1, m2, &k[0], &k[1])
+    _k_pair_product(m1, -m2, m1, -m2, &k[2], &k[3])
+    _k_pair_product(m1, -m2, m1, m2, &k[4], &k[5])
+    _k_pair_product(m0, -m3, m0, -m3, &k[6], &k[7])
+    _k_pair_product(m0, m3, m0, m3, &k[8], &k[9])
+    _k_pair_product(m0, -m3, m0, m3, &k[10], &k[11])
+    k[12] = m2 * m2
+    k[13] = m3 * m3
+
+
+cdef inline void _dalitz_frame(floating m12s, const floating *k, floating *e2, floating *e3,
+                               floating *p2, floating *p3) noexcept nogil:
+    """Energies and momenta of 2 and 3 in the (12) rest frame:
+    E2* = (m12^2 - m1^2 + m2^2) / (2 m12), E3* = (m0^2 - m3^2 - m12^2) / (2 m12),
+    p2* = sqrt((m12^2 - (m1 + m2)^2)(m12^2 - (m1 - m2)^2)) / (2 m12),
+    p3* = sqrt(((m0 - m3)^2 - m12^2)((m0 + m3)^2 - m12^2)) / (2 m12),
+    each difference taken against a hi + lo pair of _dalitz_constants (accurate
+    at the ends of the m12^2 range); NaN momenta outside it.  (The second
+    factors are taken in absolute value: inside the range they are not below
+    the first ones, and outside it both may be negative, with a positive
+    product below the pseudothreshold (m1 - m2)^2.)"""
+    cdef floating h = 1 / (2 * _k_sqrt(m12s))
+    e2[0] = ((m12s - k[4]) - k[5]) * h
+    e3[0] = ((k[10] - m12s) + k[11]) * h
+    p2[0] = _k_sqrt(((m12s - k[0]) - k[1]) * _k_fabs((m12s - k[2]) - k[3])) * h
+    p3[0] = _k_sqrt(((k[6] - m12s) + k[7]) * _k_fabs((k[8] - m12s) + k[9])) * h
+
+
+cdef inline void _dalitz_range_lane(floating m12s, const floating *k, floating *lo,
+                                    floating *hi) noexcept nogil:
+    """m23^2 range: m2^2 + m3^2 + 2 (E2* E3* -+ p2* p3*), the lower end as
+    m2^2 + m3^2 + 2 (m2^2 p3*^2 + m3^2 E2*^2) / (E2* E3* + p2* p3*) (a sum of
+    non-negative terms: no cancellation; 0/0 where E2* E3* = 0 is 0)."""
+    cdef floating e2, e3, p2, p3, den, num
+    _dalitz_frame(m12s, k, &e2, &e3, &p2, &p3)
+    den = e2 * e3 + p2 * p3
+    num = k[12] * (p3 * p3) + k[13] * (e2 * e2)
+    lo[0] = (k[12] + k[13]) + 2 * (num / (den + <floating>(den == 0)))
+    hi[0] = (k[12] + k[13]) + 2 * den
+
+
 cdef inline void dalitz_m23_squared_range_scalar(floating m12s, floating m0, floating m1,
                                                  floating m2, floating m3, floating *lo,
                                                  floating *hi) noexcept nogil:
     """Range of m23^2 at fixed m12^2 (PDG kinematics review):
 
     (E2* + E3*)^2 - (p2* +- p3*)^2 with E2*, E3*, p2*, p3* the energies and
-    momenta of 2 and 3 in the (12) rest frame.  NaN outside
-    (m1 + m2)^2 <= m12s <= (m0 - m3)^2.
+    momenta of 2 and 3 in the (12) rest frame, evaluated without cancellation
+    (see _dalitz_range_lane), also for massless particles and at the ends of
+    the m12^2 range.  NaN outside (m1 + m2)^2 <= m12s <= (m0 - m3)^2.
     """
-    cdef floating m12 = _k_sqrt(m12s)
-    cdef floating h = 1 / (2 * m12)
-    cdef floating e2 = (m12s - m1 * m1 + m2 * m2) * h
-    cdef floating e3 = (m0 * m0 - m12s - m3 * m3) * h
-    cdef floating sp = m1 + m2, dm = m1 - m2, sq = m12 + m3, dq = m12 - m3
-    cdef floating p2 = _k_sqrt((m12s - sp * sp) * (m12s - dm * dm)) * h
-    cdef floating p3 = _k_sqrt((m0 - sq) * (m0 + sq) * (m0 - dq) * (m0 + dq)) * h
-    cdef floating e = e2 + e3
-    lo[0] = (e - p2 - p3) * (e + p2 + p3)
-    hi[0] = (e - p2 + p3) * (e + p2 - p3)
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
+    _dalitz_range_lane(m12s, k, lo, hi)
 
 
 cdef inline void dalitz_m23_squared_range(floating *lo, floating *hi, const floating *m12s,
@@ -354,30 +395,44 @@ cdef inline void dalitz_m23_squared_range(floating *lo, floating *hi, const floa
     """lo[i], hi[i] = range of m23^2 at m12^2 = m12s[i]; NaN outside the m12^2 range."""
     cdef int i
     cdef floating a, b
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
     for i in range(VECTOR_LENGTH):
-        dalitz_m23_squared_range_scalar(m12s[i], m0, m1, m2, m3, &a, &b)
+        _dalitz_range_lane(m12s[i], k, &a, &b)
         lo[i] = a
         hi[i] = b
+
+
+cdef inline floating _dalitz_inside_lane(floating m12s, floating m23s, const floating *k) noexcept nogil:
+    cdef floating lo, hi
+    if not (((m12s - k[0]) - k[1]) >= 0 and ((k[6] - m12s) + k[7]) >= 0):
+        return 0
+    _dalitz_range_lane(m12s, k, &lo, &hi)
+    return 1 if (m23s >= lo and m23s <= hi) else 0
 
 
 cdef inline floating dalitz_inside_scalar(floating m12s, floating m23s, floating m0, floating m1,
                                           floating m2, floating m3) noexcept nogil:
     """1 if (m12^2, m23^2) lies in the kinematic region (boundary included), else 0."""
-    cdef floating lo, hi
-    cdef floating a = (m1 + m2) * (m1 + m2)
-    cdef floating b = (m0 - m3) * (m0 - m3)
-    if not (m12s >= a and m12s <= b):
-        return 0
-    dalitz_m23_squared_range_scalar(m12s, m0, m1, m2, m3, &lo, &hi)
-    return 1 if (m23s >= lo and m23s <= hi) else 0
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
+    return _dalitz_inside_lane(m12s, m23s, k)
 
 
 cdef inline void dalitz_inside(floating *out, const floating *m12s, const floating *m23s,
                                floating m0, floating m1, floating m2, floating m3) noexcept nogil:
     """out[i] = 1 inside the Dalitz plot (boundary included), 0 outside (and for NaN)."""
     cdef int i
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
     for i in range(VECTOR_LENGTH):
-        out[i] = dalitz_inside_scalar(m12s[i], m23s[i], m0, m1, m2, m3)
+        out[i] = _dalitz_inside_lane(m12s[i], m23s[i], k)
+
+
+cdef inline floating _dalitz_cos_helicity_lane(floating m12s, floating m23s, const floating *k) noexcept nogil:
+    cdef floating e2, e3, p2, p3
+    _dalitz_frame(m12s, k, &e2, &e3, &p2, &p3)
+    return ((k[12] + k[13]) + 2 * e2 * e3 - m23s) / (2 * p2 * p3)
 
 
 cdef inline floating dalitz_cos_helicity_angle_scalar(floating m12s, floating m23s, floating m0,
@@ -389,18 +444,13 @@ cdef inline floating dalitz_cos_helicity_angle_scalar(floating m12s, floating m2
     cos theta = (m2^2 + m3^2 + 2 E2* E3* - m23^2) / (2 p* p3*),
 
     E2*, E3* the energies of 2 and 3 and p* = |p1*| = |p2*|, p3* = |p3*| the
-    momenta in the (12) rest frame.  Linear in m23^2: -1 and +1 at the ends of
-    the m23^2 range (cos theta = +1 at its lower end).  NaN outside the
-    m12^2 range and at its ends.
+    momenta in the (12) rest frame (see _dalitz_frame).  Linear in m23^2: -1
+    and +1 at the ends of the m23^2 range (cos theta = +1 at its lower end).
+    NaN outside the m12^2 range and at its ends.
     """
-    cdef floating m12 = _k_sqrt(m12s)
-    cdef floating h = 1 / (2 * m12)
-    cdef floating e2 = (m12s - m1 * m1 + m2 * m2) * h
-    cdef floating e3 = (m0 * m0 - m12s - m3 * m3) * h
-    cdef floating sp = m1 + m2, dm = m1 - m2, sq = m12 + m3, dq = m12 - m3
-    cdef floating p2 = _k_sqrt((m12s - sp * sp) * (m12s - dm * dm)) * h
-    cdef floating p3 = _k_sqrt((m0 - sq) * (m0 + sq) * (m0 - dq) * (m0 + dq)) * h
-    return (m2 * m2 + m3 * m3 + 2 * e2 * e3 - m23s) / (2 * p2 * p3)
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
+    return _dalitz_cos_helicity_lane(m12s, m23s, k)
 
 
 cdef inline void dalitz_cos_helicity_angle(floating *out, const floating *m12s,
@@ -408,5 +458,7 @@ cdef inline void dalitz_cos_helicity_angle(floating *out, const floating *m12s,
                                            floating m2, floating m3) noexcept nogil:
     """out[i] = cos theta (see dalitz_cos_helicity_angle_scalar)."""
     cdef int i
+    cdef floating k[14]
+    _dalitz_constants(k, m0, m1, m2, m3)
     for i in range(VECTOR_LENGTH):
-        out[i] = dalitz_cos_helicity_angle_scalar(m12s[i], m23s[i], m0, m1, m2, m3)
+        out[i] = _dalitz_cos_helicity_lane(m12s[i], m23s[i], k)

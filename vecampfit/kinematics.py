@@ -19,10 +19,13 @@ for the given floating-point masses.
 
 Accuracy: differences that vanish at a threshold, such as
 :math:`m_0 - m_1 - m_2` or :math:`s - (m_1 + m_2)^2`, are formed without
-rounding :math:`m_1 + m_2` or :math:`(m_1 + m_2)^2` first, so that decay
-momenta and phase-space factors are accurate to a few ulps also next to
-thresholds (masses between about 1e-150 and 1e150 GeV; 1e-18 and 1e18 in
-float32).
+rounding :math:`m_1 + m_2` or :math:`(m_1 + m_2)^2` first, and the Dalitz
+limits are sums of non-negative terms, so that decay momenta, phase-space
+factors and the :math:`m_{23}^2` range are accurate to a few ulps also next
+to thresholds and for light or massless particles (masses between about
+1e-150 and 1e150 GeV; 1e-18 and 1e18 in float32).  The helicity cosine is
+as accurate as its condition allows (it divides by :math:`p^* p_3^*`, which
+vanishes at the ends of the :math:`m_{12}^2` range).
 """
 
 import numbers
@@ -432,12 +435,13 @@ def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     """
     (m12s,), shape, dtype = _arrays(m12s=m12s)
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
-    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
-    if not np.all((m12s >= dtype.type(lo_)) & (m12s <= dtype.type(hi_))):
-        raise ValueError(f"m12s: outside the kinematic range [{lo_!r}, {hi_!r}] GeV^2")
     lo, hi = np.empty_like(m12s), np.empty_like(m12s)
     t = dtype.type
     _k.dalitz_kernel(m12s, m12s, t(m0), t(m1), t(m2), t(m3), 0, lo, hi)
+    # The kernel decides the range exactly: NaN outside it (and for NaN input).
+    if np.any(np.isnan(lo) | np.isnan(hi)):
+        lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+        raise ValueError(f"m12s: outside the kinematic range [{lo_!r}, {hi_!r}] GeV^2")
     return lo.reshape(shape)[()], hi.reshape(shape)[()]
 
 
@@ -499,17 +503,22 @@ def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
     ------
     ValueError
         ``m12s`` outside the open range :math:`((m_1+m_2)^2, (m_0-m_3)^2)`,
-        where the angle is undefined (NaN in the block routine), bad masses.
+        where the angle is undefined (NaN in the block routine), non-finite
+        ``m23s``, bad masses.
     """
     (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
-    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
-    if not np.all((m12s > dtype.type(lo_)) & (m12s < dtype.type(hi_))):
-        raise ValueError(f"m12s: outside the open kinematic range ({lo_!r}, {hi_!r}) GeV^2, "
-                         "where the helicity angle is undefined")
+    if not np.all(np.isfinite(m23s)):
+        raise ValueError("m23s: expected finite squared masses")
     out = np.empty_like(m12s)
     t = dtype.type
     _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 2, out, out)
+    # The kernel decides the range exactly: p* p3* = 0 at its ends gives an
+    # infinite or NaN cosine, a point outside it NaN.
+    if not np.all(np.isfinite(out)):
+        lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+        raise ValueError(f"m12s: outside the open kinematic range ({lo_!r}, {hi_!r}) GeV^2, "
+                         "where the helicity angle is undefined")
     return out.reshape(shape)[()]
 
 
