@@ -77,7 +77,7 @@ def test_momentum_analytic_continuation():
     # Below the pseudothreshold |m1 - m2|, q^2 > 0 again: real.
     w = kin.momentum_analytic_continuation(0.1, 0.5, 0.2)
     assert w.imag == 0 and w.real > 0
-    assert kin.momentum_analytic_continuation(np.float32(0.5), 0.3, 0.3).dtype == np.complex128
+    assert kin.momentum_analytic_continuation(np.float32(0.5), 0.3, 0.3).dtype == np.complex64
     assert kin.momentum_analytic_continuation(np.array([0.5], np.float32), 0.3, 0.3).dtype == np.complex64
 
 
@@ -473,3 +473,13 @@ def test_dalitz_m23_range_without_cancellation(dtype):
     lo, _ = kin.dalitz_m23_squared_range(np.array([1e-8, 1.0, 20.0], dtype), 5.27966, 0.0, 0.0, 0.0)
     assert np.all(lo == 0)
 
+
+def test_float32_scalars_compute_in_float32():
+    q = kin.decay_momentum(np.float32(1.0), np.float32(0.3), np.float32(0.2))
+    assert q.dtype == np.float32
+    assert kin.decay_momentum(np.float32(1.0), 0.3, 0.2).dtype == np.float32
+    assert kin.covariant_factor(np.float32(1.0), MD, MPI0).dtype == np.float32
+    # An array decides the precision; numpy scalars of another precision adapt to it.
+    assert kin.decay_momentum(np.array([1.0]), np.float32(0.3), 0.2).dtype == np.float64
+    with pytest.raises(TypeError, match="mixed precisions"):
+        kin.decay_momentum(np.float32(1.0), np.float64(0.3), 0.2)

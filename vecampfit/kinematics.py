@@ -53,23 +53,30 @@ __all__ = [
 
 
 def _arrays(**named):
-    """Broadcast named real arrays to one shape and precision (flattened, contiguous)."""
+    """Broadcast named real arrays to one shape and precision (flattened, contiguous).
+
+    The precision is that of the array arguments; Python numbers and numpy
+    scalars adapt to it.  Without array arguments, numpy scalars (float32 or
+    float64) give it, so that float32 in gives float32 out.
+    """
     arrays = {}
+    typed = {}
     for name, value in named.items():
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype not in (np.float32, np.float64):
                 raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
             a = np.asarray(value)
+            typed[name] = a
         else:
             try:
                 a = np.asarray(value, dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
         arrays[name] = a
-    dtypes = {a.dtype for a in arrays.values() if a.ndim > 0}
+    given = {n: a for n, a in typed.items() if a.ndim > 0} or typed
+    dtypes = {a.dtype for a in given.values()}
     if len(dtypes) > 1:
-        raise TypeError("mixed precisions: " + ", ".join(
-            f"{n} is {a.dtype}" for n, a in arrays.items() if a.ndim > 0))
+        raise TypeError("mixed precisions: " + ", ".join(f"{n} is {a.dtype}" for n, a in given.items()))
     dtype = dtypes.pop() if dtypes else np.dtype(np.float64)
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
