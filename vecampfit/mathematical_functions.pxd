@@ -531,6 +531,16 @@ cdef inline void kallen_lambda(floating *out, const floating *x, const floating 
         out[i] = kallen_lambda_scalar(x[i], y[i], z[i])
 
 
+cdef inline floating _log1p_scalar(floating t) noexcept nogil:
+    """log(1 + t) for t > -1, accurate also where 1 + t rounds: with w = fl(1 + t),
+    log(1 + t) = log w + log(1 + c / w), c = t - (w - 1) the rounding error of w,
+    and log(1 + c/w) = c/w to far below an ulp (|c/w| < 2^-53, 2^-24 in float32)."""
+    cdef floating w = 1 + t
+    cdef floating c = (t - (w - 1)) / w
+    # w = inf gives c = NaN: the correction is 0 there.
+    return log_scalar(w) + _select(c == c, c, <floating>0)
+
+
 # ---------------------------------------------------------------------------
 # Gaussians
 # ---------------------------------------------------------------------------
@@ -581,7 +591,9 @@ cdef inline void gaussian(floating *out, const floating *x, floating mean, float
 #       -u^2/2 (u <= a), -a^2/2 - n log(w(u)) (a < u <= b),
 #       -a^2/2 - n log(w(b)) - (a / w(b)) (u - b) (u > b), w(u) = 1 + a (u - a)/n
 # Each piece continues the value and the first derivative of the previous
-# one.  The peak value is 1 (at x = mean).
+# one.  The peak value is 1 (at x = mean).  The logarithms are taken as
+# log(1 + t) of t = a (u - a)/n (_log1p_scalar): n log(fl(1 + t)) would carry
+# an error of n/2 ulps of the exponent.
 
 cdef inline floating _tail_exponent(floating u, floating a, floating b, floating n,
                                     floating log_wb, int kind) noexcept nogil:
@@ -593,15 +605,15 @@ cdef inline floating _tail_exponent(floating u, floating a, floating b, floating
         ex = a * (a / 2 - u)
         return _select(u <= a, g, ex)
     elif kind == 2:
-        pw = -a * a / 2 - n * log_scalar(1 + a * (u - a) / n)
+        pw = -a * a / 2 - n * _log1p_scalar(a * (u - a) / n)
         return _select(u <= a, g, pw)
     elif kind == 3:
         ex = a * (a / 2 - u)
-        pw = a * (a / 2 - b) - n * log_scalar(1 + a * (u - b) / n)
+        pw = a * (a / 2 - b) - n * _log1p_scalar(a * (u - b) / n)
         return _select(u <= a, g, _select(u <= b, ex, pw))
     else:
         wb = 1 + a * (b - a) / n
-        pw = -a * a / 2 - n * log_scalar(1 + a * (u - a) / n)
+        pw = -a * a / 2 - n * _log1p_scalar(a * (u - a) / n)
         ex = -a * a / 2 - n * log_wb - (a / wb) * (u - b)
         return _select(u <= a, g, _select(u <= b, pw, ex))
 
@@ -617,8 +629,8 @@ cdef inline void _asymmetric_gaussian_kind(
     cdef bint right
     cdef int i
     if kind == 4:
-        lwl = log_scalar(1 + alpha_left * (beta_left - alpha_left) / n_left)
-        lwr = log_scalar(1 + alpha_right * (beta_right - alpha_right) / n_right)
+        lwl = _log1p_scalar(alpha_left * (beta_left - alpha_left) / n_left)
+        lwr = _log1p_scalar(alpha_right * (beta_right - alpha_right) / n_right)
     for i in range(VECTOR_LENGTH):
         d = x[i] - mean
         right = d >= 0
