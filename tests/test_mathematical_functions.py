@@ -438,6 +438,26 @@ def test_power_law_tails_with_large_n(kind, dtype):
     assert worst < 3
 
 
+def test_power_law_exponential_tail_integral_near_n_equal_one():
+    # n/(n - 1) (1 - w^(1-n)) cancelled as n -> 1 (relative error 1e-2 at n = 1 + 4e-15);
+    # it is now n log(w) expm1(t)/t with t = (1 - n) log w.
+    def side(s, a, b, n):
+        s, a, b, n = (mpmath.mpf(v) for v in (s, a, b, n))
+        ea = mpmath.exp(-a * a / 2)
+        w = 1 + a * (b - a) / n
+        mid = ea * mpmath.log(w) / a if n == 1 else ea * n / (a * (n - 1)) * (1 - w ** (1 - n))
+        return s * (mpmath.sqrt(mpmath.pi / 2) * mpmath.erf(a / mpmath.sqrt(2)) + mid + ea * w ** (1 - n) / a)
+    worst = 0
+    for k in range(8, 53, 4):
+        for n in (1 + 2.0**-k, 1 - 2.0**-k, 1.0):
+            args = (0.8, 1.4, 1.1, 0.6, 2.7, 3.5, n, 2.0 - n)
+            got = mf.asymmetric_gaussian_power_law_exponential_tail_integral(*args)
+            ref = side(0.8, 1.1, 2.7, n) + side(1.4, 0.6, 3.5, 2.0 - n)
+            worst = max(worst, float(abs(got / ref - 1)) / np.finfo(np.float64).eps)
+    print(f"\npower-law-exponential integral near n = 1: largest relative error {worst:.2f} eps")
+    assert worst < 8
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_chebyshev_against_numpy(dtype):
     rng = np.random.default_rng(9)

@@ -37,6 +37,7 @@
 cimport cython
 from cython cimport floating
 from libc.math cimport NAN, INFINITY, fabs, fabsf, copysign, copysignf, erf, sqrt, sqrtf
+from libc.math cimport expm1 as _libm_expm1, log1p as _libm_log1p, exp as _libm_exp
 from libc.stdint cimport uint32_t, uint64_t
 
 from vecampfit.block cimport VECTOR_LENGTH
@@ -703,7 +704,7 @@ cdef inline void asymmetric_gaussian_power_law_exponential_tail(
 cdef inline double _gaussian_side_integral(double sigma, double a, double b, double n,
                                            int kind) noexcept nogil:
     """Integral over one side (u from 0 to infinity, times sigma) of the shapes above."""
-    cdef double core, ea, w
+    cdef double core, ea, w, lw, t, r
     core = SQRT_PI_2_REAL64
     if kind != 0:
         core = SQRT_PI_2_REAL64 * erf(a / SQRT_2_REAL64)
@@ -718,11 +719,13 @@ cdef inline double _gaussian_side_integral(double sigma, double a, double b, dou
         w = _exp64(a * (a / 2 - b))
         return sigma * (core + (ea - w) / a + w * n / (a * (n - 1)))
     else:
-        w = 1 + a * (b - a) / n
-        if n == 1:
-            return sigma * (core + ea * _log64(w) / a + ea / a)
-        return sigma * (core + ea * n / (a * (n - 1)) * (1 - _power64(w, 1 - n))
-                        + ea * _power64(w, -n) * w / a)
+        # w = 1 + a (b - a)/n, lw = log w, t = (1 - n) lw:
+        # n/(n - 1) (1 - w^(1-n)) = n lw expm1(t)/t (also for n = 1, where it is n lw:
+        # no cancellation as n -> 1), and w^-n w = w^(1-n) = e^t.
+        lw = _libm_log1p(a * (b - a) / n)
+        t = (1 - n) * lw
+        r = 1.0 if t == 0 else _libm_expm1(t) / t
+        return sigma * (core + ea * n * lw * r / a + ea * _libm_exp(t) / a)
 
 
 cdef inline double asymmetric_gaussian_tail_integral(
