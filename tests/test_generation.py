@@ -8,6 +8,7 @@ distribution), and four-momentum conservation per event.
 
 import io
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -69,6 +70,22 @@ def test_two_body_decay_at_rest_and_boosted():
         gen.two_body_decay(0.5, MK, MPI)
     with pytest.raises(ValueError, match="non-negative"):
         gen.two_body_decay(MD, -MK, MPI)
+
+
+def test_two_body_decay_at_threshold():
+    # A parent mass equal to the rounded m1 + m2 is above the exact threshold when
+    # the sum was rounded up: the momentum is small but not zero, and the same as
+    # vecampfit.kinematics.decay_momentum (the rounded sum gave 0).
+    from vecampfit import kinematics
+    m1, m2 = 0.000511, 5.27966
+    m = m1 + m2
+    assert Fraction(m) > Fraction(m1) + Fraction(m2)
+    q_exact = kinematics.decay_momentum(m, m1, m2)
+    assert 0 < q_exact < 1e-8
+    p1, p2 = gen.two_body_decay(m, m1, m2, n_events=5, seed=1)
+    np.testing.assert_allclose(np.linalg.norm(p1[:, :3], axis=1), q_exact, rtol=1e-15)
+    s = gen.phase_space(m + m1, [m1, m1, m2], 5, seed=1)
+    assert np.all(s.weights >= 0)
 
 
 def test_seeded_runs_are_reproducible():

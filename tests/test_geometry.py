@@ -14,10 +14,10 @@ mpmath.mp.prec = 256
 
 
 def reduce_exact(d, dtype):
-    """The difference d (a float64) reduced exactly to [-pi, pi), then rounded to
-    dtype; a result equal to the dtype's pi maps to -pi (the documented interval)."""
+    """The difference d (a float64 or an mpf) reduced exactly to [-pi, pi), then rounded
+    to dtype; a result equal to the dtype's pi maps to -pi (the documented interval)."""
     pi = mpmath.pi
-    r = mpmath.mpf(float(d))
+    r = mpmath.mpf(d) if isinstance(d, mpmath.mpf) else mpmath.mpf(float(d))
     r = r - 2 * pi * mpmath.floor((r + pi) / (2 * pi))
     v = np.dtype(dtype).type(float(r)) if dtype == np.float64 else np.float32(float(r))
     pi_t = np.dtype(dtype).type(np.pi)
@@ -46,11 +46,10 @@ def test_against_exact_reduction(dtype):
     assert got.dtype == dtype
     pi_t = np.dtype(dtype).type(np.pi)
     assert np.all(got >= -pi_t) and np.all(got < pi_t)
-    # float64: the difference is rounded once; float32: it is taken exactly (in float64).
-    d = phi1 - phi2 if dtype == np.float64 else phi1.astype(np.float64) - phi2.astype(np.float64)
+    # The exact difference of the two angles, reduced.
     worst = 0
-    for g, dd in zip(got, d):
-        worst = max(worst, ulp_distance(g, reduce_exact(dd, dtype), dtype))
+    for g, a, b in zip(got, phi1, phi2):
+        worst = max(worst, ulp_distance(g, reduce_exact(mpmath.mpf(float(a)) - mpmath.mpf(float(b)), dtype), dtype))
     print(f"\n{np.dtype(dtype)}: largest distance from the correctly rounded reduction: {worst} ulp")
     assert worst <= 1
 
@@ -90,6 +89,26 @@ def test_boundaries_and_wrap_arounds(dtype):
     # inf and NaN give NaN.
     bad = geometry.azimuthal_angle_difference(np.array([np.inf, np.nan, 0], dtype), np.array([0, 0, -np.inf], dtype))
     assert np.all(np.isnan(bad))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_angles_of_different_magnitudes(dtype):
+    # phi1 - phi2 is not rounded before the reduction: with |phi1| ~ 1e8 and a small
+    # phi2 the rounded float64 difference was off by up to 7e8 ulps of the result.
+    rng = np.random.default_rng(4)
+    n = 3000
+    phi1 = (rng.uniform(-1, 1, n) * np.exp(rng.uniform(-5, math.log(4e8), n))).astype(dtype)
+    phi2 = (rng.uniform(-1, 1, n) * np.exp(rng.uniform(-40, 3, n))).astype(dtype)
+    got = geometry.azimuthal_angle_difference(phi1, phi2)
+    worst = max(ulp_distance(g, reduce_exact(mpmath.mpf(float(a)) - mpmath.mpf(float(b)), dtype), dtype)
+                for g, a, b in zip(got, phi1, phi2))
+    print(f"\n{np.dtype(dtype)}: angles of different magnitudes: largest distance {worst} ulp")
+    assert worst <= 1
+    # Beyond 2^26 2 pi the reduction would not be exact: NaN (it was a value far
+    # outside [-pi, pi) for 1e20).
+    big = geometry.azimuthal_angle_difference(np.array([4.3e8, 1e20, -1e30], dtype), np.zeros(3, dtype))
+    assert np.all(np.isnan(big))
+    assert not np.isnan(geometry.azimuthal_angle_difference(np.array([4.2e8], dtype), np.zeros(1, dtype))[0])
 
 
 def test_broadcasting_and_bad_input():

@@ -77,15 +77,15 @@ def test_momentum_analytic_continuation():
     # Below the pseudothreshold |m1 - m2|, q^2 > 0 again: real.
     w = kin.momentum_analytic_continuation(0.1, 0.5, 0.2)
     assert w.imag == 0 and w.real > 0
-    assert kin.momentum_analytic_continuation(np.float32(0.5), 0.3, 0.3).dtype == np.complex128
+    assert kin.momentum_analytic_continuation(np.float32(0.5), 0.3, 0.3).dtype == np.complex64
     assert kin.momentum_analytic_continuation(np.array([0.5], np.float32), 0.3, 0.3).dtype == np.complex64
 
 
 def mp_rho(s, m1, m2):
     """Physical-sheet rho: i sqrt(-(s - a)) sqrt(s - b) / (16 pi s), principal roots (mpmath)."""
     s = mpmath.mpc(s)
-    a = mpmath.mpf(m1 + m2) ** 2
-    b = mpmath.mpf(m1 - m2) ** 2
+    a = (mpmath.mpf(m1) + mpmath.mpf(m2)) ** 2
+    b = (mpmath.mpf(m1) - mpmath.mpf(m2)) ** 2
     return 1j * mpmath.sqrt(-(s - a)) * mpmath.sqrt(s - b) / (16 * mpmath.pi * s)
 
 
@@ -103,8 +103,11 @@ def test_phase_space_2body_complex_sheet(m1, m2):
     # Physical region above threshold, upper lip (s real, +0j, and s + i eps):
     # rho = q / (8 pi sqrt(s)) > 0, the real two-body phase-space factor.
     x = np.linspace(a + 0.01, a + 4, 50)
-    q = np.sqrt([float(mp_q2(np.sqrt(v), m1, m2)) for v in x])
-    phys = q / (8 * np.pi * np.sqrt(x))
+    # q / (8 pi sqrt(s)) = sqrt((s - a)(s - b)) / (16 pi s), from s itself (a rounded
+    # sqrt(s) moves q by 1e-14 relative this close to threshold).
+    am, bm = (mpmath.mpf(m1) + mpmath.mpf(m2)) ** 2, (mpmath.mpf(m1) - mpmath.mpf(m2)) ** 2
+    phys = np.array([float(mpmath.sqrt((mpmath.mpf(v) - am) * (mpmath.mpf(v) - bm)) / (16 * mpmath.pi * v))
+                     for v in x])
     np.testing.assert_allclose(kin.phase_space_2body_complex(x + 0j, m1, m2), phys, rtol=1e-14)
     np.testing.assert_allclose(kin.phase_space_2body_complex(x, m1, m2), phys, rtol=1e-14)
     up = kin.phase_space_2body_complex(x + 1e-9j, m1, m2)
@@ -201,8 +204,14 @@ def test_dalitz_routines():
     assert c32.dtype == np.float32 and np.max(np.abs(c32 - cos_ref)) < 5e-3
     with pytest.raises(ValueError, match="range"):
         kin.dalitz_m23_squared_range([0.1], MD, MK, MPI, MPI0)
+    # At an end of the m12^2 range (exactly representable here: (0.5 + 0.25)^2) and
+    # beyond it.  (The rounded (MK + MPI)^2 lies above the exact threshold, inside.)
     with pytest.raises(ValueError, match="undefined"):
-        kin.dalitz_cos_helicity_angle([(MK + MPI) ** 2], [1.0], MD, MK, MPI, MPI0)
+        kin.dalitz_cos_helicity_angle([0.5625], [1.0], MD, 0.5, 0.25, MPI0)
+    with pytest.raises(ValueError, match="undefined"):
+        kin.dalitz_cos_helicity_angle([np.nextafter(0.5625, 0)], [1.0], MD, 0.5, 0.25, MPI0)
+    with pytest.raises(ValueError, match="undefined"):
+        kin.dalitz_cos_helicity_angle([(MD - MPI0) ** 2 * (1 + 1e-15)], [1.0], MD, MK, MPI, MPI0)
     with pytest.raises(ValueError, match="threshold"):
         kin.dalitz_inside(1.0, 1.0, 0.5, MK, MPI, MPI0)
 
@@ -302,3 +311,175 @@ def test_dz_resonance_model_outside_the_package(models_dir, model_cache):
         amp32, ang32 = mod.kstar_term(x.astype(np.float32), y.astype(np.float32), par.astype(np.float32))
         assert ang32.dtype == np.float32
         np.testing.assert_allclose(amp32, ref, rtol=2e-3, atol=2e-3 * np.max(np.abs(ref)))
+
+
+def ulp_error(computed, exact, dtype):
+    """|computed - exact| in units of the spacing of dtype at the exact value (mpf)."""
+    exact = mpmath.mpf(exact)
+    mant = np.finfo(dtype).nmant
+    emin = np.finfo(dtype).minexp
+    _, e = mpmath.frexp(exact) if exact != 0 else (0, emin)
+    ulp = mpmath.ldexp(1, max(int(e) - 1, emin) - mant)
+    return float(abs(mpmath.mpf(float(computed)) - exact) / ulp)
+
+
+def threshold_masses(dtype):
+    """(m0, m1, m2) at and just above the threshold m1 + m2, for mass pairs whose sum
+    rounds up or down, with large mass hierarchies (electron and B meson, pion and kaon)."""
+    t = np.dtype(dtype).type
+    rows = []
+    for m1, m2 in ((0.000511, 5.27966), (0.13957039, 0.493677), (0.003922388, 0.6604533),
+                   (0.000511, 0.10566), (1.86484, 0.13957), (0.0, 0.493677), (0.1349768, 0.1349768)):
+        m1, m2 = t(m1), t(m2)
+        m0 = t(m1 + m2)
+        for _ in range(12):
+            rows.append((m0, m1, m2))
+            m0 = np.nextafter(m0, t(np.inf))
+    return [np.array(c, dtype) for c in zip(*rows)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_decay_momentum_at_threshold(dtype):
+    # The rounding of m1 + m2 must not decide q: at m0 = fl(m1 + m2) (and a few ulps
+    # above it) q is small but determined by the exact masses, to a few ulps.
+    m0, m1, m2 = threshold_masses(dtype)
+    exact = [mp_q2(a, b, c) for a, b, c in zip(m0, m1, m2)]
+    above = np.array([mpmath.mpf(float(a)) >= mpmath.mpf(float(b)) + mpmath.mpf(float(c))
+                      for a, b, c in zip(m0, m1, m2)])
+    assert 0 < above.sum() < above.size    # both sides of the exact threshold occur
+    q2 = kin.decay_momentum_squared(m0, m1, m2)
+    assert q2.dtype == dtype
+    err2 = max(ulp_error(v, e, dtype) for v, e in zip(q2, exact))
+    q = kin.decay_momentum(m0[above], m1[above], m2[above])
+    err = max(ulp_error(v, mpmath.sqrt(e), dtype) for v, e in zip(q, np.array(exact, dtype=object)[above]))
+    print(f"\n{np.dtype(dtype)}: decay momentum at threshold, largest error q {err:.2f} ulp, q^2 {err2:.2f} ulp")
+    assert err < 4 and err2 < 6
+    # The Python check of the threshold is exact too: below it, ValueError.
+    for a, b, c in zip(m0[~above], m1[~above], m2[~above]):
+        with pytest.raises(ValueError, match="threshold"):
+            kin.decay_momentum(a, b, c)
+    # Continued momentum: i |q| just below, real just above.
+    w = kin.momentum_analytic_continuation(m0[~above][:1], float(m1[~above][0]), float(m2[~above][0]))
+    assert w[0].real == 0 and w[0].imag > 0
+
+
+@pytest.mark.parametrize("dtype, scales", [(np.float64, (1e-150, 1e-100, 1e100, 1e150)),
+                                           (np.float32, (1e-18, 1e-12, 1e12, 1e18))])
+def test_decay_momentum_extreme_scales(dtype, scales):
+    # No intermediate beyond about m0^2 (float32: the product of four factors
+    # overflowed above m0 ~ 1e9 and lost precision below 1e-9).
+    worst = 0
+    for s in scales:
+        m0, m1, m2 = (np.array([f * s], dtype) for f in (3.0, 1.0, 0.5))
+        ref = mp_q2(m0[0], m1[0], m2[0])
+        worst = max(worst, ulp_error(kin.decay_momentum(m0, m1, m2)[0], mpmath.sqrt(ref), dtype),
+                    ulp_error(kin.decay_momentum_squared(m0, m1, m2)[0], ref, dtype))
+    print(f"\n{np.dtype(dtype)}: decay momentum at scales {scales}: largest error {worst:.2f} ulp")
+    assert worst < 4
+
+
+def mp_q2_s(s, m1s, m2s):
+    s, m1, m2 = mpmath.mpf(float(s)), mpmath.sqrt(mpmath.mpf(float(m1s))), mpmath.sqrt(mpmath.mpf(float(m2s)))
+    return (s - (m1 + m2) ** 2) * (s - (m1 - m2) ** 2) / (4 * s)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_decay_momentum_s_at_threshold(dtype):
+    # s - (m1 + m2)^2 with (m1 + m2)^2 = m1s + m2s + 2 sqrt(m1s m2s) carried beyond
+    # working precision: accurate at threshold, where the rounded square decided before.
+    t = np.dtype(dtype).type
+    worst = 0
+    for m1, m2 in ((0.13957039, 0.493677), (0.000511, 5.27966), (0.1349768, 0.1349768), (0.0, 0.493677)):
+        m1s, m2s = float(t(m1 * m1)), float(t(m2 * m2))
+        a = (mpmath.sqrt(mpmath.mpf(m1s)) + mpmath.sqrt(mpmath.mpf(m2s))) ** 2
+        s = [t(float(a))]
+        for _ in range(16):
+            s.append(np.nextafter(s[-1], t(np.inf)))
+        s = np.array(s + [t(float(a) * (1 + f)) for f in (1e-12, 1e-8, 1e-4, 0.1, 3.0)], dtype)
+        s = s[np.array([mpmath.mpf(float(v)) > a for v in s])]
+        ref = [mp_q2_s(v, m1s, m2s) for v in s]
+        q2 = kin.decay_momentum_squared_s(s, m1s, m2s)
+        q = kin.decay_momentum_s(s, m1s, m2s)
+        assert q.dtype == dtype
+        worst = max(worst, max(ulp_error(v, e, dtype) for v, e in zip(q2, ref)),
+                    max(ulp_error(v, mpmath.sqrt(e), dtype) for v, e in zip(q, ref)))
+    # Squared masses of 1e-200 and 1e200 GeV^2 (the root of m1s m2s is taken as m1 m2).
+    if dtype == np.float64:
+        for scale in (1e-200, 1e200):
+            s, m1s, m2s = 9 * scale, scale, 0.25 * scale
+            worst = max(worst, ulp_error(kin.decay_momentum_s(s, m1s, m2s), mpmath.sqrt(mp_q2_s(s, m1s, m2s)), dtype))
+    print(f"\n{np.dtype(dtype)}: decay momentum from s at threshold: largest error {worst:.2f} ulp")
+    assert worst < 6
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_phase_space_2body_at_threshold(dtype):
+    # rho on the real axis just above threshold: (m1 + m2)^2 is not rounded.
+    t = np.dtype(dtype).type
+    cdtype = np.complex64 if dtype == np.float32 else np.complex128
+    worst = 0
+    for m1, m2 in ((0.13957039, 0.493677), (0.000511, 5.27966), (0.0, 0.493677)):
+        m1, m2 = float(t(m1)), float(t(m2))
+        a = (mpmath.mpf(m1) + mpmath.mpf(m2)) ** 2
+        s = [t(float(a))]
+        for _ in range(16):
+            s.append(np.nextafter(s[-1], t(np.inf)))
+        s = np.array(s, dtype)
+        s = s[np.array([mpmath.mpf(float(v)) > a for v in s])]
+        rho = kin.phase_space_2body_complex(s.astype(cdtype), m1, m2)
+        b = (mpmath.mpf(m1) - mpmath.mpf(m2)) ** 2
+        for v, r in zip(s, rho):
+            x = mpmath.mpf(float(v))
+            ref = mpmath.sqrt((x - a) * (x - b)) / (16 * mpmath.pi * x)   # upper lip, s + i0
+            assert r.imag == 0
+            worst = max(worst, ulp_error(r.real, ref, dtype))
+    print(f"\n{np.dtype(dtype)}: rho just above threshold: largest error {worst:.2f} ulp")
+    assert worst < 6
+
+
+def mp_m23_range(m12s, m0, m1, m2, m3):
+    m12s, m0, m1, m2, m3 = (mpmath.mpf(float(v)) for v in (m12s, m0, m1, m2, m3))
+    m12 = mpmath.sqrt(m12s)
+    e2 = (m12s - m1**2 + m2**2) / (2 * m12)
+    e3 = (m0**2 - m12s - m3**2) / (2 * m12)
+    p2 = mpmath.sqrt(max(e2**2 - m2**2, 0))
+    p3 = mpmath.sqrt(max(e3**2 - m3**2, 0))
+    return m2**2 + m3**2 + 2 * (e2 * e3 - p2 * p3), m2**2 + m3**2 + 2 * (e2 * e3 + p2 * p3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dalitz_m23_range_without_cancellation(dtype):
+    # (E2 + E3)^2 - (p2 + p3)^2 cancelled: for massless particles near the lower
+    # end of m12^2 the lower limit (0) came out as -1630 in float32.
+    rng = np.random.default_rng(8)
+    t = np.dtype(dtype).type
+    worst = 0
+    for masses in ((5.27966, 0.0, 0.0, 0.0), (5.27966, 0.000511, 0.000511, 0.493677),
+                   (5.27966, 0.493677, 0.13957, 0.000511), (MD, MK, MPI, MPI0)):
+        m0, m1, m2, m3 = (float(t(m)) for m in masses)
+        lo12, hi12 = kin.dalitz_m12_squared_range(m0, m1, m2, m3)
+        w = hi12 - lo12
+        m12s = np.concatenate([rng.uniform(lo12, hi12, 40), lo12 + w * np.exp(rng.uniform(-30, -1, 40)),
+                               hi12 - w * np.exp(rng.uniform(-30, -1, 40))]).astype(dtype)
+        m12s = m12s[np.array([mpmath.mpf((m1 + m2) ** 2) <= mpmath.mpf(float(v)) <= (mpmath.mpf(m0) - mpmath.mpf(m3)) ** 2
+                              for v in m12s])]
+        lo, hi = kin.dalitz_m23_squared_range(m12s, m0, m1, m2, m3)
+        for x, a, b in zip(m12s, lo, hi):
+            ra, rb = mp_m23_range(x, m0, m1, m2, m3)
+            worst = max(worst, ulp_error(a, ra, dtype), ulp_error(b, rb, dtype))
+    print(f"\n{np.dtype(dtype)}: m23^2 range: largest error {worst:.2f} ulp")
+    assert worst < 8
+    # Massless: the lower limit is exactly 0.
+    lo, _ = kin.dalitz_m23_squared_range(np.array([1e-8, 1.0, 20.0], dtype), 5.27966, 0.0, 0.0, 0.0)
+    assert np.all(lo == 0)
+
+
+def test_float32_scalars_compute_in_float32():
+    q = kin.decay_momentum(np.float32(1.0), np.float32(0.3), np.float32(0.2))
+    assert q.dtype == np.float32
+    assert kin.decay_momentum(np.float32(1.0), 0.3, 0.2).dtype == np.float32
+    assert kin.covariant_factor(np.float32(1.0), MD, MPI0).dtype == np.float32
+    # An array decides the precision; numpy scalars of another precision adapt to it.
+    assert kin.decay_momentum(np.array([1.0]), np.float32(0.3), 0.2).dtype == np.float64
+    with pytest.raises(TypeError, match="mixed precisions"):
+        kin.decay_momentum(np.float32(1.0), np.float64(0.3), 0.2)

@@ -402,6 +402,62 @@ def test_power_law_exponential_tail_integral_n_equal_one():
     assert abs(value / q - 1) < 1e-8
 
 
+def tail_exponent_mp(kind, u, a, b, n):
+    """g(u) of the tail shapes in mpmath (u beyond the Gaussian core)."""
+    if kind == "power_law":
+        return -a * a / 2 - n * mpmath.log(1 + a * (u - a) / n)
+    if kind == "exponential_power_law":
+        return a * (a / 2 - u) if u <= b else a * (a / 2 - b) - n * mpmath.log(1 + a * (u - b) / n)
+    w = lambda t: 1 + a * (t - a) / n  # noqa: E731
+    return -a * a / 2 - n * mpmath.log(w(u)) if u <= b else -a * a / 2 - n * mpmath.log(w(b)) - (a / w(b)) * (u - b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", ["power_law", "exponential_power_law", "power_law_exponential"])
+def test_power_law_tails_with_large_n(kind, dtype):
+    # n log(1 + t) with 1 + t rounded carried an error of n/2 ulps of the exponent
+    # (about 900 ulps of the shape for n = 1000); log(1 + t) is now taken accurately.
+    func = TAILS[kind][0]
+    rng = np.random.default_rng(6)
+    a, b, mean, sigma = 1.2, 2.0, 0.3, 1.3
+    worst = 0
+    for n in (50.0, 1000.0, 1e5):
+        kw = dict(alpha_left=a, alpha_right=a, n_left=n, n_right=n)
+        if kind != "power_law":
+            kw.update(beta_left=b, beta_right=b)
+        x = (mean + sigma * rng.uniform(a, 3.5, 400)).astype(dtype)
+        got = func(x, mean, sigma, sigma, **kw)
+        am, bm, nm = (mpmath.mpf(float(dtype(v))) for v in (a, b, n))
+        for xi, v in zip(x, got):
+            u = (mpmath.mpf(float(xi)) - mpmath.mpf(float(dtype(mean)))) / mpmath.mpf(float(dtype(sigma)))
+            g = tail_exponent_mp(kind, u, am, bm, nm)
+            # The rounding of u = (x - mean)/sigma alone moves g by about |u dg/du| ulps.
+            worst = max(worst, float(abs(mpmath.mpf(float(v)) - mpmath.exp(g)) / ulp_of(mpmath.exp(g), dtype))
+                        / (1 + float(abs(u * a))))
+    print(f"\n{kind} {np.dtype(dtype)}: largest error {worst:.2f} ulp / (1 + a u)")
+    assert worst < 3
+
+
+def test_power_law_exponential_tail_integral_near_n_equal_one():
+    # n/(n - 1) (1 - w^(1-n)) cancelled as n -> 1 (relative error 1e-2 at n = 1 + 4e-15);
+    # it is now n log(w) expm1(t)/t with t = (1 - n) log w.
+    def side(s, a, b, n):
+        s, a, b, n = (mpmath.mpf(v) for v in (s, a, b, n))
+        ea = mpmath.exp(-a * a / 2)
+        w = 1 + a * (b - a) / n
+        mid = ea * mpmath.log(w) / a if n == 1 else ea * n / (a * (n - 1)) * (1 - w ** (1 - n))
+        return s * (mpmath.sqrt(mpmath.pi / 2) * mpmath.erf(a / mpmath.sqrt(2)) + mid + ea * w ** (1 - n) / a)
+    worst = 0
+    for k in range(8, 53, 4):
+        for n in (1 + 2.0**-k, 1 - 2.0**-k, 1.0):
+            args = (0.8, 1.4, 1.1, 0.6, 2.7, 3.5, n, 2.0 - n)
+            got = mf.asymmetric_gaussian_power_law_exponential_tail_integral(*args)
+            ref = side(0.8, 1.1, 2.7, n) + side(1.4, 0.6, 3.5, 2.0 - n)
+            worst = max(worst, float(abs(got / ref - 1)) / np.finfo(np.float64).eps)
+    print(f"\npower-law-exponential integral near n = 1: largest relative error {worst:.2f} eps")
+    assert worst < 8
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_chebyshev_against_numpy(dtype):
     rng = np.random.default_rng(9)

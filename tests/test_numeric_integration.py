@@ -342,3 +342,29 @@ def test_dalitz_grid_cut_to_the_plot():
 def test_grid_bad_input(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_dalitz_range_of_light_particles():
+    # (E_b + E_c)^2 - (p_b + p_c)^2 lost every digit of the lower limit for light
+    # particles: for massless ones it is exactly 0, and for an electron pair in
+    # B -> K e e it is about m_e^2.
+    masses = (5.27966, 0.493677, 0.000511, 0.000511)
+    mpmath.mp.dps = 50
+    big_m, ma, mb, mc = (mpmath.mpf(m) for m in masses)
+    s = np.concatenate([np.linspace(0.3, 22.0, 30), (0.493677 + 0.000511) ** 2 * (1 + np.logspace(-12, -1, 12)),
+                        (5.27966 - 0.000511) ** 2 * (1 - np.logspace(-12, -2, 12))])
+    lo, hi = ni.dalitz_range(s, *masses)
+    worst = 0.0
+    for x, a, b in zip(s, lo, hi):
+        x = mpmath.mpf(x)
+        m = mpmath.sqrt(x)
+        eb = (x - ma**2 + mb**2) / (2 * m)
+        ec = (big_m**2 - x - mc**2) / (2 * m)
+        pb, pc = mpmath.sqrt(eb**2 - mb**2), mpmath.sqrt(ec**2 - mc**2)
+        for got, want in ((a, (eb + ec) ** 2 - (pb + pc) ** 2), (b, (eb + ec) ** 2 - (pb - pc) ** 2)):
+            worst = max(worst, float(abs(got - want) / want) / np.finfo(np.float64).eps)
+    print(f"dalitz_range, light particles: largest relative error {worst:.2f} eps")
+    assert worst < 8
+    lo0, hi0 = ni.dalitz_range(np.array([1e-10, 1.0, 27.0]), 5.27966, 0.0, 0.0, 0.0)
+    assert np.all(lo0 == 0) and np.all(hi0 > 0)
+    assert np.isnan(ni.dalitz_range(0.1, *masses)[0])   # outside the m_ab^2 range

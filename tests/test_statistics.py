@@ -162,6 +162,9 @@ def test_asymmetric_gaussian_distribution_and_prior():
     (lambda: st.feldman_cousins_acceptance(-0.1, 1.0, 1.0), "below the physical boundary"),
     (lambda: st.asymmetric_gaussian_prior(1.0, 0.0, -1.0, 1.0), "positive"),
     (lambda: st.asymmetric_gaussian_prior(1.0, np.nan, 1.0, 1.0), "finite"),
+    # A non-finite true value gave NaN (pdf) or a silent 0 (cdf at mu = inf).
+    (lambda: st.asymmetric_gaussian_pdf([0.0, 1.0], np.nan, 1.0, 2.0), "mu: expected a finite"),
+    (lambda: st.asymmetric_gaussian_cdf([0.0, 1.0], np.inf, 1.0, 2.0), "mu: expected a finite"),
 ])
 def test_bad_input(call, message):
     with pytest.raises(ValueError, match=message):

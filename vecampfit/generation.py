@@ -74,11 +74,24 @@ def random_generator(seed=None):
     return np.random.default_rng(seed)
 
 
+def _two_sum(a, b):
+    """(s, e) with s = fl(a + b) and a + b = s + e exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
 def _breakup_momentum(m, m1, m2):
-    """q = sqrt((m^2 - (m1 + m2)^2)(m^2 - (m1 - m2)^2)) / (2 m); 0 if slightly negative from rounding."""
-    a = (m - (m1 + m2)) * (m + (m1 + m2))
-    b = (m - (m1 - m2)) * (m + (m1 - m2))
-    return np.sqrt(np.maximum(a * b, 0.0)) / (2 * m)
+    """q = sqrt((m^2 - (m1 + m2)^2)(m^2 - (m1 - m2)^2)) / (2 m), 0 below threshold.
+
+    m1 +- m2 are carried exactly (two-sum), so that m - m1 - m2 keeps its
+    relative accuracy near threshold (as in vecampfit.kinematics.decay_momentum).
+    """
+    sp, spl = _two_sum(m1, m2)
+    dm, dml = _two_sum(m1, -m2)
+    h = 1 / (2 * m)
+    q2 = (((m - sp) - spl) * ((m + sp) + spl) * h) * (((m - dm) - dml) * ((m + dm) + dml) * h)
+    return np.sqrt(np.maximum(q2, 0.0))
 
 
 def _boost_from_rest(p, q, mq):

@@ -6,13 +6,16 @@
 #
 # The difference phi1 - phi2 (radians) is reduced to [-PI, PI), PI being the
 # floating-point value nearest to pi of the precision (numpy.pi for float64):
-# a result that rounds to PI is returned as -PI.  The reduction subtracts
-# k 2 pi with a three-part (Cody-Waite) 2 pi, exact for |phi1 - phi2| <
-# 2^26 2 pi (about 4.2e8), so that the result is within an ulp of the
-# correctly reduced difference; float32 takes the difference exactly in
-# float64, reduces it there and rounds once.  inf or NaN give NaN.
+# a result that rounds to PI is returned as -PI.  The difference is carried
+# exactly (two-sum: phi1 - phi2 = d + dl) and the reduction subtracts k 2 pi
+# with a three-part (Cody-Waite) 2 pi, exact for |phi1 - phi2| < 2^26 2 pi
+# (about 4.2e8), so that the result is within an ulp of the correctly reduced
+# exact difference, whatever the magnitudes of phi1 and phi2; float32 reduces
+# in float64 and rounds once.  inf, NaN or a difference beyond 2^26 2 pi
+# (where the reduction would not be exact) give NaN.
 
 from cython cimport floating
+from libc.math cimport NAN, fabs
 
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.mathematical_constants cimport PI_REAL32, PI_REAL64
@@ -26,15 +29,19 @@ cdef inline double _azimuthal_angle_difference64(double phi1, double phi2) noexc
     cdef double t1 = _as_double(_as_uint64(two_pi) & 0xFFFFFFFFF8000000ULL)
     cdef double t2 = two_pi - t1
     cdef double t3 = 2.4492935982947064e-16
+    # phi1 - phi2 = d + dl exactly (Knuth's two-sum).
     cdef double d = phi1 - phi2
+    cdef double bb = d - phi1
+    cdef double dl = (phi1 - (d - bb)) + (-phi2 - bb)
     cdef double t = d * (0.5 / PI_REAL64) + 6755399441055744.0
     cdef double k = t - 6755399441055744.0
-    cdef double r = ((d - k * t1) - k * t2) - k * t3
+    # d - k t1 and the subtraction of k t2 are exact; dl and k t3 are small.
+    cdef double r = ((d - k * t1) - k * t2) + (dl - k * t3)
     cdef double below = r - two_pi
     r = _select64(r >= PI_REAL64, below, r)
     cdef double above = r + two_pi
     r = _select64(r < -PI_REAL64, above, r)
-    return r
+    return _select64(fabs(d) < 421657428.0, r, NAN)          # 2^26 2 pi = 421657428.27
 
 
 cdef inline floating azimuthal_angle_difference_scalar(floating phi1, floating phi2) noexcept nogil:

@@ -27,14 +27,17 @@ def azimuthal_angle_difference(phi1, phi2):
     The interval is that of the floating-point :math:`\\pi` of the precision
     (``numpy.pi`` for float64, ``numpy.float32(numpy.pi)`` for float32): a
     result that rounds to it is returned as its negative, so no result equals
-    :math:`+\\pi`.  float64: the difference ``phi1 - phi2`` is rounded once
-    and then reduced with a three-part (Cody-Waite) :math:`2\\pi`, exactly
-    for :math:`|\\phi_1 - \\phi_2| < 2^{26} \\cdot 2\\pi \\approx 4.2 \\cdot 10^8`,
-    so the result is within 1 ulp of the correctly rounded reduction of that
-    difference.  float32: the difference is taken exactly in float64, reduced
-    there and rounded once (``numpy.float32(numpy.pi)`` is above
-    :math:`\\pi`, so a difference equal to it gives :math:`\\mathrm{PI} - 2\\pi`,
-    about -3.1415925).  inf or NaN give NaN.
+    :math:`+\\pi`.  The difference ``phi1 - phi2`` is carried exactly (as
+    the rounded difference plus its rounding error) and reduced with a
+    three-part (Cody-Waite) :math:`2\\pi`, exactly for
+    :math:`|\\phi_1 - \\phi_2| < 2^{26} \\cdot 2\\pi \\approx 4.2 \\cdot 10^8`,
+    so the result is within 1 ulp of the correctly rounded reduction of the
+    exact difference, also when the angles differ much in magnitude.
+    float32 is reduced in float64 and rounded once
+    (``numpy.float32(numpy.pi)`` is above :math:`\\pi`, so a difference
+    equal to it gives :math:`\\mathrm{PI} - 2\\pi`, about -3.1415925).
+    inf, NaN, or a difference of :math:`4.2 \\cdot 10^8` or more (where the
+    reduction would not be exact) give NaN.
 
     Parameters
     ----------

@@ -14,7 +14,18 @@ Units: GeV for masses and momenta, GeV^2 for squared masses and Mandelstam
 The Python functions raise ``ValueError`` for negative masses and where a
 quantity is undefined (a decay momentum below threshold, an ``m12^2``
 outside its range); the block routines return NaN there instead (or continue
-analytically, as documented per routine).
+analytically, as documented per routine).  Thresholds are decided exactly
+for the given floating-point masses.
+
+Accuracy: differences that vanish at a threshold, such as
+:math:`m_0 - m_1 - m_2` or :math:`s - (m_1 + m_2)^2`, are formed without
+rounding :math:`m_1 + m_2` or :math:`(m_1 + m_2)^2` first, and the Dalitz
+limits are sums of non-negative terms, so that decay momenta, phase-space
+factors and the :math:`m_{23}^2` range are accurate to a few ulps also next
+to thresholds and for light or massless particles (masses between about
+1e-150 and 1e150 GeV; 1e-18 and 1e18 in float32).  The helicity cosine is
+as accurate as its condition allows (it divides by :math:`p^* p_3^*`, which
+vanishes at the ends of the :math:`m_{12}^2` range).
 """
 
 import numbers
@@ -42,23 +53,30 @@ __all__ = [
 
 
 def _arrays(**named):
-    """Broadcast named real arrays to one shape and precision (flattened, contiguous)."""
+    """Broadcast named real arrays to one shape and precision (flattened, contiguous).
+
+    The precision is that of the array arguments; Python numbers and numpy
+    scalars adapt to it.  Without array arguments, numpy scalars (float32 or
+    float64) give it, so that float32 in gives float32 out.
+    """
     arrays = {}
+    typed = {}
     for name, value in named.items():
         if isinstance(value, (np.ndarray, np.generic)):
             if value.dtype not in (np.float32, np.float64):
                 raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
             a = np.asarray(value)
+            typed[name] = a
         else:
             try:
                 a = np.asarray(value, dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
         arrays[name] = a
-    dtypes = {a.dtype for a in arrays.values() if a.ndim > 0}
+    given = {n: a for n, a in typed.items() if a.ndim > 0} or typed
+    dtypes = {a.dtype for a in given.values()}
     if len(dtypes) > 1:
-        raise TypeError("mixed precisions: " + ", ".join(
-            f"{n} is {a.dtype}" for n, a in arrays.items() if a.ndim > 0))
+        raise TypeError("mixed precisions: " + ", ".join(f"{n} is {a.dtype}" for n, a in given.items()))
     dtype = dtypes.pop() if dtypes else np.dtype(np.float64)
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
@@ -119,13 +137,21 @@ def covariant_factor(m12, m0, m3):
     return out.reshape(shape)[()]
 
 
+def _below_threshold(m0, m1, m2):
+    """m0 < m1 + m2 exactly (the sum is not rounded: two-sum in the arrays' precision)."""
+    s = m1 + m2
+    bb = s - m1
+    err = (m1 - (s - bb)) + (m2 - bb)
+    return (m0 < s) | ((m0 == s) & (err > 0))
+
+
 def _decay(m0, m1, m2, kind):
     (m0, m1, m2), shape, dtype = _arrays(m0=m0, m1=m1, m2=m2)
     for a, n in ((m0, "m0"), (m1, "m1"), (m2, "m2")):
         _check_non_negative(a, n)
     if np.any(m0 == 0):
         raise ValueError("m0: the mass of the decaying particle must be positive")
-    if kind == 0 and np.any(m0 < m1 + m2):
+    if kind == 0 and np.any(_below_threshold(m0, m1, m2)):
         raise ValueError("m0: below the threshold m1 + m2, where the decay momentum is undefined "
                          "(see decay_momentum_squared or momentum_analytic_continuation)")
     out = np.empty_like(m0)
@@ -188,11 +214,12 @@ def _decay_s(s, m1s, m2s, kind):
     m2s = _mass(m2s, "m2s")
     if not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("s: squared masses of the decaying system must be positive")
-    a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
-    if kind == 2 and np.any(s < a):
-        raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
     out = np.empty_like(s)
     _k.decay_momentum_kernel(s, np.array([m1s], dtype=dtype), np.array([m2s], dtype=dtype), kind, out)
+    # The kernel decides the threshold exactly (q is NaN below it, for finite s > 0).
+    if kind == 2 and np.any(np.isnan(out)):
+        a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
+        raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
     return out.reshape(shape)[()]
 
 
@@ -415,12 +442,13 @@ def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     """
     (m12s,), shape, dtype = _arrays(m12s=m12s)
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
-    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
-    if not np.all((m12s >= dtype.type(lo_)) & (m12s <= dtype.type(hi_))):
-        raise ValueError(f"m12s: outside the kinematic range [{lo_!r}, {hi_!r}] GeV^2")
     lo, hi = np.empty_like(m12s), np.empty_like(m12s)
     t = dtype.type
     _k.dalitz_kernel(m12s, m12s, t(m0), t(m1), t(m2), t(m3), 0, lo, hi)
+    # The kernel decides the range exactly: NaN outside it (and for NaN input).
+    if np.any(np.isnan(lo) | np.isnan(hi)):
+        lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+        raise ValueError(f"m12s: outside the kinematic range [{lo_!r}, {hi_!r}] GeV^2")
     return lo.reshape(shape)[()], hi.reshape(shape)[()]
 
 
@@ -482,17 +510,22 @@ def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
     ------
     ValueError
         ``m12s`` outside the open range :math:`((m_1+m_2)^2, (m_0-m_3)^2)`,
-        where the angle is undefined (NaN in the block routine), bad masses.
+        where the angle is undefined (NaN in the block routine), non-finite
+        ``m23s``, bad masses.
     """
     (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
-    lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
-    if not np.all((m12s > dtype.type(lo_)) & (m12s < dtype.type(hi_))):
-        raise ValueError(f"m12s: outside the open kinematic range ({lo_!r}, {hi_!r}) GeV^2, "
-                         "where the helicity angle is undefined")
+    if not np.all(np.isfinite(m23s)):
+        raise ValueError("m23s: expected finite squared masses")
     out = np.empty_like(m12s)
     t = dtype.type
     _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 2, out, out)
+    # The kernel decides the range exactly: p* p3* = 0 at its ends gives an
+    # infinite or NaN cosine, a point outside it NaN.
+    if not np.all(np.isfinite(out)):
+        lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
+        raise ValueError(f"m12s: outside the open kinematic range ({lo_!r}, {hi_!r}) GeV^2, "
+                         "where the helicity angle is undefined")
     return out.reshape(shape)[()]
 
 

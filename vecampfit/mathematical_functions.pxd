@@ -37,6 +37,7 @@
 cimport cython
 from cython cimport floating
 from libc.math cimport NAN, INFINITY, fabs, fabsf, copysign, copysignf, erf, sqrt, sqrtf
+from libc.math cimport expm1 as _libm_expm1, log1p as _libm_log1p, exp as _libm_exp
 from libc.stdint cimport uint32_t, uint64_t
 
 from vecampfit.block cimport VECTOR_LENGTH
@@ -531,6 +532,16 @@ cdef inline void kallen_lambda(floating *out, const floating *x, const floating 
         out[i] = kallen_lambda_scalar(x[i], y[i], z[i])
 
 
+cdef inline floating _log1p_scalar(floating t) noexcept nogil:
+    """log(1 + t) for t > -1, accurate also where 1 + t rounds: with w = fl(1 + t),
+    log(1 + t) = log w + log(1 + c / w), c = t - (w - 1) the rounding error of w,
+    and log(1 + c/w) = c/w to far below an ulp (|c/w| < 2^-53, 2^-24 in float32)."""
+    cdef floating w = 1 + t
+    cdef floating c = (t - (w - 1)) / w
+    # w = inf gives c = NaN: the correction is 0 there.
+    return log_scalar(w) + _select(c == c, c, <floating>0)
+
+
 # ---------------------------------------------------------------------------
 # Gaussians
 # ---------------------------------------------------------------------------
@@ -581,7 +592,9 @@ cdef inline void gaussian(floating *out, const floating *x, floating mean, float
 #       -u^2/2 (u <= a), -a^2/2 - n log(w(u)) (a < u <= b),
 #       -a^2/2 - n log(w(b)) - (a / w(b)) (u - b) (u > b), w(u) = 1 + a (u - a)/n
 # Each piece continues the value and the first derivative of the previous
-# one.  The peak value is 1 (at x = mean).
+# one.  The peak value is 1 (at x = mean).  The logarithms are taken as
+# log(1 + t) of t = a (u - a)/n (_log1p_scalar): n log(fl(1 + t)) would carry
+# an error of n/2 ulps of the exponent.
 
 cdef inline floating _tail_exponent(floating u, floating a, floating b, floating n,
                                     floating log_wb, int kind) noexcept nogil:
@@ -593,15 +606,15 @@ cdef inline floating _tail_exponent(floating u, floating a, floating b, floating
         ex = a * (a / 2 - u)
         return _select(u <= a, g, ex)
     elif kind == 2:
-        pw = -a * a / 2 - n * log_scalar(1 + a * (u - a) / n)
+        pw = -a * a / 2 - n * _log1p_scalar(a * (u - a) / n)
         return _select(u <= a, g, pw)
     elif kind == 3:
         ex = a * (a / 2 - u)
-        pw = a * (a / 2 - b) - n * log_scalar(1 + a * (u - b) / n)
+        pw = a * (a / 2 - b) - n * _log1p_scalar(a * (u - b) / n)
         return _select(u <= a, g, _select(u <= b, ex, pw))
     else:
         wb = 1 + a * (b - a) / n
-        pw = -a * a / 2 - n * log_scalar(1 + a * (u - a) / n)
+        pw = -a * a / 2 - n * _log1p_scalar(a * (u - a) / n)
         ex = -a * a / 2 - n * log_wb - (a / wb) * (u - b)
         return _select(u <= a, g, _select(u <= b, pw, ex))
 
@@ -617,8 +630,8 @@ cdef inline void _asymmetric_gaussian_kind(
     cdef bint right
     cdef int i
     if kind == 4:
-        lwl = log_scalar(1 + alpha_left * (beta_left - alpha_left) / n_left)
-        lwr = log_scalar(1 + alpha_right * (beta_right - alpha_right) / n_right)
+        lwl = _log1p_scalar(alpha_left * (beta_left - alpha_left) / n_left)
+        lwr = _log1p_scalar(alpha_right * (beta_right - alpha_right) / n_right)
     for i in range(VECTOR_LENGTH):
         d = x[i] - mean
         right = d >= 0
@@ -691,7 +704,7 @@ cdef inline void asymmetric_gaussian_power_law_exponential_tail(
 cdef inline double _gaussian_side_integral(double sigma, double a, double b, double n,
                                            int kind) noexcept nogil:
     """Integral over one side (u from 0 to infinity, times sigma) of the shapes above."""
-    cdef double core, ea, w
+    cdef double core, ea, w, lw, t, r
     core = SQRT_PI_2_REAL64
     if kind != 0:
         core = SQRT_PI_2_REAL64 * erf(a / SQRT_2_REAL64)
@@ -706,11 +719,13 @@ cdef inline double _gaussian_side_integral(double sigma, double a, double b, dou
         w = _exp64(a * (a / 2 - b))
         return sigma * (core + (ea - w) / a + w * n / (a * (n - 1)))
     else:
-        w = 1 + a * (b - a) / n
-        if n == 1:
-            return sigma * (core + ea * _log64(w) / a + ea / a)
-        return sigma * (core + ea * n / (a * (n - 1)) * (1 - _power64(w, 1 - n))
-                        + ea * _power64(w, -n) * w / a)
+        # w = 1 + a (b - a)/n, lw = log w, t = (1 - n) lw:
+        # n/(n - 1) (1 - w^(1-n)) = n lw expm1(t)/t (also for n = 1, where it is n lw:
+        # no cancellation as n -> 1), and w^-n w = w^(1-n) = e^t.
+        lw = _libm_log1p(a * (b - a) / n)
+        t = (1 - n) * lw
+        r = 1.0 if t == 0 else _libm_expm1(t) / t
+        return sigma * (core + ea * n * lw * r / a + ea * _libm_exp(t) / a)
 
 
 cdef inline double asymmetric_gaussian_tail_integral(

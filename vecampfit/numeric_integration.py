@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import arbitrary_precision
+from . import _kinematics
 
 __all__ = [
     "simpson", "simpson_samples",
@@ -583,17 +584,14 @@ def dalitz_range(m_ab_squared, mother_mass, mass_a, mass_b, mass_c):
     """
     big_m, ma, mb, mc = _masses(mother_mass, mass_a, mass_b, mass_c)
     s = np.asarray(m_ab_squared, dtype=np.float64)
-    inside = (s >= (ma + mb) ** 2) & (s <= (big_m - mc) ** 2)
-    s_ok = np.where(inside & (s > 0), s, np.nan)
-    m = np.sqrt(s_ok)
-    eb = (s_ok - ma * ma + mb * mb) / (2 * m)
-    ec = (big_m * big_m - s_ok - mc * mc) / (2 * m)
-    pb = np.sqrt(np.maximum(eb * eb - mb * mb, 0))
-    pc = np.sqrt(np.maximum(ec * ec - mc * mc, 0))
-    upper = (eb + ec) ** 2 - (pb - pc) ** 2
-    lower = (eb + ec) ** 2 - (pb + pc) ** 2
-    lower = np.maximum(lower, (mb + mc) ** 2)
-    return lower, upper
+    flat = np.ascontiguousarray(s).ravel()
+    lower, upper = np.empty_like(flat), np.empty_like(flat)
+    # The block routine of vecampfit.kinematics: the limits as sums of
+    # non-negative terms (no cancellation between (E_b + E_c)^2 and (p_b + p_c)^2,
+    # which lost all digits of the lower limit of light particles), the range of
+    # m_ab^2 decided exactly, NaN outside it.
+    _kinematics.dalitz_kernel(flat, flat, big_m, ma, mb, mc, 0, lower, upper)
+    return lower.reshape(s.shape), upper.reshape(s.shape)
 
 
 def dalitz_area(mother_mass, mass_a, mass_b, mass_c, n=64):

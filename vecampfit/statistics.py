@@ -62,6 +62,13 @@ def _sigmas(sigma_low, sigma_high):
     return sl, sh
 
 
+def _true_value(mu):
+    m = float(mu)
+    if not math.isfinite(m):
+        raise ValueError(f"mu: expected a finite true value, got {mu!r}")
+    return m
+
+
 def asymmetric_gaussian_prior(x, mean, sigma_low, sigma_high):
     """Asymmetric-Gaussian prior likelihood :math:`C(x)` (a :math:`-2 \\ln L` term) and :math:`dC/dx`.
 
@@ -128,8 +135,14 @@ def asymmetric_gaussian_pdf(x, mu, sigma_low, sigma_high):
     -------
     numpy.ndarray
         Per unit of ``x``.
+
+    Raises
+    ------
+    ValueError
+        Non-positive or non-finite standard deviations, a non-finite ``mu``.
     """
     sl, sh = _sigmas(sigma_low, sigma_high)
+    mu = _true_value(mu)
     x = np.asarray(x, dtype=np.float64)
     s = np.where(x < mu, sh, sl)
     return math.sqrt(2 / math.pi) / (sl + sh) * np.exp(-0.5 * ((x - mu) / s) ** 2)
@@ -156,8 +169,14 @@ def asymmetric_gaussian_cdf(x, mu, sigma_low, sigma_high):
     Returns
     -------
     numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        Non-positive or non-finite standard deviations, a non-finite ``mu``.
     """
     sl, sh = _sigmas(sigma_low, sigma_high)
+    mu = _true_value(mu)
     x = np.asarray(x, dtype=np.float64)
     below = 2 * sh / (sl + sh) * ndtr((x - mu) / sh)
     above = 1 - 2 * sl / (sl + sh) * ndtr((mu - x) / sl)
