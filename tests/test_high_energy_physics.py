@@ -314,3 +314,15 @@ def test_shapes_are_kept():
     assert hep.blatt_weisskopf(q, 1.5, 1).shape == (3, 4)
     assert hep.breit_wigner_q_f(q + 0.5, q, 0.3, 0.77, 0.15, 1.5, 1).shape == (3, 4)
     assert hep.blatt_weisskopf(0.3, 1.5, 2).shape == ()
+
+
+def test_precision_follows_the_arguments():
+    # A float32 numpy scalar computes in float32, as a float32 array does.
+    f = hep.blatt_weisskopf(np.float32(0.3), 1.5, 2)
+    assert f.dtype == np.float32
+    assert abs(float(f) - float(mp_blatt_weisskopf(float(np.float32(0.3)), 1.5, 2))) < 4 * EPS32
+    # Arrays set the precision; Python numbers and numpy scalars follow them.
+    q = np.linspace(0.1, 1, 5, dtype=np.float32)
+    assert hep.breit_wigner_q_f(q + np.float32(0.5), q, 0.3, 0.77, 0.15, 1.5, 1).dtype == np.complex64
+    with pytest.raises(TypeError, match="mixed precisions: m is float64, q is float32"):
+        hep.breit_wigner_q_f(q.astype(np.float64) + 0.5, q, 0.3, 0.77, 0.15, 1.5, 1)

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from . import _geometry as _k
-from .mathematical_functions import _arrays
+from ._arguments import real_arrays as _arrays
 
 __all__ = ["azimuthal_angle_difference", "azimuthal_angle_difference_scalar"]
 

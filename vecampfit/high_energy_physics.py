@@ -42,6 +42,7 @@ import numbers
 
 import numpy as np
 
+from ._arguments import real_arrays as _arrays
 from . import _high_energy_physics as _k
 
 __all__ = [
@@ -68,37 +69,6 @@ __all__ = [
 
 MAX_ORBITAL_ANGULAR_MOMENTUM = 5
 MAX_COVARIANT_SPIN = 4
-
-
-def _arrays(**named):
-    """Broadcast named real arrays to one shape and one precision.
-
-    Returns the flattened contiguous arrays, the shape and the dtype.
-    """
-    arrays = {}
-    for name, value in named.items():
-        if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in (np.float32, np.float64):
-                raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-            a = np.asarray(value)
-        else:
-            try:
-                a = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
-        arrays[name] = a
-    float_dtypes = {a.dtype for a in arrays.values() if a.ndim > 0}
-    if len(float_dtypes) > 1:
-        raise TypeError("mixed precisions: " + ", ".join(
-            f"{n} is {a.dtype}" for n, a in arrays.items() if a.ndim > 0))
-    dtype = float_dtypes.pop() if float_dtypes else np.dtype(np.float64)
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-    except ValueError as exc:
-        raise ValueError("array shapes do not broadcast: " + ", ".join(
-            f"{n} {a.shape}" for n, a in arrays.items())) from exc
-    flat = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=dtype).ravel() for a in arrays.values()]
-    return flat, shape, dtype
 
 
 def _check_l(l, name="l", maximum=MAX_ORBITAL_ANGULAR_MOMENTUM):

@@ -32,6 +32,7 @@ import numbers
 
 import numpy as np
 
+from ._arguments import real_arrays as _arrays
 from . import _kinematics as _k
 from . import vector4 as _v4
 
@@ -50,41 +51,6 @@ __all__ = [
     "helicity_to_momenta",
     "momenta_to_helicity",
 ]
-
-
-def _arrays(**named):
-    """Broadcast named real arrays to one shape and precision (flattened, contiguous).
-
-    The precision is that of the array arguments; Python numbers and numpy
-    scalars adapt to it.  Without array arguments, numpy scalars (float32 or
-    float64) give it, so that float32 in gives float32 out.
-    """
-    arrays = {}
-    typed = {}
-    for name, value in named.items():
-        if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in (np.float32, np.float64):
-                raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-            a = np.asarray(value)
-            typed[name] = a
-        else:
-            try:
-                a = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
-        arrays[name] = a
-    given = {n: a for n, a in typed.items() if a.ndim > 0} or typed
-    dtypes = {a.dtype for a in given.values()}
-    if len(dtypes) > 1:
-        raise TypeError("mixed precisions: " + ", ".join(f"{n} is {a.dtype}" for n, a in given.items()))
-    dtype = dtypes.pop() if dtypes else np.dtype(np.float64)
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-    except ValueError as exc:
-        raise ValueError("array shapes do not broadcast: " + ", ".join(
-            f"{n} {a.shape}" for n, a in arrays.items())) from exc
-    flat = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=dtype).ravel() for a in arrays.values()]
-    return flat, shape, dtype
 
 
 def _mass(value, name, positive=False):

@@ -64,6 +64,7 @@ import numbers
 
 import numpy as np
 
+from ._arguments import real_arrays as _arrays
 from . import _mathematical_functions as _k
 
 __all__ = [
@@ -84,41 +85,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Argument handling
 # ---------------------------------------------------------------------------
-
-def _arrays(**named):
-    """Broadcast named real arrays to one shape and one precision.
-
-    Returns the flattened contiguous arrays, the shape and the dtype.
-    """
-    arrays = {}
-    for name, value in named.items():
-        if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in (np.float32, np.float64):
-                raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-            a = np.asarray(value)
-        else:
-            try:
-                a = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
-            if a.ndim == 0:
-                a = a.reshape(())
-        arrays[name] = (a, isinstance(value, (np.ndarray, np.generic)))
-    float_dtypes = {a.dtype for a, typed in arrays.values() if typed}
-    if len(float_dtypes) > 1:
-        raise TypeError("mixed precisions: " + ", ".join(
-            f"{n} is {a.dtype}" for n, (a, typed) in arrays.items() if typed)
-            + " (convert the arguments to one precision)")
-    dtype = float_dtypes.pop() if float_dtypes else np.dtype(np.float64)
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a, _ in arrays.values()))
-    except ValueError as exc:
-        raise ValueError("array shapes do not broadcast: " + ", ".join(
-            f"{n} {a.shape}" for n, (a, _) in arrays.items())) from exc
-    flat = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=dtype).ravel()
-            for a, _ in arrays.values()]
-    return flat, shape, dtype
-
 
 def _real(value, name, positive=False, finite=True):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
