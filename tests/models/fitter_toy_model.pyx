@@ -4,17 +4,11 @@
 # 1/sigma^2 and 1/sigma^3.  A second density is linear, B(x) = 1 + c x (c = p[0]).
 
 from cython cimport floating
-from libc.math cimport exp, expf
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
                                        fill_parameter_buffer_callable)
-
-
-cdef inline floating _exp(floating x) noexcept nogil:
-    if floating is float:
-        return expf(x)
-    else:
-        return exp(x)
+# The library's exp vectorizes (libm's does not).
+from vecampfit.mathematical_functions cimport exp_scalar
 
 
 cdef void fill_gauss(floating *pb, const floating *p) noexcept nogil:
@@ -32,7 +26,7 @@ cdef void gauss(floating *out, const void *event_block, const floating *p,
     cdef int i
     for i in range(VECTOR_LENGTH):
         d = x[i] - p[0]
-        out[i] = _exp(-d * d * pb[0])
+        out[i] = exp_scalar(-d * d * pb[0])
 
 
 cdef void gauss_gradient(floating *out, floating *gradient, const void *event_block,
@@ -43,7 +37,7 @@ cdef void gauss_gradient(floating *out, floating *gradient, const void *event_bl
     cdef int i
     for i in range(VECTOR_LENGTH):
         d = x[i] - p[0]
-        s = _exp(-d * d * pb[0])
+        s = exp_scalar(-d * d * pb[0])
         out[i] = s
         gradient[i] = s * d * pb[1]
         gradient[VECTOR_LENGTH + i] = s * d * d * pb[2]
