@@ -20,9 +20,10 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+
+from timing import best_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "dz_kmpippiz"))
@@ -82,15 +83,6 @@ def run_c_kernel(kernel, columns, params, n):
                masses.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
         return out
     return call
-
-
-def best_time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main():

@@ -24,9 +24,10 @@ import os
 import platform
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+from timing import best_time  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
@@ -48,15 +49,6 @@ def fit_args(directory, L, precision, threads, extra=()):
     return p.parse_args(["--directory", directory, "--vector-length", str(L), "--precision",
                          precision, "--threads", str(threads), "--fixed-seed", "--quiet",
                          *extra])
-
-
-def best_time(f, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def call_times(directory, lengths, repeat, n_events):

@@ -13,9 +13,10 @@ machine may be shared); ratios are taken within this run.
 
 import argparse
 import os
-import time
 
 import numpy as np
+
+from timing import best_time
 
 from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
 from vecampfit.model_compiler import compile_model
@@ -41,15 +42,6 @@ def block_density(module, precision):
     c = module.callables(precision)
     return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
                    fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="cython")
-
-
-def best_time(f, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main(argv=None):

@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from timing import best_time  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "laura_genfit3k")
 sys.path.insert(0, EXAMPLE)
@@ -40,15 +42,6 @@ import genfit3k  # noqa: E402
 #: Laura++'s CPU time per fit of these pseudoexperiments (data folder's README).
 LAURA_SECONDS_PER_FIT = 41.0
 FREE = genfit3k.MASSES_AND_WIDTHS + genfit3k.COEFFICIENTS
-
-
-def best_time(f, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def fit_all(setup, samples, gradient, random_start):

@@ -13,24 +13,16 @@ block routine is faster).  The driver is single-threaded; numpy too.
 import argparse
 import os
 import platform
-import time
 
 import numpy as np
+
+from timing import best_time
 
 from vecampfit import _build_config
 from vecampfit.model_compiler import compile_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "..", "tests", "models", "mathf_user_model.pyx")
-
-
-def best_time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main():
