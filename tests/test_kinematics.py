@@ -378,9 +378,18 @@ def test_decay_momentum_extreme_scales(dtype, scales):
     assert worst < 4
 
 
+def mp_threshold_s(m1s, m2s):
+    """(m1 -+ m2)^2 = m1s + m2s -+ 2 sqrt(m1s m2s), exact when a mass is 0 (mpmath)."""
+    m1s, m2s = mpmath.mpf(float(m1s)), mpmath.mpf(float(m2s))
+    cross = 2 * mpmath.sqrt(m1s * m2s)
+    return m1s + m2s - cross, m1s + m2s + cross
+
+
 def mp_q2_s(s, m1s, m2s):
-    s, m1, m2 = mpmath.mpf(float(s)), mpmath.sqrt(mpmath.mpf(float(m1s))), mpmath.sqrt(mpmath.mpf(float(m2s)))
-    return (s - (m1 + m2) ** 2) * (s - (m1 - m2) ** 2) / (4 * s)
+    with mpmath.workdps(80):
+        low, high = mp_threshold_s(m1s, m2s)
+        s = mpmath.mpf(float(s))
+        return (s - high) * (s - low) / (4 * s)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -391,12 +400,14 @@ def test_decay_momentum_s_at_threshold(dtype):
     worst = 0
     for m1, m2 in ((0.13957039, 0.493677), (0.000511, 5.27966), (0.1349768, 0.1349768), (0.0, 0.493677)):
         m1s, m2s = float(t(m1 * m1)), float(t(m2 * m2))
-        a = (mpmath.sqrt(mpmath.mpf(m1s)) + mpmath.sqrt(mpmath.mpf(m2s))) ** 2
-        s = [t(float(a))]
-        for _ in range(16):
-            s.append(np.nextafter(s[-1], t(np.inf)))
-        s = np.array(s + [t(float(a) * (1 + f)) for f in (1e-12, 1e-8, 1e-4, 0.1, 3.0)], dtype)
-        s = s[np.array([mpmath.mpf(float(v)) > a for v in s])]
+        with mpmath.workdps(80):
+            a = mp_threshold_s(m1s, m2s)[1]
+            s = [t(float(a))]
+            for _ in range(16):
+                s.append(np.nextafter(s[-1], t(np.inf)))
+            s = np.array(s + [t(float(a) * (1 + f)) for f in (1e-12, 1e-8, 1e-4, 0.1, 3.0)], dtype)
+            # Above threshold only (decided at 80 digits; exact when a mass is 0).
+            s = s[np.array([mpmath.mpf(float(v)) > a for v in s])]
         ref = [mp_q2_s(v, m1s, m2s) for v in s]
         q2 = kin.decay_momentum_squared_s(s, m1s, m2s)
         q = kin.decay_momentum_s(s, m1s, m2s)
