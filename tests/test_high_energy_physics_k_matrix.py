@@ -92,8 +92,13 @@ def ref_q(s, ma, mb):
 
 
 def ref_rho(s, ma, mb):
-    """Paper eq. phase_space_factor with a principal complex root (i|rho| below threshold)."""
-    return np.sqrt(((s - (ma + mb) ** 2) * (s - (ma - mb) ** 2)).astype(complex)) / (16 * np.pi * s)
+    """Paper eq. phase_space_factor with a principal complex root (i|rho| below threshold),
+    at 50 digits (near threshold s - (ma + mb)^2 cancels in float64)."""
+    with mpmath.workdps(50):
+        ma, mb = mpmath.mpf(float(ma)), mpmath.mpf(float(mb))
+        out = [mpmath.sqrt(mpmath.mpc((x - (ma + mb) ** 2) * (x - (ma - mb) ** 2)))
+               / (16 * mpmath.pi * x) for x in (mpmath.mpf(float(v)) for v in np.ravel(s))]
+    return np.array([complex(v) for v in out]).reshape(np.shape(s))
 
 
 def ref_n(q2, q0, r, l):
