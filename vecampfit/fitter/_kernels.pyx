@@ -3,9 +3,12 @@
 # The events of one density live in a buffer of blocks (structure of arrays):
 # row b of `events` (shape (n_blocks, n_fields * L)) is the C struct that the
 # density receives for block b.  The loops run over chunks of a fixed number
-# of blocks in an OpenMP `prange`; every chunk writes its own partial sums,
-# and the caller adds the chunks in index order, so that the result does not
-# depend on the number of threads.  Lanes of the padded last block (event
+# of blocks in an OpenMP `prange` (handed out dynamically, so that a thread
+# slowed by other load does not hold up the call); every chunk writes its own
+# partial sums, and the caller adds the chunks in index order, so that the
+# result does not depend on the number of threads or on the schedule.  The
+# rows of partial sums start on cache lines of their own (see
+# likelihood._chunk_partials), so that threads do not share lines.  Lanes of the padded last block (event
 # index >= n_events) are evaluated but never added.  All sums are in double
 # precision, also for float32 densities.
 #
@@ -100,7 +103,7 @@ def density_values(const floating[:, ::1] events, Py_ssize_t n_events, int vecto
     cdef floating *p = &params[0]
     cdef floating *v = &values[0]
     with nogil:
-        for c in prange(n_chunks, schedule='static', num_threads=n_threads):
+        for c in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
             _values_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function, p,
                           <const void *> parameter_buffer, v)
 
@@ -159,11 +162,11 @@ cdef void _normalization_chunk(
     first invalid event of the chunk is recorded in ``bad[c]``.
     """
     cdef Py_ssize_t b, j, a, n_valid
+    cdef Py_ssize_t first_bad = NO_PROBLEM
     cdef int i
     cdef double *acc_value = acc + n_grad * L
     for a in range(1 + n_grad):
         partial[a] = 0
-    bad[c] = NO_PROBLEM
     if out == NULL or acc == NULL or wl == NULL or (n_grad > 0 and g == NULL):
         bad[c] = ALLOCATION_FAILED
         return
@@ -181,8 +184,8 @@ cdef void _normalization_chunk(
         else:
             for i in range(n_valid):
                 if _invalid(out[i]):
-                    if bad[c] == NO_PROBLEM:
-                        bad[c] = b * L + i
+                    if first_bad == NO_PROBLEM:
+                        first_bad = b * L + i
                     wl[i] = 0
                 else:
                     acc_value[i] += wl[i] * out[i]
@@ -191,6 +194,7 @@ cdef void _normalization_chunk(
     _reduce_lanes(partial, acc_value, 1, L)
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
+    bad[c] = first_bad
 
 
 def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -231,7 +235,7 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
         acc = <double *> calloc((n_grad + 1) * L, sizeof(double))
         wl = <double *> malloc(L * sizeof(double))
-        for c in prange(n_chunks, schedule='static'):
+        for c in prange(n_chunks, schedule='dynamic'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                                  gradient_function, n_grad, p, <const void *> parameter_buffer,
                                  w, out, g, acc, wl, part + c * stride, bd)
@@ -255,11 +259,11 @@ cdef void _data_chunk(
     r_i dS_i/dp_a.
     """
     cdef Py_ssize_t b, j, a, k, n_valid
+    cdef Py_ssize_t first_bad = NO_PROBLEM
     cdef int i
     cdef double w, v, term, s0, s1, s
     for a in range(n_columns):
         partial[a] = 0
-    bad[c] = NO_PROBLEM
     if out == NULL or g == NULL or r == NULL or (n_grad > 0 and acc == NULL):
         bad[c] = ALLOCATION_FAILED
         return
@@ -278,8 +282,8 @@ cdef void _data_chunk(
             for k in range(n_background):
                 term = term + fractions[k] * background[k * background_stride + j]
             if _invalid(v) or not (term > 0) or not isfinite(term):
-                if bad[c] == NO_PROBLEM:
-                    bad[c] = j
+                if first_bad == NO_PROBLEM:
+                    first_bad = j
                 r[i] = 0
                 continue
             w = weights[j] if weights != NULL else 1.0
@@ -297,6 +301,7 @@ cdef void _data_chunk(
             _accumulate_lanes(acc, g, r, n_grad, L, n_valid)
     if n_grad > 0:
         _reduce_lanes(partial + 2 + n_background, acc, n_grad, L)
+    bad[c] = first_bad
 
 
 def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -349,7 +354,7 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
         r = <double *> malloc(L * sizeof(double))
         acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
-        for c in prange(n_chunks, schedule='static'):
+        for c in prange(n_chunks, schedule='dynamic'):
             _data_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
                         bg, n_background, bg_stride, signal_scale, fr, out, g, r, acc,
