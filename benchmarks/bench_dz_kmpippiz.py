@@ -134,10 +134,12 @@ def whole_fits(directory, n_fits, L, threads):
 
 
 def markdown(args, calls, fits, load):
+    from vecampfit.fitter._dispatch import target as kernel_target
     lines = ["# D0 -> K- pi+ pi0: performance", "",
              f"Measured by `python benchmarks/bench_dz_kmpippiz.py --data {args.data} --mc "
              f"{args.mc} --fits {args.fits}` on {platform.processor() or platform.machine()}, "
-             f"{os.cpu_count()} CPUs, load average before the run {load}. "
+             f"{os.cpu_count()} CPUs, load average before the run {load}, likelihood "
+             f"kernels {kernel_target}. "
              f"Times per event per likelihood call ({args.data} data + {args.mc} MC events, "
              f"best of {args.repeat} calls).", ""]
     for row in calls:

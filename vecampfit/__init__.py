@@ -62,14 +62,18 @@ def show_config():
     """Print how this vecampfit installation was built.
 
     Prints the version, whether the kernels use OpenMP, the vector lengths
-    for which models are compiled by default, and the C compiler arguments.
+    for which models are compiled by default, the CPU target of the
+    likelihood kernels in use (see ``vecampfit.fitter._dispatch``), and the
+    C compiler arguments.
     """
     from . import _build_config as c
+    from .fitter._dispatch import target as kernel_target
 
     print(f"vecampfit {c.VERSION}")
     print(f"  OpenMP:                {c.OPENMP}")
     print(f"  native CPU tuning:     {c.NATIVE}")
     print(f"  vector lengths:        {', '.join(str(l) for l in c.VECTOR_LENGTHS)}")
     print(f"  kernel vector length:  {c.KERNEL_VECTOR_LENGTH}")
+    print(f"  likelihood kernels:    {kernel_target}")
     print(f"  C compiler:            {c.C_COMPILER} {' '.join(c.C_ARGS)}")
     print(f"  include directories:   {', '.join(get_include_dirs())}")

@@ -20,7 +20,9 @@ cimport cython
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
-from libc.math cimport log, isfinite
+from libc.math cimport isfinite, log
+
+from vecampfit.mathematical_functions cimport log_scalar
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -35,6 +37,53 @@ ctypedef void (*fill_float64)(double *, const double *) noexcept nogil
 cdef enum:
     NO_PROBLEM = -1
     ALLOCATION_FAILED = -2
+
+
+cdef extern from *:
+    """
+    /* Whether this CPU (and its operating system) runs code compiled with
+       -march=x86-64-v3 (AVX2, FMA, BMI1/2, F16C, LZCNT, MOVBE).  False where
+       the compiler cannot tell. */
+    static int vecampfit_cpu_supports_x86_64_v3(void)
+    {
+    #if defined(__x86_64__) && !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("x86-64-v3") != 0;
+    #elif defined(__x86_64__) && defined(__clang__) && __clang_major__ >= 16
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("x86-64-v3") != 0;
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int vecampfit_cpu_supports_x86_64_v3() noexcept nogil
+
+cdef extern from *:
+    """
+    /* Whether the target has wide vectors with gathers and FMA (x86-64-v3 or
+       better): there the library's logarithm (mathematical_functions.log_scalar,
+       no table lookups) vectorizes and beats libm's; on the baseline (SSE2) it
+       does not, and libm's is faster. */
+    #if defined(__AVX2__) && defined(__FMA__)
+    #define VECAMPFIT_KERNEL_VECTOR_LOG 1
+    #else
+    #define VECAMPFIT_KERNEL_VECTOR_LOG 0
+    #endif
+    """
+    const bint VECTOR_LOG "VECAMPFIT_KERNEL_VECTOR_LOG"
+
+
+cdef inline double _log(double x) noexcept nogil:
+    """ln x, both forms within 1 ulp (chosen at compile time, see VECTOR_LOG)."""
+    if VECTOR_LOG:
+        return log_scalar(x)
+    return log(x)
+
+
+def cpu_supports_x86_64_v3():
+    """Whether this CPU runs code compiled for the x86-64-v3 level (AVX2, FMA, ...)."""
+    return bool(vecampfit_cpu_supports_x86_64_v3())
 
 
 def capsule_pointer(capsule):
@@ -110,7 +159,7 @@ def density_values(const floating[:, ::1] events, Py_ssize_t n_events, int vecto
 
 cdef inline void _accumulate_lanes(double *acc, const floating *g, const double *factor,
                                    int n_grad, int L, Py_ssize_t n_valid) noexcept nogil:
-    """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes.
+    """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes (factor 1 if NULL).
 
     Per-lane accumulators keep the lanes independent, so that the loop
     vectorizes (a running sum over the lanes is a chain of dependent
@@ -118,9 +167,14 @@ cdef inline void _accumulate_lanes(double *acc, const floating *g, const double 
     """
     cdef Py_ssize_t a
     cdef int i
-    for a in range(n_grad):
-        for i in range(n_valid):
-            acc[a * L + i] += factor[i] * g[a * L + i]
+    if factor == NULL:
+        for a in range(n_grad):
+            for i in range(n_valid):
+                acc[a * L + i] += g[a * L + i]
+    else:
+        for a in range(n_grad):
+            for i in range(n_valid):
+                acc[a * L + i] += factor[i] * g[a * L + i]
 
 
 cdef inline void _reduce_lanes(double *partial, double *acc, int n_grad, int L) noexcept nogil:
@@ -146,28 +200,37 @@ cdef inline bint _block_valid(const floating *out, Py_ssize_t n) noexcept nogil:
     return ok
 
 
+cdef inline Py_ssize_t _first_invalid(const floating *out, Py_ssize_t n) noexcept nogil:
+    """Index of the first NaN, infinite or negative out[i], n if none."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if _invalid(out[i]):
+            return i
+    return n
+
+
 cdef void _normalization_chunk(
         Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, Py_ssize_t n_events, int L,
         Py_ssize_t row, const char *events, uintptr_t func, uintptr_t grad_func, int n_grad,
         const floating *params, const void *pbuf, const double *weights,
-        floating *out, floating *g, double *acc, double *wl, double *partial,
+        floating *out, floating *g, double *acc, double *partial,
         Py_ssize_t *bad) noexcept nogil:
     """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk.
 
     ``acc`` ((n_grad + 1) * L, zero on entry and on return) holds per-lane
     sums: of the gradient in its first n_grad * L elements, of w S in the
-    last L.  ``wl`` (L) holds the weights of one block.  A block whose
-    values are all valid (the usual case) is added by a loop without
-    branches; a block with an invalid value is added lane by lane, and the
-    first invalid event of the chunk is recorded in ``bad[c]``.
+    last L.  The values of a block are checked by a loop without branches;
+    at the first block with an invalid value the chunk records the event
+    in ``bad[c]`` and stops (the caller then discards the sums).
     """
-    cdef Py_ssize_t b, j, a, n_valid
+    cdef Py_ssize_t b, a, n_valid
     cdef Py_ssize_t first_bad = NO_PROBLEM
     cdef int i
     cdef double *acc_value = acc + n_grad * L
+    cdef const double *w
     for a in range(1 + n_grad):
         partial[a] = 0
-    if out == NULL or acc == NULL or wl == NULL or (n_grad > 0 and g == NULL):
+    if out == NULL or acc == NULL or (n_grad > 0 and g == NULL):
         bad[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -176,21 +239,19 @@ cdef void _normalization_chunk(
         else:
             _density(out, func, events + b * row, params, pbuf)
         n_valid = min(<Py_ssize_t> L, n_events - b * L)
-        for i in range(n_valid):
-            wl[i] = weights[b * L + i] if weights != NULL else 1.0
-        if _block_valid(out, n_valid):
+        if not _block_valid(out, n_valid):
+            first_bad = b * L + _first_invalid(out, n_valid)
+            break
+        if weights == NULL:
+            w = NULL
             for i in range(n_valid):
-                acc_value[i] += wl[i] * out[i]
+                acc_value[i] += out[i]
         else:
+            w = weights + b * L
             for i in range(n_valid):
-                if _invalid(out[i]):
-                    if first_bad == NO_PROBLEM:
-                        first_bad = b * L + i
-                    wl[i] = 0
-                else:
-                    acc_value[i] += wl[i] * out[i]
+                acc_value[i] += w[i] * out[i]
         if n_grad > 0:
-            _accumulate_lanes(acc, g, wl, n_grad, L, n_valid)
+            _accumulate_lanes(acc, g, w, n_grad, L, n_valid)
     _reduce_lanes(partial, acc_value, 1, L)
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
@@ -229,20 +290,17 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef floating *out
     cdef floating *g
     cdef double *acc
-    cdef double *wl
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc(L * sizeof(floating))
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
         acc = <double *> calloc((n_grad + 1) * L, sizeof(double))
-        wl = <double *> malloc(L * sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                                  gradient_function, n_grad, p, <const void *> parameter_buffer,
-                                 w, out, g, acc, wl, part + c * stride, bd)
+                                 w, out, g, acc, part + c * stride, bd)
         free(out)
         free(g)
         free(acc)
-        free(wl)
 
 
 cdef void _data_chunk(
@@ -251,20 +309,27 @@ cdef void _data_chunk(
         const floating *params, const void *pbuf, const double *weights,
         const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
         double signal_scale, const double *fractions,
-        floating *out, floating *g, double *r, double *acc, double *partial,
+        floating *out, floating *g, double *r, double *lg, double *acc, double *partial,
         Py_ssize_t n_columns, Py_ssize_t *bad) noexcept nogil:
     """Chunk sums of the data term; see data_sums for the columns.
 
-    ``acc`` (n_grad * L, zero on entry and on return) holds per-lane sums of
-    r_i dS_i/dp_a.
+    ``r`` (L) holds the likelihood arguments term_i of one block, then
+    r_i = -2 w_i / term_i; ``lg`` (L) w_i ln term_i.  ``acc`` (n_columns * L,
+    zero on entry and on return) holds per-lane sums of every column (of
+    w_i ln term_i for column 0), so that the loops over the lanes vectorize;
+    the lanes are added in a fixed order at the end of the chunk.  At the
+    first block with an invalid density or argument the chunk records the
+    event in ``bad[c]`` and stops (the caller then discards the sums).
     """
-    cdef Py_ssize_t b, j, a, k, n_valid
+    cdef Py_ssize_t b, a, k, n_valid
     cdef Py_ssize_t first_bad = NO_PROBLEM
-    cdef int i
-    cdef double w, v, term, s0, s1, s
+    cdef int i, ok
+    cdef const double *bk
+    cdef const double *w
+    cdef double *acc_k
     for a in range(n_columns):
         partial[a] = 0
-    if out == NULL or g == NULL or r == NULL or (n_grad > 0 and acc == NULL):
+    if out == NULL or g == NULL or r == NULL or lg == NULL or acc == NULL:
         bad[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -273,34 +338,45 @@ cdef void _data_chunk(
         else:
             _density(out, func, events + b * row, params, pbuf)
         n_valid = min(<Py_ssize_t> L, n_events - b * L)
-        s0 = 0
-        s1 = 0
+        # term_i = signal_scale S_i + sum_k f_k b_ki, added in k order.
         for i in range(n_valid):
-            j = b * L + i
-            v = out[i]
-            term = signal_scale * v
-            for k in range(n_background):
-                term = term + fractions[k] * background[k * background_stride + j]
-            if _invalid(v) or not (term > 0) or not isfinite(term):
-                if first_bad == NO_PROBLEM:
-                    first_bad = j
-                r[i] = 0
-                continue
-            w = weights[j] if weights != NULL else 1.0
-            s0 += -2 * w * log(term)
-            r[i] = -2 * w / term
-            s1 += r[i] * v
-        partial[0] += s0
-        partial[1] += s1
+            r[i] = signal_scale * out[i]
         for k in range(n_background):
-            s = 0
+            bk = background + k * background_stride + b * L
             for i in range(n_valid):
-                s += r[i] * background[k * background_stride + b * L + i]
-            partial[2 + k] += s
+                r[i] = r[i] + fractions[k] * bk[i]
+        ok = _block_valid(out, n_valid)
+        for i in range(n_valid):
+            # t - t is NaN for infinities; NaN fails both comparisons.
+            ok = ok & (r[i] > 0) & (r[i] - r[i] == 0)
+        if not ok:
+            for i in range(n_valid):
+                if _invalid(out[i]) or not (r[i] > 0) or not isfinite(r[i]):
+                    first_bad = b * L + i
+                    break
+            break
+        if weights == NULL:
+            for i in range(n_valid):
+                lg[i] = _log(r[i])
+                r[i] = -2 / r[i]
+        else:
+            w = weights + b * L
+            for i in range(n_valid):
+                lg[i] = w[i] * _log(r[i])
+                r[i] = -2 * w[i] / r[i]
+        for i in range(n_valid):
+            acc[i] += lg[i]
+            acc[L + i] += r[i] * out[i]
+        for k in range(n_background):
+            bk = background + k * background_stride + b * L
+            acc_k = acc + (2 + k) * L
+            for i in range(n_valid):
+                acc_k[i] += r[i] * bk[i]
         if n_grad > 0:
-            _accumulate_lanes(acc, g, r, n_grad, L, n_valid)
-    if n_grad > 0:
-        _reduce_lanes(partial + 2 + n_background, acc, n_grad, L)
+            _accumulate_lanes(acc + (2 + n_background) * L, g, r, n_grad, L, n_valid)
+    _reduce_lanes(partial, acc, n_columns, L)
+    # Column 0 is -2 sum w ln term: the factor -2 is exact.
+    partial[0] = -2 * partial[0]
     bad[c] = first_bad
 
 
@@ -348,18 +424,21 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef floating *out
     cdef floating *g
     cdef double *r
+    cdef double *lg
     cdef double *acc
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc(L * sizeof(floating))
         g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
         r = <double *> malloc(L * sizeof(double))
-        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
+        lg = <double *> malloc(L * sizeof(double))
+        acc = <double *> calloc(n_columns * L, sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _data_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
-                        bg, n_background, bg_stride, signal_scale, fr, out, g, r, acc,
+                        bg, n_background, bg_stride, signal_scale, fr, out, g, r, lg, acc,
                         part + c * stride, n_columns, bd)
         free(out)
         free(g)
         free(r)
+        free(lg)
         free(acc)

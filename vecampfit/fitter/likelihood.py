@@ -33,7 +33,7 @@ import os
 
 import numpy as np
 
-from . import _kernels
+from ._dispatch import kernels as _kernels
 from .density import Density, DensityError
 from .events import EventBuffer
 
