@@ -251,6 +251,33 @@ def test_invalid_density_values_name_point_density_and_event(toy):
         lk3.evaluate([0.5, 0.2])
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, threads,
+                                                                        monkeypatch):
+    # Small chunks, handed out dynamically: the invalid events lie in
+    # different chunks and blocks, and the first of them must be named.
+    monkeypatch.setattr(likelihood_module, "CHUNK_EVENTS", 64)
+    rng = np.random.default_rng(7)
+    x_mc = rng.uniform(0, 0.9, 5003)
+    x_mc[[4100, 2999, 3000, 1234]] = 1.5          # 1 - x < 0 there
+    lk = Likelihood(table(("a", -1.0)), vector_length=8, threads=threads)
+    pt = lk.add_point(linear_density(toy, 8, "block"))
+    pt.add_data({"x": rng.uniform(0, 0.9, 3001)})
+    pt.add_normalization_events({"x": x_mc})
+    with pytest.raises(LikelihoodError, match=r"density is -0\.5 at normalization event 1234 "):
+        lk.evaluate([-1.0])
+
+    x_data = rng.uniform(0.3, 0.7, 3001)
+    x_data[[2900, 777, 1500]] = 50.0              # the Gaussian underflows to 0 there
+    lkz = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8, threads=threads)
+    ptz = lkz.add_point(block_density(toy, 8))
+    ptz.add_data({"x": x_data})
+    ptz.add_normalization_events({"x": rng.uniform(0, 1, 5003)})
+    for gradient in (False, True):
+        with pytest.raises(LikelihoodError, match="not positive at data event 777 "):
+            lkz.evaluate([0.5, 0.2], gradient=gradient)
+
+
 def test_bad_set_up_is_reported(toy):
     lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)))
     pt = lk.add_point(python_density(), normalization="formula")
