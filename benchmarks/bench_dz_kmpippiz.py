@@ -64,17 +64,17 @@ def call_times(directory, lengths, repeat, n_events):
             per_l[L] = (tv, tg)
             print(f"{precision} L={L}: {tv:.2f} ns, gradient {tg:.2f} ns", flush=True)
         best = min(per_l, key=lambda L: per_l[L][0])
-        # One and two threads at the best L, timed alternately so that both
-        # see the same state of the machine (clock, other load).
-        f1 = fit_signal.build(fit_args(directory, best, precision, 1))
-        f2 = fit_signal.build(fit_args(directory, best, precision, 2))
-        x = f2.initial_values
-        f1.evaluate(x)
-        f2.evaluate(x)
-        cases = (("1", f1, False), ("2", f2, False), ("1g", f1, True), ("2g", f2, True))
+        # One and two threads at the best L: the same likelihood (the same
+        # event buffers in memory), its thread count switched between calls
+        # timed alternately, so that both see the same state of the machine.
+        f = fit_signal.build(fit_args(directory, best, precision, 1))
+        x = f.initial_values
+        f.evaluate(x)
+        cases = (("1", 1, False), ("2", 2, False), ("1g", 1, True), ("2g", 2, True))
         t = dict.fromkeys((c[0] for c in cases), np.inf)
-        for _ in range(repeat):
-            for label, f, g in cases:
+        for _ in range(2 * repeat):
+            for label, threads, g in cases:
+                f.threads = threads
                 t[label] = min(t[label], best_time(lambda: f.evaluate(x, gradient=g), 1)
                                / n_events * 1e9)
         t1, t2, t1g, t2g = t["1"], t["2"], t["1g"], t["2g"]
@@ -91,6 +91,8 @@ def call_times(directory, lengths, repeat, n_events):
 FIT_CASES = [("amplitudes and phases", []), ("+ masses", ["--release-masses"]),
              ("+ masses and widths", ["--release-masses", "--release-widths"])]
 
+# Peak memory is the process's own high-water mark (VmHWM): ru_maxrss of a
+# child started by this (large) process would report this process's size.
 FIT_SCRIPT = """
 import resource, sys, time
 sys.argv = ["fit_signal.py"] + {argv!r}
@@ -98,8 +100,13 @@ sys.path.insert(0, {example!r})
 import fit_signal
 t0, c0 = time.perf_counter(), time.process_time()
 f = fit_signal.main()
-print("BENCH", time.perf_counter() - t0, time.process_time() - c0,
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, f.n_calls, int(f.minuit.valid))
+try:
+    with open("/proc/self/status") as status:
+        peak = [int(l.split()[1]) / 1024 for l in status if l.startswith("VmHWM:")][0]
+except (OSError, IndexError):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print("BENCH", time.perf_counter() - t0, time.process_time() - c0, peak, f.n_calls,
+      int(f.minuit.valid))
 """
 
 

@@ -34,10 +34,14 @@ def build(args):
     """The fitter with data loaded (also used by the benchmarks)."""
     d = args.directory
     parameters = read_parameter_file(os.path.join(HERE, "parameters_signal.dat"))
+    # With masses released, MIGRAD may try a mass at which the D is below
+    # threshold for a resonance whose F_D(p0) the model keeps, where 1/F_D(p0)
+    # has no value (NaN): the likelihood then returns a large value and MIGRAD
+    # steps back, instead of the fit stopping with an error.
     fitter = Fitter(parameters, precision=args.precision, vector_length=args.vector_length,
                     threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
                     use_gradient=False if (args.no_gradient or args.numpy) else None,
-                    verbose=not getattr(args, "quiet", False))
+                    on_invalid="large", verbose=not getattr(args, "quiet", False))
     models = common.compile_models([args.vector_length], args.model_cache)
     signal = common.signal_density_numpy() if args.numpy else \
         common.signal_density(models, args.vector_length, args.precision)

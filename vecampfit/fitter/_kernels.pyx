@@ -3,14 +3,14 @@
 # The events of one density live in a buffer of blocks (structure of arrays):
 # row b of `events` (shape (n_blocks, n_fields * L)) is the C struct that the
 # density receives for block b.  The loops run over chunks of a fixed number
-# of blocks in an OpenMP `prange` (handed out dynamically, so that a thread
-# slowed by other load does not hold up the call); every chunk writes its own
+# of blocks in an OpenMP `prange`, handed out dynamically so that a thread
+# slowed by other load does not hold up the call.  Every chunk writes its own
 # partial sums, and the caller adds the chunks in index order, so that the
-# result does not depend on the number of threads or on the schedule.  The
+# result depends neither on the number of threads nor on the schedule; the
 # rows of partial sums start on cache lines of their own (see
-# likelihood._chunk_partials), so that threads do not share lines.  Lanes of the padded last block (event
-# index >= n_events) are evaluated but never added.  All sums are in double
-# precision, also for float32 densities.
+# likelihood._chunk_partials), so that the threads do not share lines.  Lanes
+# of the padded last block (event index >= n_events) are evaluated but never
+# added.  All sums are in double precision, also for float32 densities.
 #
 # Invalid values never raise here (no Python inside nogil code): each chunk
 # records the first event at which a density is NaN, infinite or negative, or
@@ -21,10 +21,10 @@ from cython cimport floating
 from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
 from libc.math cimport isfinite, log
-
-from vecampfit.mathematical_functions cimport log_scalar
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport calloc, free, malloc
+
+from vecampfit.mathematical_functions cimport log_scalar
 
 ctypedef void (*density_float32)(float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_float64)(double *, const void *, const double *, const void *) noexcept nogil
@@ -201,12 +201,13 @@ cdef inline bint _block_valid(const floating *out, Py_ssize_t n) noexcept nogil:
 
 
 cdef inline Py_ssize_t _first_invalid(const floating *out, Py_ssize_t n) noexcept nogil:
-    """Index of the first NaN, infinite or negative out[i], n if none."""
+    """Index of the first NaN, infinite or negative out[i] (0 if none, which a
+    caller that found the block invalid never sees)."""
     cdef Py_ssize_t i
     for i in range(n):
         if _invalid(out[i]):
             return i
-    return n
+    return 0
 
 
 cdef void _normalization_chunk(
@@ -350,6 +351,7 @@ cdef void _data_chunk(
             # t - t is NaN for infinities; NaN fails both comparisons.
             ok = ok & (r[i] > 0) & (r[i] - r[i] == 0)
         if not ok:
+            first_bad = b * L
             for i in range(n_valid):
                 if _invalid(out[i]) or not (r[i] > 0) or not isfinite(r[i]):
                     first_bad = b * L + i

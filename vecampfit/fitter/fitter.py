@@ -71,6 +71,10 @@ class Fitter(Likelihood):
         Minuit strategy (default 1; see the module description for 0 with
         an analytic gradient).
     on_invalid : {"raise", "large"}
+        On a NaN, infinite or negative density, or a non-positive
+        normalization: raise :class:`LikelihoodError` (default), or return
+        ``LARGE_VALUE`` (1e30) so that MIGRAD steps back from the region
+        (the minimum may then be reported invalid).
     verbose : bool
         Print the seed and a line per MIGRAD/HESSE call.
     """
