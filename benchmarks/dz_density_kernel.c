@@ -67,10 +67,13 @@ static inline __attribute__((always_inline)) void add_resonance(
 {
     REAL m = m_ch[ch][i], q = q_ch[ch][i], pd = p_ch[ch][i];
     REAL x = q * c->iq0;
-    REAL fr = c->if0 / SQRT(bw_poly_real(q * q * c->r2, j));
+    /* One division for F_R(q)/F_R(q0) = if0 / sqrt(P) and for its square over m. */
+    REAL pr = bw_poly_real(q * q * c->r2, j);
+    REAL u = 1 / (pr * m);
+    REAL fr = c->if0 * m * SQRT(pr) * u;
     REAL fd = c->ifd0 / SQRT(bw_poly_real(pd * pd * rd2, j));
     REAL xl = j ? x : 1;
-    REAL g = c->m0g * xl * xl * x * fr * fr / m;
+    REAL g = c->m0g * xl * xl * x * (c->if0 * c->if0 * u);
     REAL a = c->m02 - m * m;
     REAL ang = 1;
     if (j == 1) {

@@ -331,10 +331,14 @@ cdef inline void _breit_wigner_q_f_lane(
         floating *re, floating *im) noexcept nogil:
     """One lane of breit_wigner_q_f(_nophsp)."""
     cdef floating x = q * inverse_q0
-    cdef floating ratio = blatt_weisskopf_scalar(q, r, l) * inverse_f0
+    cdef floating p = blatt_weisskopf_polynomial_scalar(q * q * r * r, l)
+    # One division serves both R = F(q)/F(q0) = (1/F(q0)) / sqrt(P) =
+    # (1/F(q0)) m sqrt(P) u and R^2 / m = (1/F(q0))^2 u, with u = 1 / (P m).
+    cdef floating u = 1 / (p * m)
+    cdef floating ratio = inverse_f0 * m * _sqrt(p) * u
     cdef floating xl = _ipow(x, l)
     # m0 Gamma(m) = Gamma0 m0^2 x^(2l+1) R^2 / m
-    cdef floating b = gamma0 * m0 * m0 * xl * xl * x * ratio * ratio / m
+    cdef floating b = gamma0 * m0 * m0 * xl * xl * x * (inverse_f0 * inverse_f0 * u)
     cdef floating a = (m0 - m) * (m0 + m)
     cdef floating n = ratio * xl if phase_space else ratio
     cdef floating d = n / (a * a + b * b)
