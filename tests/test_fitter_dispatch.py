@@ -96,3 +96,19 @@ def test_every_kernel_build_gives_the_paper_formula(toy, fit, monkeypatch):  # n
         for v, g in got[1:]:
             assert abs(v - got[0][0]) <= 1e-13 * abs(got[0][0])
             np.testing.assert_allclose(g, got[0][1], rtol=1e-10, atol=1e-12 * np.abs(got[0][1]).max())
+
+
+def test_a_cpu_without_x86_64_v3_never_imports_those_kernels(monkeypatch):
+    # Code compiled for x86-64-v3 may use AVX2 as soon as its module is
+    # imported: on a CPU without it the module must not even be loaded.
+    import sys
+
+    name = "vecampfit.fitter._kernels_x86_64_v3"
+    monkeypatch.setattr(_kernels, "cpu_supports_x86_64_v3", lambda: False)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    module, target = _dispatch.select("auto")
+    assert module is _kernels and target in ("baseline", "native")
+    assert name not in sys.modules
+    with pytest.raises(RuntimeError, match="x86-64-v3: this (CPU does not support|build has no)"):
+        _dispatch.select("x86-64-v3")
+    assert name not in sys.modules

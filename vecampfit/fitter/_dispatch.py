@@ -12,6 +12,7 @@ values may differ in the last bits between the two.
 """
 
 import importlib
+import importlib.util
 import os
 
 from .. import _build_config
@@ -45,15 +46,16 @@ def select(choice=None):
                          f"got {choice!r}")
     if choice == "baseline":
         return _baseline, _BASELINE_TARGET
-    try:
-        v3 = importlib.import_module("._kernels_x86_64_v3", __package__)
-    except ImportError:
-        v3 = None
-    if v3 is not None and _baseline.cpu_supports_x86_64_v3():
-        return v3, "x86-64-v3"
+    # The CPU is asked first: the x86-64-v3 module may use AVX2 from the
+    # moment it is imported.
+    name = f"{__package__}._kernels_x86_64_v3"
+    built = importlib.util.find_spec(name) is not None
+    if built and _baseline.cpu_supports_x86_64_v3():
+        return importlib.import_module(name), "x86-64-v3"
     if choice == "x86-64-v3":
-        reason = ("this build has no x86-64-v3 kernels (a native build or another "
-                  "architecture)" if v3 is None else "this CPU does not support x86-64-v3")
+        reason = ("this CPU does not support x86-64-v3" if built else
+                  "this build has no x86-64-v3 kernels (a native build or another "
+                  "architecture)")
         raise RuntimeError(f"VECAMPFIT_FITTER_KERNELS=x86-64-v3: {reason}")
     return _baseline, _BASELINE_TARGET
 
