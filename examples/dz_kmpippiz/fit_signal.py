@@ -53,7 +53,7 @@ def build(args):
             bfile = os.path.join(HERE, "parameters_background.dat")
         point.add_background(common.background_density(models, args.vector_length,
                                                        args.precision),
-                             common.BACKGROUND_FRACTION, read_parameter_file(bfile).values)
+                             common.BACKGROUND_FRACTION, read_parameter_file(bfile))
     if args.grid_integration:
         records, weights = common.dalitz_grid(args.grid_integration)
         point.add_normalization_events(records, weights)

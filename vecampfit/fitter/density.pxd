@@ -136,8 +136,8 @@ cdef inline object _declared_names(object names, Py_ssize_t count, str what):
         if not isinstance(name, str):
             raise TypeError(f"model {what}: {name!r} is not a str")
     if len(names) != count:
-        raise ValueError(f"model declares {len(names)} {what} in Python ({names}) but "
-                         f"{count} in C")
+        raise ValueError(f"model declares {len(names)} {what} in Python "
+                         f"({', '.join(names)}) but {count} in C")
     if len(set(names)) != len(names):
         raise ValueError(f"model {what} {names} contain a name twice")
     return names

@@ -487,14 +487,40 @@ class Density:
                                self.parameter_vector(params, dtype))
         return buf[:self.parameter_buffer_size].copy()
 
+    def event_buffer(self, events, *, records=False, precision=None):
+        """A frozen :class:`~vecampfit.fitter.events.EventBuffer` of events
+        for :meth:`evaluate` (evaluating one buffer many times saves laying
+        the events out in blocks each time).
+
+        Parameters
+        ----------
+        events : dict of array_like
+            The event fields, or with ``records`` the event records that
+            :attr:`fill_event_buffer` turns into fields.
+        records : bool
+            Pass ``events`` through :attr:`fill_event_buffer`.
+        precision : {"float64", "float32"}, optional
+            For a Python density (default float64); a block density has its own.
+
+        Returns
+        -------
+        EventBuffer
+        """
+        from .events import EventBuffer
+        precision = self.precision or precision or "float64"
+        buf = EventBuffer(self, precision, self.vector_length or 1,
+                          f"events given to {self.name}", use_fill=records)
+        buf.append(events)
+        return buf.freeze()
+
     def evaluate(self, events, params, gradient=False, *, threads=1):
         """The density (and its gradient) at events.
 
         Parameters
         ----------
         events : dict of array_like or EventBuffer
-            The event fields (one value per event), or a frozen event buffer
-            of this density.
+            The event fields (one value per event), or a buffer from
+            :meth:`event_buffer`.
         params : array_like
             The density's parameters, in its order.
         gradient : bool
@@ -521,15 +547,13 @@ class Density:
             raise DensityError(f"{self.name}: has no gradient function")
         if isinstance(events, EventBuffer):
             buf = events
-            if buf.density is not self and tuple(buf.density.event_fields) != self.event_fields:
+            if tuple(buf.density.event_fields) != self.event_fields:
                 raise DensityError(f"{self.name}: the event buffer holds the fields of "
                                    f"{buf.density.name!r}")
+            if not buf.frozen:
+                raise DensityError(f"{self.name}: the event buffer is not frozen")
         else:
-            precision = self.precision or "float64"
-            buf = EventBuffer(self, precision, self.vector_length or 1,
-                              f"events given to {self.name}", use_fill=False)
-            buf.append(events)
-            buf.freeze()
+            buf = self.event_buffer(events)
         evaluator = evaluator_for(self, buf.dtype, buf.vector_length)
         params_t = self.parameter_vector(params, buf.dtype)
         pbuf = self.fill_buffer(self.new_parameter_buffer(buf.dtype), params_t)
@@ -545,8 +569,10 @@ class Density:
 
 
 def _pointer(llc):
+    """Address of the C function of a LowLevelCallable (whatever it was made
+    from: a capsule, ctypes or cffi); the callable holds it in a capsule."""
     from ._kernels import capsule_pointer
-    return int(capsule_pointer(llc.function))
+    return int(capsule_pointer(tuple.__getitem__(llc, 0)))
 
 
 def evaluator_for(density, dtype, vector_length):

@@ -172,6 +172,15 @@ class Fitter:
         """Whether the likelihood has an analytic gradient."""
         return self.likelihood.has_gradient
 
+    def parameter_index(self, name):
+        """Index of a parameter in the table (KeyError naming close names).
+
+        Parameters
+        ----------
+        name : str
+        """
+        return self.likelihood.parameter_index(name)
+
     def add_point(self, signal, *, normalization="mc", signal_yield=None):
         """Add a fit point (:meth:`Likelihood.add_point`).
 
