@@ -12,6 +12,12 @@ imports the modules.
 The model lives in the user's own folder; nothing in vecampfit's build has to
 be edited.  Sibling ``.pxd`` and ``.pxi`` files of the model are found (the
 model's folder is on the Cython include path) and are part of the cache key.
+
+Each cached module has a record of its size and SHA-256 beside it
+(``MODULE.so.sha256``), written when the module is moved into the cache; a
+module that does not match its record (truncated or damaged) is rebuilt,
+never loaded.  Errors of Cython and of the C compiler name the model's own
+file and line, not the temporary copy that is compiled.
 """
 
 import contextlib
