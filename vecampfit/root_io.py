@@ -247,10 +247,26 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
 def read_events(path, tree="tree", branches=None, **kwargs):
     """All event records of a tree at once (see :func:`iterate_events`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+    tree : str
+        Tree (or RNTuple) name.
+    branches : sequence of str, optional
+        Branches to read (default: all except the weight branch).
+    **kwargs
+        ``weight_branch``, ``map_records``, ``step_size``, ``shapes`` of
+        :func:`iterate_events`.
+
     Returns
     -------
     records : dict of numpy.ndarray
     weights : numpy.ndarray or None
+
+    Raises
+    ------
+    FileNotFoundError, OSError, RootIOError, RootReadError
+        As :func:`iterate_events`.
     """
     parts, wparts = [], []
     for records, weights in iterate_events(path, tree, branches, **kwargs):
