@@ -10,7 +10,7 @@ import pytest
 
 from vecampfit import _build_config
 from vecampfit.fitter import _dispatch, _kernels
-from vecampfit.fitter import likelihood as likelihood_module
+from vecampfit.fitter import _evaluation as evaluation_module
 
 from test_fitter_likelihood import FITS, make, toy  # noqa: F401  (toy is a fixture)
 
@@ -76,7 +76,7 @@ def test_automatic_choice_follows_the_cpu_flags():
     for module, target in (_dispatch.select("auto"), (_dispatch.kernels, _dispatch.target)):
         assert target == expected
         assert module.__name__ == (V3_MODULE if v3 else "vecampfit.fitter._kernels")
-    assert likelihood_module._kernels is _dispatch.kernels
+    assert evaluation_module._kernels is _dispatch.kernels
 
 
 def test_automatic_choice_ignores_a_missing_build(monkeypatch):
@@ -123,7 +123,7 @@ def test_x86_64_v3_on_request_exactly_when_the_cpu_has_it(monkeypatch):
 def test_every_kernel_build_gives_the_paper_formula(toy, fit, monkeypatch):  # noqa: F811
     values = {}
     for module, target in available():
-        monkeypatch.setattr(likelihood_module, "_kernels", module)
+        monkeypatch.setattr(evaluation_module, "_kernels", module)
         for precision, tolerance in (("float64", 1e-12), ("float32", 1e-5)):
             lk, ref, p = make("block", toy, 8, fit, precision=precision, threads=2)
             value, grad = lk.evaluate(p, gradient=True)

@@ -414,14 +414,14 @@ def test_the_likelihood_is_an_iminuit_cost_function(toy):
     pt = lk.add_point(block_density(toy, 8))
     pt.add_data({"x": np.clip(rng.normal(0.45, 0.12, 3000), 0, 1)})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
-    m = Minuit(lk, lk.initial_values)
+    m = Minuit(lk, *lk.initial_values)
     assert m.parameters == ("mu", "sigma")
     assert m.errordef == 1.0
     assert m.limits["sigma"] == (0.01, 1)
     m.migrad()
     assert m.valid and m.fmin.ngrad > 0          # the analytic gradient was used
     assert abs(m.values["mu"] - 0.45) < 4 * m.errors["mu"]
-    assert lk(np.array(m.values)) == lk.evaluate(np.array(m.values))[0]
+    assert lk(np.array(m.values)) == lk.evaluate(np.array(m.values))[0] == lk(*m.values)
     np.testing.assert_array_equal(lk.grad(np.array(m.values)),
                                   lk.evaluate(np.array(m.values), gradient=True)[1])
 

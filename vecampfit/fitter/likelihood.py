@@ -33,8 +33,8 @@ parameters it names (:attr:`Density.parameters`) in its own order, and its
 gradient is added back to those parameters, so that one fit can hold
 several densities (fit points, processes) sharing some parameters and not
 others.  :class:`Likelihood` follows iminuit's cost-function protocol
-(callable on the parameter array, ``grad``, ``errordef``, parameter names):
-``iminuit.Minuit(likelihood, likelihood.initial_values)`` works directly.
+(callable on the parameters, ``grad``, ``errordef``, parameter names):
+``iminuit.Minuit(likelihood, *likelihood.initial_values)`` works directly.
 """
 
 
@@ -677,10 +677,16 @@ class Likelihood:
 
     # -- iminuit cost-function protocol ---------------------------------------
 
-    def __call__(self, x):
-        """:math:`\\mathcal{F}(x)` for the array of all parameters (reuses the
-        value of an evaluation at the same point)."""
-        x = np.asarray(x, dtype=np.float64)
+    def _point(self, args):
+        if len(args) == 1 and np.ndim(args[0]) == 1:
+            return np.asarray(args[0], dtype=np.float64)
+        return np.array(args, dtype=np.float64)
+
+    def __call__(self, *args):
+        """:math:`\\mathcal{F}` at the parameters, given as one array or one
+        value per parameter (both of iminuit's call conventions); the value of
+        an evaluation at the same point is reused."""
+        x = self._point(args)
         last = self._last
         if last is not None and np.array_equal(x, last[0]):
             return last[1]
@@ -688,10 +694,10 @@ class Likelihood:
         self._last = (x.copy(), value, None)
         return value
 
-    def grad(self, x):
-        """:math:`\\partial\\mathcal{F}/\\partial x` (the value is computed and
-        kept too)."""
-        x = np.asarray(x, dtype=np.float64)
+    def grad(self, *args):
+        """:math:`\\partial\\mathcal{F}/\\partial p` at the parameters (one
+        array or one value per parameter); the value is computed and kept too."""
+        x = self._point(args)
         last = self._last
         if last is not None and last[2] is not None and np.array_equal(x, last[0]):
             return last[2].copy()
