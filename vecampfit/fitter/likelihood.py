@@ -330,17 +330,33 @@ class FitPoint:
             raise
 
     def add_data(self, records, weights=None):
-        """Append data events (a chunk of event records, dict of arrays).
+        """Append data events.
 
         A chunk that fails (a missing field, a non-finite value) is not
-        kept by any of the point's densities."""
+        kept by any of the point's densities.
+
+        Parameters
+        ----------
+        records : dict of array_like
+            A chunk of event records (or fields), one value per event.
+        weights : array_like, optional
+            Per-event weights :math:`w_i`.
+        """
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         self._append(self.data.values(), records, weights)
 
     def add_normalization_events(self, records, weights=None):
         """Append normalization events: MC events, or grid points with their
-        weights (integration weight times Jacobian)."""
+        weights (integration weight times Jacobian).
+
+        Parameters
+        ----------
+        records : dict of array_like
+            A chunk of event records (or fields).
+        weights : array_like, optional
+            Per-event weights :math:`w_j` (required for grid points).
+        """
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         if self.normalization not in ("mc", "grid"):
@@ -374,9 +390,27 @@ class FitPoint:
 
     def load_data_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                        map_records=None, step_size="100 MB"):
-        """Load data events from a ROOT tree (in chunks); see
-        :func:`vecampfit.root_io.iterate_events`.  If reading fails part way,
-        none of the file's events are kept."""
+        """Load data events from a ROOT tree, in chunks.
+
+        If reading fails part way, none of the file's events are kept.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        tree : str
+        branches : sequence of str, optional
+            Branches to read (default: all but the weight branch).
+        weight_branch : str, optional
+            Branch with per-event weights.
+        map_records : callable, optional
+            Turns the arrays of a chunk into event records.
+        step_size : int or str
+            Chunk size (uproot's ``step_size``).
+
+        See Also
+        --------
+        vecampfit.root_io.iterate_events
+        """
         self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
                    map_records, step_size)
         self.data_source = dict(path=os.fspath(path), tree=tree, branches=branches,
@@ -384,8 +418,15 @@ class FitPoint:
 
     def load_normalization_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                                 map_records=None, step_size="100 MB"):
-        """Load normalization events from a ROOT tree (in chunks).  If reading
-        fails part way, none of the file's events are kept."""
+        """Load normalization events from a ROOT tree, in chunks.
+
+        If reading fails part way, none of the file's events are kept.
+
+        Parameters
+        ----------
+        path, tree, branches, weight_branch, map_records, step_size
+            As for :meth:`load_data_file`.
+        """
         self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
                    weight_branch, map_records, step_size)
 
@@ -540,11 +581,22 @@ class Likelihood:
         return {p.name: (p.limits if p.bounded else None) for p in self.parameters}
 
     def parameter_index(self, name):
-        """Index of a parameter (KeyError naming close names if unknown)."""
+        """Index of a parameter (KeyError naming close names if unknown).
+
+        Parameters
+        ----------
+        name : str
+        """
         return self.parameters.index(name)
 
     def parameter_map(self, density):
-        """Indices into the fit parameters of a density's parameters (in its order)."""
+        """Indices into the fit parameters of a density's parameters (in its order).
+
+        Parameters
+        ----------
+        density : Density
+            A signal density of a fit point.
+        """
         return self._index[id(density)]
 
     def _bind(self, density, what):
@@ -598,14 +650,31 @@ class Likelihood:
         return point
 
     def add_prior(self, name, central, sigma_minus, sigma_plus=None):
-        """Add an asymmetric-Gaussian prior (see :class:`AsymmetricGaussianPrior`)."""
+        """Add an asymmetric-Gaussian prior (see :class:`AsymmetricGaussianPrior`).
+
+        Parameters
+        ----------
+        name : str
+            Parameter name.
+        central : float
+        sigma_minus, sigma_plus : float
+            Standard deviations below and above ``central`` (``sigma_plus``
+            defaults to ``sigma_minus``).
+        """
         self.parameter_index(name)
         self.priors.append(AsymmetricGaussianPrior(name, central, sigma_minus, sigma_plus))
 
     def set_prior_function(self, function, gradient=None):
-        """User prior :math:`C(p)`: ``function(params) -> float``, optional
-        ``gradient(params) -> array``; ``params`` are all fit parameters in
-        the table's order."""
+        """User prior :math:`C(p)`.
+
+        Parameters
+        ----------
+        function : callable
+            ``function(params) -> float``; ``params`` are all fit parameters
+            in the table's order.
+        gradient : callable, optional
+            ``gradient(params) -> array`` of one value per fit parameter.
+        """
         self.user_prior = function
         self.user_prior_gradient = gradient
 
@@ -944,7 +1013,14 @@ class Likelihood:
                           dtype=np.float64)
 
     def normalization_integral(self, point, params):
-        """:math:`I_S` of a point at ``params`` (1 without normalization)."""
+        """:math:`I_S` of a point at ``params`` (1 without normalization).
+
+        Parameters
+        ----------
+        point : FitPoint
+        params : array_like
+            All fit parameters.
+        """
         x = np.asarray(params, dtype=np.float64)
         if not self.prepared:
             self.prepare()
