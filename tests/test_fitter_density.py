@@ -40,10 +40,12 @@ def test_from_model_reads_what_the_module_declares(protocol):
     assert Density.from_model(protocol, "float32", model="scaled", vector_length=8).vector_length == 8
     with pytest.raises(DensityError, match=r"vector lengths \[4, 8\]: give vector_length="):
         Density.from_model(protocol, "float64", model="scaled")
-    with pytest.raises(DensityError, match="exports the models .*choose one with model="):
+    with pytest.raises(DensityError, match=r"holds the models \[.*'scaled'\]: give model="):
         Density.from_model(protocol[4], "float64")
-    with pytest.raises(DensityError, match="has no model 'gauss'"):
+    with pytest.raises(DensityError, match="holds no model 'gauss'"):
         Density.from_model(protocol[4], "float64", model="gauss")
+    with pytest.raises(DensityError, match="holds no vector_length 16"):
+        Density.from_model(protocol, "float64", model="scaled", vector_length=16)
     with pytest.raises(DensityError, match="offers precision.*not 'float16'"):
         Density.from_model(protocol[4], "float16", model="scaled")
     with pytest.raises(DensityError, match="does not define vecampfit_model"):

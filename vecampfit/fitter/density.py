@@ -322,14 +322,8 @@ class Density:
             or ``constants`` names a constant the model does not have.
         """
         if isinstance(module, dict):
-            if vector_length is None:
-                if len(module) != 1:
-                    raise DensityError(f"a dict of compiled modules for vector lengths "
-                                       f"{sorted(module)}: give vector_length=")
-                vector_length = next(iter(module))
-            if vector_length not in module:
-                raise DensityError(f"no module compiled for vector length {vector_length} "
-                                   f"(compiled: {sorted(module)})")
+            vector_length = _choose(module, vector_length, "a dict of compiled modules",
+                                    "vector lengths", "vector_length")
             module = module[vector_length]
         label = name or getattr(module, "__name__", "model")
         describe = getattr(module, "vecampfit_model", None)
@@ -338,14 +332,7 @@ class Density:
                                f"vecampfit/fitter/density.pxd for what a model exports)")
         desc = describe()
         if isinstance(desc, dict) and "protocol" not in desc:
-            if model is None:
-                if len(desc) != 1:
-                    raise DensityError(f"{label}: the module exports the models "
-                                       f"{sorted(desc)}; choose one with model=")
-                model = next(iter(desc))
-            if model not in desc:
-                raise DensityError(f"{label}: the module has no model {model!r} (it has: "
-                                   f"{', '.join(sorted(desc))})")
+            model = _choose(desc, model, f"{label}: the module", "models", "model")
             desc = desc[model]
             label = name or f"{label}.{model}"
         elif model is not None:
@@ -566,6 +553,18 @@ class Density:
                 else "python")
         return (f"Density({self.name!r}, {what}, parameters={list(self.parameters)}, "
                 f"fields={list(self.event_fields)}, gradient={self.has_gradient})")
+
+
+def _choose(options, key, owner, what, argument):
+    """The key of ``options`` to use: ``key``, or the only one if None."""
+    if key is None:
+        if len(options) != 1:
+            raise DensityError(f"{owner} holds the {what} {sorted(options)}: give {argument}=")
+        key = next(iter(options))
+    if key not in options:
+        raise DensityError(f"{owner} holds no {argument} {key!r} (it holds the {what} "
+                           f"{sorted(options)})")
+    return key
 
 
 def _pointer(llc):

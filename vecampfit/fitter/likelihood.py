@@ -992,6 +992,14 @@ class Likelihood:
 
     # -- values for result files and plots --------------------------------------
 
+    def _signal_buffers(self, point, params):
+        """(all parameters, the signal's parameters, its filled parameter buffer)."""
+        x = np.asarray(params, dtype=np.float64)
+        if not self.prepared:
+            self.prepare()
+        params_t = self._density_parameters(point.signal, x)
+        return x, params_t, self._parameter_buffer(point.signal, params_t)
+
     def signal_values(self, point, params, where="data"):
         """Signal density at the data (or normalization) events of a point
         (float64 array), for result files and plots.
@@ -1003,11 +1011,7 @@ class Likelihood:
             All fit parameters.
         where : {"data", "normalization"}
         """
-        x = np.asarray(params, dtype=np.float64)
-        if not self.prepared:
-            self.prepare()
-        params_t = self._density_parameters(point.signal, x)
-        pbuf = self._parameter_buffer(point.signal, params_t)
+        x, params_t, pbuf = self._signal_buffers(point, params)
         buf = point.data_events if where == "data" else point.norm_events
         return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self.threads),
                           dtype=np.float64)
@@ -1021,11 +1025,7 @@ class Likelihood:
         params : array_like
             All fit parameters.
         """
-        x = np.asarray(params, dtype=np.float64)
-        if not self.prepared:
-            self.prepare()
-        params_t = self._density_parameters(point.signal, x)
-        pbuf = self._parameter_buffer(point.signal, params_t)
+        x, params_t, pbuf = self._signal_buffers(point, params)
         integral, g = self._normalization(point, x, params_t, pbuf, False)
         if g is None:
             raise LikelihoodError(f"fit point {point.index}: no valid normalization at these "
