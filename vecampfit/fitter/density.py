@@ -38,12 +38,13 @@ import numpy as np
 __all__ = ["Density", "DensityError"]
 
 _PRECISION_OF_C_TYPE = {"float": "float32", "double": "float64"}
-_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer) "
+_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer|components) "
                        r"(float32|float64) L=(\d+)$")
 _C_ARGS = {
     "density": ("T*", "void*", "T*", "void*"),
     "density_gradient": ("T*", "T*", "void*", "T*", "void*"),
     "fill_parameter_buffer": ("T*", "T*", "double*"),
+    "components": ("T*", "void*", "T*", "void*"),
 }
 #: Elements of the guard zone behind a parameter buffer (see Density.parameter_buffer).
 GUARD_ELEMENTS = 8
@@ -76,7 +77,7 @@ def parse_signature(signature, kind):
         The capsule name: ``"vecampfit density float64 L=8"`` (from
         ``vecampfit.fitter.density``) or a C signature such as ``"void
         (double *, void const *, double const *, void const *)"``.
-    kind : {"density", "density_gradient", "fill_parameter_buffer"}
+    kind : {"density", "density_gradient", "fill_parameter_buffer", "components"}
 
     Returns
     -------
@@ -214,6 +215,7 @@ class Density:
             self.constants[k] = v
         self.constant_values = np.array(list(self.constants.values()), dtype=np.float64)
         self.precision = None
+        self.components = None
         self.vector_length = (None if vector_length is None else
                               _positive_int(vector_length, "vector_length", self.name))
 
@@ -361,12 +363,16 @@ class Density:
             records_filler = (lambda records, _f=fill_events, _c=bound: _f(records, dict(_c)))
         else:
             records_filler = None
-        return cls(fns["density"], fns["density_gradient"] if gradient else None,
-                   parameters=desc["parameters"], event_fields=desc["event_fields"],
-                   fill_event_buffer=records_filler,
-                   parameter_buffer_size=desc["parameter_buffer_size"],
-                   fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
-                   vector_length=desc["vector_length"], name=label)
+        density = cls(fns["density"], fns["density_gradient"] if gradient else None,
+                      parameters=desc["parameters"], event_fields=desc["event_fields"],
+                      fill_event_buffer=records_filler,
+                      parameter_buffer_size=desc["parameter_buffer_size"],
+                      fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
+                      vector_length=desc["vector_length"], name=label)
+        from .components import components_from_description
+        density.components = components_from_description(desc, precision, desc["parameters"],
+                                                         label)
+        return density
 
     def _set_length(self, length, what):
         if length is None:

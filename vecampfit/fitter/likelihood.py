@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from ._evaluation import CHUNK_EVENTS, chunk_partials, evaluator_for_fit
+from ._evaluation import CHUNK_EVENTS, CachedEvaluator, chunk_partials, evaluator_for_fit
 from .density import Density, DensityError
 from .events import EventBuffer
 from .parameters import ParameterFileError, ParameterTable
@@ -508,6 +508,14 @@ class Likelihood:
         density, fraction, yield or prior uses (default: an error naming
         them; a user prior may use any parameter, so with one set nothing is
         checked).
+    cache : {"auto", "always", "never"}
+        Cached evaluation of signal densities that describe their components
+        (:mod:`vecampfit.fitter.components`): ``"auto"`` uses it when every
+        free parameter of the density (:attr:`free_parameters`) is a
+        coupling; ``"always"`` also for values when other parameters are
+        free (the cache is rebuilt when they change; gradients then come
+        from the full path); ``"never"`` evaluates the whole model at every
+        call.
 
     Attributes
     ----------
@@ -527,7 +535,7 @@ class Likelihood:
     precision = None
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, on_invalid="raise", unused_parameters="error"):
+                 extended=False, on_invalid="raise", unused_parameters="error", cache="auto"):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
@@ -541,6 +549,13 @@ class Likelihood:
         if unused_parameters not in ("error", "ignore"):
             raise ValueError(f"unused_parameters must be 'error' or 'ignore', got "
                              f"{unused_parameters!r}")
+        if cache not in ("auto", "always", "never"):
+            raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
+        self.cache = cache
+        #: Names of the parameters Minuit may move (None: all); set by the
+        #: Fitter before each minimization, it decides the cached evaluation.
+        self.free_parameters = None
+        self._cached = {}         # id(density) -> CachedEvaluator
         self.parameters = parameters
         self.density_precision = precision
         self.dtype = np.dtype(precision)
@@ -776,6 +791,26 @@ class Likelihood:
 
     # -- helpers --------------------------------------------------------------
 
+    def signal_evaluator(self, density, gradient=False):
+        """The evaluator of a signal density for one call: the cached one
+        (:class:`~vecampfit.fitter._evaluation.CachedEvaluator`) where
+        :attr:`cache` and :attr:`free_parameters` allow it, else the full one."""
+        comp = density.components
+        if comp is None or self.cache == "never":
+            return self._evaluator(density)
+        if self.cache == "auto" and self.free_parameters is None:
+            return self._evaluator(density)
+        free = (set(density.parameters) if self.free_parameters is None
+                else set(self.free_parameters))
+        others_free = any(density.parameters[k] in free for k in comp.other_parameters)
+        if others_free and (self.cache == "auto" or gradient):
+            return self._evaluator(density)
+        ev = self._cached.get(id(density))
+        if ev is None:
+            ev = CachedEvaluator(density, self.dtype, self.vector_length)
+            self._cached[id(density)] = ev
+        return ev
+
     def _evaluator(self, density):
         ev = self._evaluators.get(id(density))
         if ev is None:
@@ -848,7 +883,7 @@ class Likelihood:
                 return self._fail(f"{what}: integral function is {integral} (parameters: "
                                   f"{self._describe(x)})"), None
             return integral, g
-        sums, problem = self._evaluator(dens).normalization_sums(
+        sums, problem = self.signal_evaluator(dens, want_gradient).normalization_sums(
             point.norm_events, params_t, pbuf, want_gradient, self.threads)
         if problem is not None:
             return self._fail(self._problem_message(what, "normalization", problem, x)), None
@@ -943,7 +978,7 @@ class Likelihood:
             if g_norm is None:
                 return large
             scale = f_s / integral
-            sums, problem = self._evaluator(dens).data_sums(
+            sums, problem = self.signal_evaluator(dens, gradient).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
                 self.threads)
             if problem is not None:
