@@ -308,16 +308,20 @@ class CachedEvaluator:
         return x
 
     def data_amplitudes(self, buf, params_t, pbuf, threads):
-        """X at the events of ``buf`` (cached while the non-coupling parameters stay)."""
+        """X at the events of ``buf``, complex128 of shape (n_components,
+        n_events), cached while the non-coupling parameters stay."""
         key = self._key(params_t)
         hit = self._cache.get(id(buf))
         if hit is not None and hit[0] == key:
             return hit[1]
         self._cache.pop(id(buf), None)
-        x = self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events]
+        x = np.ascontiguousarray(
+            self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events])
         self._cache[id(buf)] = (key, x)
         self.rebuilds += 1
         return x
+
+    _data_complex = data_amplitudes
 
     def matrix(self, buf, params_t, pbuf, threads):
         """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached)."""
@@ -344,15 +348,15 @@ class CachedEvaluator:
     def _gradient(self, params_t, vector):
         """2 Re sum_k dc_k/dp vector_k for every density parameter."""
         jac = self.components.coupling_jacobian(params_t[:self.density.n_parameters])
-        return 2 * np.real(vector @ jac)
+        return 2 * np.real(np.einsum("k,kp->p", vector, jac))
 
     def values(self, buf, params_t, pbuf, threads):
         c = self.components.couplings(params_t[:self.density.n_parameters])
-        a = c @ self.data_amplitudes(buf, params_t, pbuf, threads)
+        a = c @ self._data_complex(buf, params_t, pbuf, threads)
         return a.real ** 2 + a.imag ** 2
 
     def values_and_gradient(self, buf, params_t, pbuf, threads):
-        x = self.data_amplitudes(buf, params_t, pbuf, threads)
+        x = self._data_complex(buf, params_t, pbuf, threads)
         p = params_t[:self.density.n_parameters]
         c = self.components.couplings(p)
         a = c @ x
@@ -362,23 +366,26 @@ class CachedEvaluator:
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
         m = self.matrix(buf, params_t, pbuf, threads)
         c = self.components.couplings(params_t[:self.density.n_parameters])
-        mc = m @ c.conj()
-        integral = float(np.real(c @ mc))
+        mc = np.einsum("kl,l->k", m, c.conj())
+        integral = float(np.real(np.einsum("k,k->", c, mc)))
         sums = [integral]
         if gradient:
             sums.extend(self._gradient(params_t, mc))
         return np.array(sums, dtype=np.float64), None
 
     def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
-        x = self.data_amplitudes(buf, params_t, pbuf, threads)
+        # numpy's own loops (einsum), not BLAS: no threads of a BLAS library
+        # compete with the fitter's, and the sums have a fixed order.
+        x = self._data_complex(buf, params_t, pbuf, threads)
         c = self.components.couplings(params_t[:self.density.n_parameters])
-        a = c @ x
-        s = a.real ** 2 + a.imag ** 2
+        a = np.einsum("k,kn->n", c, x)
+        s = a.real * a.real + a.imag * a.imag
         n = buf.n_events
         nb = background.shape[0]
         term = scale * s
         if nb:
-            term = term + np.asarray(fractions, dtype=np.float64) @ background[:, :n]
+            term = term + np.einsum("b,bn->n", np.asarray(fractions, dtype=np.float64),
+                                    background[:, :n])
         bad = ~(term > 0) | ~np.isfinite(term)
         if np.any(bad):
             j = int(np.flatnonzero(bad)[0])
@@ -389,9 +396,9 @@ class CachedEvaluator:
         if w is not None:
             lg = w * lg
             r = w * r
-        cols = [-2 * float(np.sum(lg)), float(np.dot(r, s))]
+        cols = [-2 * float(np.sum(lg)), float(np.einsum("n,n->", r, s))]
         if nb:
-            cols.extend(background[:, :n] @ r)
+            cols.extend(np.einsum("bn,n->b", background[:, :n], r))
         if gradient:
-            cols.extend(self._gradient(params_t, x @ (r * a.conj())))
+            cols.extend(self._gradient(params_t, np.einsum("kn,n->k", x, r * a.conj())))
         return np.array(cols, dtype=np.float64), None
