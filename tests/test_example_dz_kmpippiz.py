@@ -246,7 +246,7 @@ def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
         x = f.initial_values.copy()
         results[cache, "F"] = f.evaluate(x, gradient=True)
         # Converged well below the errors, so that the two minima can be compared at 1e-4.
-        f.minuit.tol = 1e-4
+        f.minuit.tol = 1e-6
         fit_signal.run_sequence(f, fit_signal_namespace())
         assert f.minuit.valid
         results[cache] = (f.values, f.errors)

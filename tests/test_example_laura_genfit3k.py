@@ -452,7 +452,7 @@ def test_cached_fit_equals_the_full_fit(setup):
         x = f.initial_values.copy()
         f.likelihood.free_parameters = list(genfit3k.COEFFICIENTS)
         out[cache, "F"] = f.evaluate(x, gradient=True)
-        f.minuit.tol = 1e-4
+        f.minuit.tol = 1e-6
         f.migrad()
         f.hesse()
         assert f.minuit.valid
