@@ -97,9 +97,19 @@ def test_components_and_couplings(model):
     np.testing.assert_allclose(d.evaluate({"m": M_DATA}, p), reference(M_DATA, P0), rtol=1e-13)
     with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter"):
         Components(["a"], [("polar", "A9", "P2")], comp.function, d.parameters)
-    with pytest.raises(DensityError, match="is a coupling of both a and b"):
-        Components(["a", "b"], [("cartesian", "R3", "I3"), ("polar", "R3", "P2")],
-                   comp.function, d.parameters)
+    with pytest.raises(DensityError, match="the coupling's two parameters are both 'R3'"):
+        Components(["a"], [("cartesian", "R3", "R3")], comp.function, d.parameters)
+    # A phase shared by two components: its derivative is the sum of both.
+    shared = Components(["a", "b", "c"], [("polar_degrees", "A2", "P2"),
+                                          ("polar_degrees", "R3", "P2"), ("fixed", 1, 0)],
+                        comp.function, d.parameters)
+    jac = shared.coupling_jacobian(p)
+    h = 1e-6
+    up, dn = p.copy(), p.copy()
+    up[5] += h
+    dn[5] -= h
+    np.testing.assert_allclose(jac[:, 5], (shared.couplings(up) - shared.couplings(dn)) / (2 * h),
+                               atol=1e-8)
     with pytest.raises(DensityError, match="is not \\(form, a, b\\)"):
         Components(["a"], [("exponential", "R3", "I3")], comp.function, d.parameters)
 

@@ -84,7 +84,7 @@ class Components:
     ------
     DensityError
         An unknown coupling form, a parameter the density does not have, or
-        a parameter that is a coupling of two components.
+        one parameter given as both of a coupling's.
     """
 
     def __init__(self, names, couplings, function, parameters, owner="density"):
@@ -109,11 +109,13 @@ class Components:
                 if p not in parameters:
                     raise DensityError(f"{owner}: component {name}: coupling parameter {p!r} "
                                        f"is not a parameter of the density")
-                if p in used:
-                    raise DensityError(f"{owner}: parameter {p!r} is a coupling of both "
-                                       f"{used[p]} and {name}")
-                used[p] = name
+                # A parameter may be shared by the couplings of several
+                # components (a common phase): the Jacobian sums them.
+                used.setdefault(p, name)
                 idx.append(parameters.index(p))
+            if idx[0] == idx[1]:
+                raise DensityError(f"{owner}: component {name}: the coupling's two parameters "
+                                   f"are both {a!r}")
             self._forms.append((form, idx[0], idx[1]))
         self.coupling_parameters = np.array(sorted(parameters.index(p) for p in used),
                                             dtype=np.intp)
