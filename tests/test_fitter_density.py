@@ -96,6 +96,15 @@ def test_evaluate_gradient_and_parameter_buffer(protocol):
         d.evaluate({"x": X}, [0.3, 1.0])
     with pytest.raises(EventBufferError, match="needs event field 'x'"):
         d.evaluate({"y": X}, [0.3])
+    # A buffer laid out for another vector length or precision is refused
+    # (the density would read beyond its blocks).
+    other = Density.from_model(protocol[4], "float64", model="scaled").event_buffer({"x": X})
+    with pytest.raises(DensityError, match="laid out for float64 L=4, the density is compiled "
+                                           "for float64 L=8"):
+        d.evaluate(other, [0.3])
+    single = Density.from_model(protocol[8], "float32", model="scaled").event_buffer({"x": X})
+    with pytest.raises(DensityError, match="laid out for float32 L=8"):
+        d.evaluate(single, [0.3])
 
 
 @pytest.mark.parametrize("model,gradient,message", [

@@ -545,6 +545,11 @@ class Density:
                                    f"{buf.density.name!r}")
             if not buf.frozen:
                 raise DensityError(f"{self.name}: the event buffer is not frozen")
+            if self.kind == "block" and (buf.vector_length != self.vector_length
+                                         or buf.dtype != np.dtype(self.precision)):
+                raise DensityError(f"{self.name}: the event buffer is laid out for "
+                                   f"{buf.dtype} L={buf.vector_length}, the density is compiled "
+                                   f"for {self.precision} L={self.vector_length}")
         else:
             buf = self.event_buffer(events)
         evaluator = evaluator_for(self, buf.dtype, buf.vector_length)
