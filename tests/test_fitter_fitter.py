@@ -23,13 +23,11 @@ def toy(model_cache, models_dir):
 
 
 def signal(toy, precision="float64"):
-    c = toy.callables(precision)
-    return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
-                   fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="gauss")
+    return Density.from_model(toy, precision, model="gauss", name="gauss")
 
 
 def linear(toy, precision="float64"):
-    return Density(toy.callables(precision)["linear"], event_fields=["x"], name="linear")
+    return Density.from_model(toy, precision, model="linear", name="linear")
 
 
 def sample_gauss(n, rng, mu=TRUE_MU, sigma=TRUE_SIGMA):

@@ -8,7 +8,7 @@ import pytest
 
 from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
                               LikelihoodError, Parameter, ParameterTable)
-from vecampfit.fitter import likelihood as likelihood_module
+from vecampfit.fitter import _evaluation as evaluation_module
 from vecampfit.model_compiler import compile_model
 
 LENGTHS = [1, 4, 8]
@@ -28,19 +28,18 @@ def python_density():
 
     def fg(events, p):
         return gauss_gradient(events["x"].astype(np.float64), p)
-    return Density(f, fg, event_fields=["x"], n_gradient_parameters=2, name="gauss")
+    return Density(f, fg, parameters=["mu", "sigma"], event_fields=["x"], name="gauss")
 
 
 def block_density(toy, L, precision="float64"):
-    c = toy[L].callables(precision)
-    return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
-                   fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="gauss")
+    return Density.from_model(toy[L], precision, model="gauss", name="gauss")
 
 
 def linear_density(toy, L, kind, precision="float64"):
     if kind == "python":
-        return Density(lambda ev, p: 1 + p[0] * ev["x"], event_fields=["x"], name="linear")
-    return Density(toy[L].callables(precision)["linear"], event_fields=["x"], name="linear")
+        return Density(lambda ev, p: 1 + p[0] * ev["x"], parameters=["c"], event_fields=["x"],
+                       name="linear")
+    return Density.from_model(toy[L], precision, model="linear", name="linear")
 
 
 def table(*names_values):
@@ -179,7 +178,7 @@ def test_threads_give_bit_identical_results(toy, fit, chunk_events, monkeypatch)
     # With 64-event chunks the threads take many chunks each, in an order
     # that changes from call to call (dynamic schedule).
     if chunk_events is not None:
-        monkeypatch.setattr(likelihood_module, "CHUNK_EVENTS", chunk_events)
+        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk_events)
     lk1, _, p = make("block", toy, 4, fit, threads=1)
     lk2, _, _ = make("block", toy, 4, fit, threads=2)
     v1, g1 = lk1.evaluate(p, gradient=True)
@@ -208,11 +207,11 @@ def test_wrong_precision_or_vector_length_is_an_error(toy):
     lk32 = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8, precision="float32")
     with pytest.raises(DensityError, match="float64"):
         lk32.add_point(block_density(toy, 8))
-    c = toy[8].callables("float64")
+    c = toy[8].vecampfit_model()["gauss"]["functions"]["float64"]
     with pytest.raises(DensityError, match="expected a density_gradient"):
-        Density(c["density"], c["density"], event_fields=["x"])
+        Density(c["density"], c["density"], parameters=["mu", "sigma"], event_fields=["x"])
     with pytest.raises(DensityError, match="expected a density function"):
-        Density(c["fill"], event_fields=["x"])
+        Density(c["fill_parameter_buffer"], parameters=["mu", "sigma"], event_fields=["x"])
 
 
 def test_invalid_density_values_name_point_density_and_event(toy):
@@ -233,7 +232,8 @@ def test_invalid_density_values_name_point_density_and_event(toy):
     lkz.on_invalid = "large"
     assert lkz.evaluate([0.5, 0.2])[0] == Likelihood.LARGE_VALUE
 
-    neg = Density(lambda ev, p: ev["x"] - 0.5, event_fields=["x"], name="negative")
+    neg = Density(lambda ev, p: ev["x"] - 0.5 + 0 * p[0], parameters=["mu", "sigma"],
+                  event_fields=["x"], name="negative")
     lk2 = Likelihood(table(("mu", .5), ("sigma", .2)))
     pt2 = lk2.add_point(neg)
     pt2.add_data({"x": X_DATA})
@@ -242,7 +242,8 @@ def test_invalid_density_values_name_point_density_and_event(toy):
                                               r"normalization event"):
         lk2.evaluate([0.5, 0.2])
 
-    zero = Density(lambda ev, p: 0 * ev["x"], event_fields=["x"], name="zero")
+    zero = Density(lambda ev, p: 0 * ev["x"], parameters=["mu", "sigma"], event_fields=["x"],
+                   name="zero")
     lk3 = Likelihood(table(("mu", .5), ("sigma", .2)))
     pt3 = lk3.add_point(zero)
     pt3.add_data({"x": X_DATA})
@@ -256,11 +257,11 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
                                                                         monkeypatch):
     # Small chunks, handed out dynamically: the invalid events lie in
     # different chunks and blocks, and the first of them must be named.
-    monkeypatch.setattr(likelihood_module, "CHUNK_EVENTS", 64)
+    monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", 64)
     rng = np.random.default_rng(7)
     x_mc = rng.uniform(0, 0.9, 5003)
     x_mc[[4100, 2999, 3000, 1234]] = 1.5          # 1 - x < 0 there
-    lk = Likelihood(table(("a", -1.0)), vector_length=8, threads=threads)
+    lk = Likelihood(table(("c", -1.0)), vector_length=8, threads=threads)
     pt = lk.add_point(linear_density(toy, 8, "block"))
     pt.add_data({"x": rng.uniform(0, 0.9, 3001)})
     pt.add_normalization_events({"x": x_mc})

@@ -1,17 +1,24 @@
-# A toy density for the fitter's tests, written as a user writes a model:
-# a Gaussian in one variable x (event field "x"), S(x) = exp(-(x - mu)^2 / (2 sigma^2)),
-# parameters p[0] = mu, p[1] = sigma; the parameter buffer holds 1/(2 sigma^2),
-# 1/sigma^2 and 1/sigma^3.  A second density is linear, B(x) = 1 + c x (c = p[0]).
+# Toy densities for the fitter's tests, written as a user writes a model.
+#
+# "gauss": a Gaussian in one variable x (event field "x"),
+#     S(x) = exp(-(x - mu)^2 / (2 sigma^2)),
+# parameters mu, sigma; the parameter buffer holds 1/(2 sigma^2), 1/sigma^2
+# and 1/sigma^3.  "linear": B(x) = 1 + c x, parameter c.
 
 from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
-                                       fill_parameter_buffer_callable)
+from vecampfit.fitter.density cimport model_description
 # The library's exp vectorizes (libm's does not).
 from vecampfit.mathematical_functions cimport exp_scalar
 
+cdef enum:
+    GAUSS_N_PARAMETERS = 2
+    GAUSS_PARAMETER_BUFFER_SIZE = 3
+    LINEAR_N_PARAMETERS = 1
+    N_EVENT_FIELDS = 1
 
-cdef void fill_gauss(floating *pb, const floating *p) noexcept nogil:
+
+cdef void fill_gauss(floating *pb, const floating *p, const double *constants) noexcept nogil:
     cdef floating s = p[1]
     pb[0] = 1 / (2 * s * s)
     pb[1] = 1 / (s * s)
@@ -51,19 +58,27 @@ cdef void linear(floating *out, const void *event_block, const floating *p,
         out[i] = 1 + p[0] * x[i]
 
 
-def callables(precision):
-    """Low-level callables of this model for one precision."""
-    if precision == "float64":
-        return dict(density=density_callable(gauss[double]),
-                    gradient=density_gradient_callable(gauss_gradient[double]),
-                    fill=fill_parameter_buffer_callable(fill_gauss[double]),
-                    linear=density_callable(linear[double]))
-    elif precision == "float32":
-        return dict(density=density_callable(gauss[float]),
-                    gradient=density_gradient_callable(gauss_gradient[float]),
-                    fill=fill_parameter_buffer_callable(fill_gauss[float]),
-                    linear=density_callable(linear[float]))
-    raise ValueError(precision)
+cdef void linear_gradient(floating *out, floating *gradient, const void *event_block,
+                          const floating *p, const void *parameter_buffer) noexcept nogil:
+    cdef const floating *x = <const floating *> event_block
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = 1 + p[0] * x[i]
+        gradient[i] = x[i]
+
+
+def vecampfit_model():
+    """The two models of this module."""
+    return {
+        "gauss": model_description(
+            ("mu", "sigma"), ("x",), {}, GAUSS_N_PARAMETERS, N_EVENT_FIELDS,
+            GAUSS_PARAMETER_BUFFER_SIZE, 0, gauss[double], gauss[float],
+            gauss_gradient[double], gauss_gradient[float], fill_gauss[double], fill_gauss[float]),
+        "linear": model_description(
+            ("c",), ("x",), {}, LINEAR_N_PARAMETERS, N_EVENT_FIELDS, 0, 0,
+            linear[double], linear[float], linear_gradient[double], linear_gradient[float],
+            NULL, NULL),
+    }
 
 
 VECTOR_LENGTH_OF_MODULE = VECTOR_LENGTH

@@ -23,6 +23,7 @@ from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsul
 from libc.math cimport isfinite, log
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 
 from vecampfit.mathematical_functions cimport log_scalar
 
@@ -30,13 +31,23 @@ ctypedef void (*density_float32)(float *, const void *, const float *, const voi
 ctypedef void (*density_float64)(double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*gradient_float32)(float *, float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*gradient_float64)(double *, double *, const void *, const double *, const void *) noexcept nogil
-ctypedef void (*fill_float32)(float *, const float *) noexcept nogil
-ctypedef void (*fill_float64)(double *, const double *) noexcept nogil
+ctypedef void (*fill_float32)(float *, const float *, const double *) noexcept nogil
+ctypedef void (*fill_float64)(double *, const double *, const double *) noexcept nogil
 
-# Values of the `bad` arrays: no problem, or a memory-allocation failure.
+# Values of the `bad` arrays: no problem, a memory-allocation failure, or a
+# density that wrote beyond the L values (or n_grad * L gradient values) it
+# declares.
 cdef enum:
     NO_PROBLEM = -1
     ALLOCATION_FAILED = -2
+    GUARD_VIOLATED = -3
+
+# Work arrays that a density writes (its L values, its n_grad * L gradient
+# values) are followed by GUARD elements holding GUARD_BYTE in every byte;
+# a chunk checks them after its blocks.
+cdef enum:
+    GUARD = 16
+    GUARD_BYTE = 0xA5
 
 
 cdef extern from *:
@@ -109,14 +120,34 @@ cdef inline void _gradient(floating *out, floating *g, uintptr_t f, const char *
         (<gradient_float32> f)(out, g, ev, p, pb)
 
 
-def fill_parameter_buffer(uintptr_t function, floating[::1] buffer, floating[::1] params):
-    """Call a C parameter-buffer filler ``f(buffer, params)``."""
+def fill_parameter_buffer(uintptr_t function, floating[::1] buffer, floating[::1] params,
+                          const double[::1] constants):
+    """Call a C parameter-buffer filler ``f(buffer, params, constants)``."""
     cdef floating *b = &buffer[0] if buffer.shape[0] > 0 else NULL
+    cdef const double *c = &constants[0] if constants.shape[0] > 0 else NULL
     with nogil:
         if floating is double:
-            (<fill_float64> function)(b, &params[0])
+            (<fill_float64> function)(b, &params[0], c)
         else:
-            (<fill_float32> function)(b, &params[0])
+            (<fill_float32> function)(b, &params[0], c)
+
+
+cdef void *_guarded(Py_ssize_t n_bytes, Py_ssize_t guard_bytes) noexcept nogil:
+    """malloc'ed n_bytes followed by a guard zone of guard_bytes (NULL on failure)."""
+    cdef unsigned char *a = <unsigned char *> malloc(n_bytes + guard_bytes)
+    if a != NULL:
+        memset(a + n_bytes, GUARD_BYTE, guard_bytes)
+    return a
+
+
+cdef bint _guard_intact(const floating *a, Py_ssize_t n) noexcept nogil:
+    """Whether the guard zone behind a[0..n) (from _guarded) still holds GUARD_BYTE."""
+    cdef const unsigned char *g = <const unsigned char *> (a + n)
+    cdef Py_ssize_t k
+    for k in range(GUARD * <Py_ssize_t> sizeof(floating)):
+        if g[k] != GUARD_BYTE:
+            return False
+    return True
 
 
 cdef inline bint _invalid(double v) noexcept nogil:
@@ -124,37 +155,74 @@ cdef inline bint _invalid(double v) noexcept nogil:
 
 
 cdef void _values_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks,
-                        Py_ssize_t n_events, int L, Py_ssize_t row, const char *events,
-                        uintptr_t func, const floating *params, const void *pbuf,
-                        floating *values) noexcept nogil:
-    cdef Py_ssize_t b
+                        int L, Py_ssize_t row, const char *events, uintptr_t func,
+                        uintptr_t grad_func, int n_grad, const floating *params,
+                        const void *pbuf, floating *out, floating *g, floating *values,
+                        floating *gradient, Py_ssize_t gradient_stride,
+                        Py_ssize_t *bad) noexcept nogil:
+    """Values (and gradient rows) of the blocks of chunk c, through guarded work arrays."""
+    cdef Py_ssize_t b, a
+    cdef int i
+    bad[c] = NO_PROBLEM
+    if out == NULL or (n_grad > 0 and g == NULL):
+        bad[c] = ALLOCATION_FAILED
+        return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
-        _density(values + b * L, func, events + b * row, params, pbuf)
+        if n_grad > 0:
+            _gradient(out, g, grad_func, events + b * row, params, pbuf)
+            for a in range(n_grad):
+                for i in range(L):
+                    gradient[a * gradient_stride + b * L + i] = g[a * L + i]
+        else:
+            _density(out, func, events + b * row, params, pbuf)
+        for i in range(L):
+            values[b * L + i] = out[i]
+    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
+        bad[c] = GUARD_VIOLATED
 
 
-def density_values(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
-                   floating[::1] params, uintptr_t parameter_buffer, uintptr_t function,
-                   floating[::1] values, Py_ssize_t chunk_blocks, int n_threads):
-    """Density at every event (padding lanes included) into ``values``.
+def density_values(const floating[:, ::1] events, int vector_length, floating[::1] params,
+                   uintptr_t parameter_buffer, uintptr_t function, uintptr_t gradient_function,
+                   int n_gradient, floating[::1] values, floating[:, ::1] gradient,
+                   Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks, int n_threads):
+    """Density (and, with a gradient function, its gradient) at every event,
+    padding lanes included.
 
-    ``values`` has ``n_blocks * L`` elements.
+    ``values`` has ``n_blocks * L`` elements, ``gradient`` shape
+    ``(n_gradient, n_blocks * L)`` (ignored without a gradient function);
+    ``bad[c]`` is -1, or -2 / -3 if chunk ``c`` could not allocate its work
+    arrays / found their guard zone overwritten.
     """
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
     cdef Py_ssize_t row = events.shape[1] * sizeof(floating)
     cdef Py_ssize_t c
     cdef int L = vector_length
-    if values.shape[0] < n_blocks * L:
-        raise ValueError("values array too short")
+    cdef int n_grad = n_gradient if gradient_function != 0 else 0
+    if values.shape[0] < n_blocks * L or bad.shape[0] < n_chunks:
+        raise ValueError("values or bad array too short")
+    if n_grad > 0 and (gradient.shape[0] < n_grad or gradient.shape[1] < n_blocks * L):
+        raise ValueError("gradient array too small")
     if n_blocks == 0:
         return
     cdef const char *ev = <const char *> &events[0, 0]
     cdef floating *p = &params[0]
     cdef floating *v = &values[0]
-    with nogil:
-        for c in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
-            _values_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function, p,
-                          <const void *> parameter_buffer, v)
+    cdef floating *gr = &gradient[0, 0] if n_grad > 0 else NULL
+    cdef Py_ssize_t gstride = gradient.shape[1] if n_grad > 0 else 0
+    cdef Py_ssize_t *bd = &bad[0]
+    cdef floating *out
+    cdef floating *g
+    with nogil, parallel(num_threads=n_threads):
+        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
+                                  GUARD * sizeof(floating))
+        for c in prange(n_chunks, schedule='dynamic'):
+            _values_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, gradient_function,
+                          n_grad, p, <const void *> parameter_buffer, out, g, v, gr, gstride,
+                          bd)
+        free(out)
+        free(g)
 
 
 cdef inline void _accumulate_lanes(double *acc, const floating *g, const double *factor,
@@ -257,6 +325,8 @@ cdef void _normalization_chunk(
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
     bad[c] = first_bad
+    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
+        bad[c] = GUARD_VIOLATED
 
 
 def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -268,7 +338,8 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
 
     ``partials`` has shape (n_chunks, 1 + n_gradient); ``bad[c]`` receives
     the first invalid event of chunk ``c``, -1 if none, -2 if a work array
-    could not be allocated.  ``weights`` may be empty (unit weights).
+    could not be allocated, -3 if the density wrote beyond its L values or
+    n_gradient * L gradient values.  ``weights`` may be empty (unit weights).
     """
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
@@ -292,8 +363,9 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef floating *g
     cdef double *acc
     with nogil, parallel(num_threads=n_threads):
-        out = <floating *> malloc(L * sizeof(floating))
-        g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
+        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
+                                  GUARD * sizeof(floating))
         acc = <double *> calloc((n_grad + 1) * L, sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
@@ -380,6 +452,8 @@ cdef void _data_chunk(
     # Column 0 is -2 sum w ln term: the factor -2 is exact.
     partial[0] = -2 * partial[0]
     bad[c] = first_bad
+    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
+        bad[c] = GUARD_VIOLATED
 
 
 def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -429,8 +503,9 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef double *lg
     cdef double *acc
     with nogil, parallel(num_threads=n_threads):
-        out = <floating *> malloc(L * sizeof(floating))
-        g = <floating *> malloc((n_grad if n_grad > 0 else 1) * L * sizeof(floating))
+        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
+                                  GUARD * sizeof(floating))
         r = <double *> malloc(L * sizeof(double))
         lg = <double *> malloc(L * sizeof(double))
         acc = <double *> calloc(n_columns * L, sizeof(double))

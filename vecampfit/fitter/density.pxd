@@ -1,24 +1,56 @@
-# C function types of vecampfit densities, and the capsules that hand them to
-# the fitter (vecampfit.fitter.Density accepts the scipy.LowLevelCallable
-# these return).
+# The model protocol: how a compiled Cython model describes itself to the
+# fitter (vecampfit.fitter.Density.from_model reads it; the user never types
+# a size, an offset or a vector length).
 #
-# A density over one block of L = VECTOR_LENGTH events:
+# A model module, written once with fused `floating` and compiled per vector
+# length by vecampfit.model_compiler.compile_model, defines
+#
+#     PARAMETERS = ("M", "G")         # names of params[], in order
+#     EVENT_FIELDS = ("m",)           # fields of one event block, in struct order
+#     CONSTANTS = {"M_A": 0.13957}    # named constants and defaults, in order
+#
+#     cdef enum:
+#         N_PARAMETERS = 2
+#         N_EVENT_FIELDS = 1
+#         PARAMETER_BUFFER_SIZE = 4
+#         N_CONSTANTS = 1
+#
+# and up to three C functions over one block of L = VECTOR_LENGTH events:
+#
+#     void fill_parameter_buffer(T *buffer, const T *params,
+#                                const double *constants) noexcept nogil
+#         writes buffer[0 .. PARAMETER_BUFFER_SIZE) from the parameters and the
+#         model constants (float64 whatever T), once per likelihood call;
 #     void density(T *out, const void *event_block, const T *params,
 #                  const void *parameter_buffer) noexcept nogil
-# writes out[0..L-1].  The gradient form
+#         writes out[0 .. L);
 #     void density_gradient(T *out, T *gradient, const void *event_block,
 #                           const T *params, const void *parameter_buffer) noexcept nogil
-# also writes gradient[p * L + i] = d out[i] / d params[p] for the first
-# n_gradient_parameters parameters.  A parameter-buffer filler
-#     void fill_parameter_buffer(T *buffer, const T *params) noexcept nogil
-# writes what depends on the parameters only, once per likelihood call.
+#         also writes gradient[k * L + i] = d out[i] / d params[k] for every
+#         k < N_PARAMETERS.
 #
-# In a user's model, written once with fused `floating`:
-#     from vecampfit.fitter.density cimport density_callable
-#     SIGNAL_FLOAT64 = density_callable(signal_density[double])
-#     SIGNAL_FLOAT32 = density_callable(signal_density[float])
-# The capsule's name records the precision and the vector length the module
-# was compiled for ("vecampfit density float64 L=8"); the fitter checks both.
+# and exports them with
+#
+#     from vecampfit.fitter.density cimport model_description
+#     def vecampfit_model():
+#         return model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+#                                  N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE,
+#                                  N_CONSTANTS,
+#                                  density[double], density[float],
+#                                  density_gradient[double], density_gradient[float],
+#                                  fill_parameter_buffer[double], fill_parameter_buffer[float])
+#
+# (NULL for a function the model does not have; a precision whose density is
+# NULL is not offered).  model_description checks the Python-level names
+# against the C counts, so that the two declarations cannot drift apart, and
+# records the vector length of the compilation.  Each function is handed over
+# in a PyCapsule whose name records its kind, precision and L ("vecampfit
+# density float64 L=8"); the fitter checks all three.  A module may also
+# define, at Python level, fill_event_buffer(records, constants) -> dict of
+# field arrays (constants: dict name -> float).
+#
+# Model constants are inputs of the filler, never C globals: two densities
+# made from one module with different constants do not see each other.
 
 from cpython.pycapsule cimport PyCapsule_New
 
@@ -38,6 +70,7 @@ cdef extern from *:
     static const char vecampfit_capsule_gradient_float64[] = "vecampfit density_gradient float64" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float32[] = "vecampfit fill_parameter_buffer float32" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float64[] = "vecampfit fill_parameter_buffer float64" VECAMPFIT_CAPSULE_L;
+    static const int vecampfit_capsule_vector_length = VECAMPFIT_VECTOR_LENGTH;
     #endif
     """
     const char *_NAME_DENSITY_FLOAT32 "vecampfit_capsule_density_float32"
@@ -46,13 +79,14 @@ cdef extern from *:
     const char *_NAME_GRADIENT_FLOAT64 "vecampfit_capsule_gradient_float64"
     const char *_NAME_FILL_FLOAT32 "vecampfit_capsule_fill_float32"
     const char *_NAME_FILL_FLOAT64 "vecampfit_capsule_fill_float64"
+    const int _CAPSULE_VECTOR_LENGTH "vecampfit_capsule_vector_length"
 
 ctypedef void (*density_function_float32)(float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_function_float64)(double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*density_gradient_function_float32)(float *, float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_gradient_function_float64)(double *, double *, const void *, const double *, const void *) noexcept nogil
-ctypedef void (*fill_parameter_buffer_function_float32)(float *, const float *) noexcept nogil
-ctypedef void (*fill_parameter_buffer_function_float64)(double *, const double *) noexcept nogil
+ctypedef void (*fill_parameter_buffer_function_float32)(float *, const float *, const double *) noexcept nogil
+ctypedef void (*fill_parameter_buffer_function_float64)(double *, const double *, const double *) noexcept nogil
 
 ctypedef fused density_function:
     density_function_float32
@@ -94,3 +128,71 @@ cdef inline object fill_parameter_buffer_callable(fill_parameter_buffer_function
         return _low_level_callable(<void *> f, _NAME_FILL_FLOAT64)
     else:
         return _low_level_callable(<void *> f, _NAME_FILL_FLOAT32)
+
+
+cdef inline object _declared_names(object names, Py_ssize_t count, str what):
+    names = tuple(names)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"model {what}: {name!r} is not a str")
+    if len(names) != count:
+        raise ValueError(f"model declares {len(names)} {what} in Python ({names}) but "
+                         f"{count} in C")
+    if len(set(names)) != len(names):
+        raise ValueError(f"model {what} {names} contain a name twice")
+    return names
+
+
+cdef inline object model_description(
+        object parameters, object event_fields, object constants,
+        Py_ssize_t n_parameters, Py_ssize_t n_event_fields,
+        Py_ssize_t parameter_buffer_size, Py_ssize_t n_constants,
+        density_function_float64 density_float64, density_function_float32 density_float32,
+        density_gradient_function_float64 gradient_float64,
+        density_gradient_function_float32 gradient_float32,
+        fill_parameter_buffer_function_float64 fill_float64,
+        fill_parameter_buffer_function_float32 fill_float32):
+    """What the fitter needs to know about a compiled model (see the top of
+    this file): a dict with ``protocol``, ``parameters``, ``event_fields``,
+    ``constants`` (name -> default), ``parameter_buffer_size``,
+    ``vector_length`` and ``functions`` (precision -> kind -> capsule or
+    None).  Raises ValueError if the Python-level names disagree with the C
+    counts."""
+    parameters = _declared_names(parameters, n_parameters, "parameters")
+    event_fields = _declared_names(event_fields, n_event_fields, "event fields")
+    constants = dict(constants) if constants is not None else {}
+    _declared_names(constants.keys(), n_constants, "constants")
+    constants = {name: float(value) for name, value in constants.items()}
+    if parameter_buffer_size < 0:
+        raise ValueError(f"model declares a negative parameter-buffer size "
+                         f"({parameter_buffer_size})")
+    if ((fill_float64 == NULL and density_float64 != NULL)
+            or (fill_float32 == NULL and density_float32 != NULL)):
+        if parameter_buffer_size > 0:
+            raise ValueError(f"model declares a parameter buffer of {parameter_buffer_size} "
+                             f"elements but no function that fills it")
+        if n_constants > 0:
+            raise ValueError(f"model declares constants {tuple(constants)} but no "
+                             f"parameter-buffer filler that receives them")
+    functions = {}
+    if density_float64 != NULL:
+        functions["float64"] = {
+            "density": density_callable(density_float64),
+            "density_gradient": (density_gradient_callable(gradient_float64)
+                                 if gradient_float64 != NULL else None),
+            "fill_parameter_buffer": (fill_parameter_buffer_callable(fill_float64)
+                                      if fill_float64 != NULL else None),
+        }
+    if density_float32 != NULL:
+        functions["float32"] = {
+            "density": density_callable(density_float32),
+            "density_gradient": (density_gradient_callable(gradient_float32)
+                                 if gradient_float32 != NULL else None),
+            "fill_parameter_buffer": (fill_parameter_buffer_callable(fill_float32)
+                                      if fill_float32 != NULL else None),
+        }
+    if not functions:
+        raise ValueError("model has no density function")
+    return {"protocol": 1, "parameters": parameters, "event_fields": event_fields,
+            "constants": constants, "parameter_buffer_size": parameter_buffer_size,
+            "vector_length": _CAPSULE_VECTOR_LENGTH, "functions": functions}

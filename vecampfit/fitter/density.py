@@ -1,21 +1,33 @@
-"""Density functions for the fitter, in their two forms.
+"""Density functions for the fitter, in their two forms, and the model protocol.
 
-*Block form* (fast): a C function over one block of ``L`` events,
-``void density(T *out, const void *event_block, const T *params, const void
-*parameter_buffer)``, and optionally the gradient form ``void
-density_gradient(T *out, T *gradient, const void *event_block, const T
-*params, const void *parameter_buffer)`` writing ``gradient[p * L + i] =
-dS_i/dp_p`` for the first ``n_gradient_parameters`` parameters.  They are
-given as :class:`scipy.LowLevelCallable`: from a Cython model through
-``vecampfit.fitter.density.density_callable`` (the capsule names the
-precision and ``L``, and the fitter checks both), from a module's
-``__pyx_capi__`` (``LowLevelCallable.from_cython``; the precision is checked,
-``L`` must be given as ``vector_length``), or from ctypes/cffi.
+*Block form* (fast): C functions over one block of ``L`` events,
+
+* ``void density(T *out, const void *event_block, const T *params, const
+  void *parameter_buffer)``,
+* optionally ``void density_gradient(T *out, T *gradient, const void
+  *event_block, const T *params, const void *parameter_buffer)`` writing
+  ``gradient[k * L + i] = dS_i/dp_k`` for every parameter ``k`` of the
+  density,
+* optionally ``void fill_parameter_buffer(T *buffer, const T *params, const
+  double *constants)``, called once per likelihood call.
+
+A compiled Cython model describes itself (``vecampfit.fitter.density``'s
+``model_description``, see the ``.pxd``): its parameter names, event fields,
+named constants, parameter-buffer size, vector length and precisions.
+:meth:`Density.from_model` reads all of it; nothing is typed twice.
+Functions from elsewhere (``LowLevelCallable.from_cython``, ctypes, cffi) go
+through the :class:`Density` constructor, which then needs the sizes and,
+where the signature does not record it, the vector length.
 
 *Python form* (easy): ``density(events, params) -> values`` over all events
-at once, ``events`` a dict of 1-D arrays (the event-buffer fields); the
-gradient form returns ``(values, gradient)`` with ``gradient`` of shape
-``(n_gradient_parameters, n_events)``.
+at once, ``events`` a dict of read-only 1-D arrays (the event fields),
+``params`` the density's own parameters in its own order; the gradient form
+returns ``(values, gradient)`` with ``gradient`` of shape ``(n_parameters,
+n_events)``.
+
+Parameters bind by name: the likelihood passes each density the values of
+the fit parameters it names (:attr:`Density.parameters`), in its order, and
+adds its gradient back to those fit parameters.
 """
 
 import ctypes
@@ -31,12 +43,17 @@ _OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buf
 _C_ARGS = {
     "density": ("T*", "void*", "T*", "void*"),
     "density_gradient": ("T*", "T*", "void*", "T*", "void*"),
-    "fill_parameter_buffer": ("T*", "T*"),
+    "fill_parameter_buffer": ("T*", "T*", "double*"),
 }
+#: Elements of the guard zone behind a parameter buffer (see Density.parameter_buffer).
+GUARD_ELEMENTS = 8
+_GUARD_BYTE = 0xA5
 
 
 class DensityError(ValueError):
-    """A density or filler that does not fit the fitter (kind, precision, L)."""
+    """A density that does not fit the fitter or its model: kind, precision,
+    vector length, sizes, parameter names, constants, or values of the wrong
+    shape.  The message names the density."""
 
 
 def _low_level_callable(obj):
@@ -45,10 +62,9 @@ def _low_level_callable(obj):
         return obj
     if type(obj).__name__ == "PyCapsule" or isinstance(obj, ctypes._CFuncPtr):
         return LowLevelCallable(obj)
-    try:  # cffi function pointers
+    if type(obj).__module__.startswith("_cffi") or type(obj).__name__ == "CData":
         return LowLevelCallable(obj)
-    except (TypeError, ValueError):
-        return None
+    return None
 
 
 def parse_signature(signature, kind):
@@ -96,16 +112,46 @@ def parse_signature(signature, kind):
     return precisions.pop(), None
 
 
+def _names(names, what, owner):
+    if isinstance(names, str):
+        raise DensityError(f"{owner}: {what} must be a sequence of names, not the string "
+                           f"{names!r}")
+    out = tuple(names)
+    for n in out:
+        if not isinstance(n, str) or not n:
+            raise DensityError(f"{owner}: {what} must be non-empty strings, got {n!r}")
+    if len(set(out)) != len(out):
+        dup = sorted({n for n in out if out.count(n) > 1})
+        raise DensityError(f"{owner}: {what} name(s) {dup} given twice")
+    return out
+
+
+def _positive_int(value, what, owner):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise DensityError(f"{owner}: {what} must be an integer, got {value!r}")
+    value = int(value)
+    if value < 1:
+        raise DensityError(f"{owner}: {what} must be positive, got {value}")
+    return value
+
+
 class Density:
-    """A signal or background density with its buffers.
+    """A signal or background density: its functions, parameter names, event
+    fields and constants.
 
     Parameters
     ----------
-    function : scipy.LowLevelCallable, PyCapsule, ctypes function or callable
+    function : scipy.LowLevelCallable, PyCapsule, ctypes or cffi function, or callable
         The density (block form or Python form, see the module description).
+        A compiled Cython model is better read with :meth:`from_model`.
     gradient : same kind as ``function``, optional
-        The density with its gradient.  Without it the fitter leaves the
-        gradient to iminuit's numerical differentiation.
+        The density with its gradient with respect to every one of its
+        ``parameters``.  Without it the fitter leaves the gradient to
+        iminuit's numerical differentiation.
+    parameters : sequence of str
+        Names of the density's parameters, in the order in which the
+        function reads them; they bind to the fit's parameters of the same
+        names.  Empty for a density without parameters.
     event_fields : sequence of str
         Names of the event-buffer fields, in the order of the C struct of
         one block (``T field[L]`` each) for the block form, or the keys of
@@ -116,43 +162,60 @@ class Density:
         Called once per chunk of events when data are loaded.  Default: the
         records already hold the fields.
     parameter_buffer_size : int
-        Number of elements (of the fit precision) of the parameter buffer.
+        Number of elements (of the fit precision) of the parameter buffer
+        that the filler writes and the density reads.
     fill_parameter_buffer : callable or low-level callable, optional
-        ``fill(params, buffer)`` (Python, both numpy arrays of the fit
-        precision) or a C function ``void fill(T *buffer, const T *params)``.
-        Called once per likelihood call before any block is evaluated.
-    n_gradient_parameters : int, optional
-        Number of leading parameters the gradient covers (default: all fit
-        parameters).
+        ``fill(params, buffer, constants)`` (Python; numpy arrays: the
+        density's parameters and the buffer in the density's precision, the
+        constants in float64) or a C function ``void fill(T *buffer, const T
+        *params, const double *constants)``.  Called once per likelihood
+        call before any block is evaluated.
+    constants : dict of str to float, optional
+        Named model constants (masses, radii, ...), passed to the filler in
+        this order.
     vector_length : int, optional
-        ``L`` the block functions were compiled for, when their signature
-        does not record it (``__pyx_capi__`` or ctypes).
+        ``L`` of the block functions; required when their signature does not
+        record it (``LowLevelCallable.from_cython``, ctypes, cffi), checked
+        against it otherwise.
     name : str
         Name used in messages and output files.
 
     Raises
     ------
     DensityError
-        If ``gradient`` is of another kind, precision or length than
-        ``function``, or a signature is not that of a density.
+        If the functions are of different kinds, precisions or lengths, a
+        signature is not that of a density, a name is given twice, or the
+        vector length of a block function is unknown.
     """
 
-    def __init__(self, function, gradient=None, *, event_fields, fill_event_buffer=None,
-                 parameter_buffer_size=0, fill_parameter_buffer=None,
-                 n_gradient_parameters=None, vector_length=None, name="density"):
+    def __init__(self, function, gradient=None, *, parameters, event_fields,
+                 fill_event_buffer=None, parameter_buffer_size=0, fill_parameter_buffer=None,
+                 constants=None, vector_length=None, name="density"):
         self.name = str(name)
-        self.event_fields = tuple(event_fields)
+        self.parameters = _names(parameters, "parameters", self.name)
+        self.event_fields = _names(event_fields, "event fields", self.name)
         if not self.event_fields:
             raise DensityError(f"{self.name}: event_fields is empty")
-        if len(set(self.event_fields)) != len(self.event_fields):
-            raise DensityError(f"{self.name}: duplicated event field names {self.event_fields}")
+        if fill_event_buffer is not None and not callable(fill_event_buffer):
+            raise DensityError(f"{self.name}: fill_event_buffer is not callable")
         self.fill_event_buffer = fill_event_buffer
+        if isinstance(parameter_buffer_size, (bool, np.bool_)) or \
+                not isinstance(parameter_buffer_size, (int, np.integer)) or parameter_buffer_size < 0:
+            raise DensityError(f"{self.name}: parameter_buffer_size must be a non-negative "
+                               f"integer, got {parameter_buffer_size!r}")
         self.parameter_buffer_size = int(parameter_buffer_size)
-        if self.parameter_buffer_size < 0:
-            raise DensityError(f"{self.name}: negative parameter_buffer_size")
-        self.n_gradient_parameters = n_gradient_parameters
+        constants = {} if constants is None else dict(constants)
+        _names(list(constants), "constants", self.name)
+        self.constants = {}
+        for k, v in constants.items():
+            v = float(v)
+            if not np.isfinite(v):
+                raise DensityError(f"{self.name}: constant {k} is not finite ({v})")
+            self.constants[k] = v
+        self.constant_values = np.array(list(self.constants.values()), dtype=np.float64)
         self.precision = None
-        self.vector_length = vector_length
+        self.vector_length = (None if vector_length is None else
+                              _positive_int(vector_length, "vector_length", self.name))
 
         llc = _low_level_callable(function)
         if llc is not None:
@@ -195,17 +258,128 @@ class Density:
         if fill_parameter_buffer is not None:
             fllc = _low_level_callable(fill_parameter_buffer)
             if fllc is not None:
+                if self.kind != "block":
+                    raise DensityError(f"{self.name}: a Python density takes a Python "
+                                       f"parameter-buffer filler")
                 precision, length = parse_signature(fllc.signature, "fill_parameter_buffer")
-                if self.precision is not None and precision != self.precision:
+                if precision != self.precision:
                     raise DensityError(f"{self.name}: density is {self.precision} but the "
                                        f"parameter-buffer filler is {precision}")
-                self.precision = self.precision or precision
+                self._set_length(length, "parameter-buffer filler")
                 self.fill_parameter_buffer = fllc
                 self.fill_parameter_buffer_pointer = _pointer(fllc)
             elif callable(fill_parameter_buffer):
                 self.fill_parameter_buffer = fill_parameter_buffer
             else:
                 raise DensityError(f"{self.name}: fill_parameter_buffer is not callable")
+        elif self.parameter_buffer_size and self.kind == "block":
+            raise DensityError(f"{self.name}: a parameter buffer of {self.parameter_buffer_size} "
+                               f"elements needs a fill_parameter_buffer function")
+        if self.kind == "block" and self.vector_length is None:
+            raise DensityError(
+                f"{self.name}: the signature of the block functions does not record the vector "
+                f"length they were compiled for; give vector_length= (a wrong length makes the "
+                f"density read and write outside its blocks), or use Density.from_model")
+
+    @classmethod
+    def from_model(cls, module, precision="float64", *, constants=None, gradient=True,
+                   fill_event_buffer=None, vector_length=None, model=None, name=None):
+        """A density from a compiled Cython model that describes itself.
+
+        Parameters
+        ----------
+        module : module or dict of int to module
+            A module compiled by :func:`vecampfit.model_compiler.compile_model`
+            that defines ``vecampfit_model()`` (see ``vecampfit/fitter/density.pxd``),
+            or the dict ``compile_model`` returns (then ``vector_length``
+            picks the entry).
+        precision : {"float64", "float32"}
+        constants : dict of str to float, optional
+            Values of the model's named constants; the others keep the
+            model's defaults.
+        gradient : bool
+            Use the model's gradient function (if it has one).
+        fill_event_buffer : callable, optional
+            ``fill_event_buffer(records, constants) -> dict`` (constants: dict
+            of every constant's value); default: the module's own
+            ``fill_event_buffer`` if it defines one.
+        vector_length : int, optional
+            With a dict of modules: which one.
+        model : str, optional
+            For a module that exports several models (``vecampfit_model()``
+            returning a dict of name to description): which one.
+        name : str, optional
+            Default: the module's name (and the model's, if named).
+
+        Returns
+        -------
+        Density
+
+        Raises
+        ------
+        DensityError
+            If the module does not follow the protocol, lacks the precision,
+            or ``constants`` names a constant the model does not have.
+        """
+        if isinstance(module, dict):
+            if vector_length is None:
+                if len(module) != 1:
+                    raise DensityError(f"a dict of compiled modules for vector lengths "
+                                       f"{sorted(module)}: give vector_length=")
+                vector_length = next(iter(module))
+            if vector_length not in module:
+                raise DensityError(f"no module compiled for vector length {vector_length} "
+                                   f"(compiled: {sorted(module)})")
+            module = module[vector_length]
+        label = name or getattr(module, "__name__", "model")
+        describe = getattr(module, "vecampfit_model", None)
+        if not callable(describe):
+            raise DensityError(f"{label}: the module does not define vecampfit_model() (see "
+                               f"vecampfit/fitter/density.pxd for what a model exports)")
+        desc = describe()
+        if isinstance(desc, dict) and "protocol" not in desc:
+            if model is None:
+                if len(desc) != 1:
+                    raise DensityError(f"{label}: the module exports the models "
+                                       f"{sorted(desc)}; choose one with model=")
+                model = next(iter(desc))
+            if model not in desc:
+                raise DensityError(f"{label}: the module has no model {model!r} (it has: "
+                                   f"{', '.join(sorted(desc))})")
+            desc = desc[model]
+            label = name or f"{label}.{model}"
+        elif model is not None:
+            raise DensityError(f"{label}: the module exports one model; model={model!r} "
+                               f"does not apply")
+        if not isinstance(desc, dict) or desc.get("protocol") != 1:
+            raise DensityError(f"{label}: vecampfit_model() did not return a model description "
+                               f"of protocol 1 (use model_description from "
+                               f"vecampfit.fitter.density)")
+        if vector_length is not None and vector_length != desc["vector_length"]:
+            raise DensityError(f"{label}: compiled for vector length {desc['vector_length']}, "
+                               f"not {vector_length}")
+        if precision not in desc["functions"]:
+            raise DensityError(f"{label}: the model offers precision(s) "
+                               f"{sorted(desc['functions'])}, not {precision!r}")
+        values = dict(desc["constants"])
+        for k, v in (constants or {}).items():
+            if k not in values:
+                raise DensityError(f"{label}: the model has no constant {k!r} (its constants: "
+                                   f"{', '.join(values) or 'none'})")
+            values[k] = v
+        fns = desc["functions"][precision]
+        fill_events = fill_event_buffer or getattr(module, "fill_event_buffer", None)
+        if fill_events is not None:
+            bound = dict(values)
+            records_filler = (lambda records, _f=fill_events, _c=bound: _f(records, dict(_c)))
+        else:
+            records_filler = None
+        return cls(fns["density"], fns["density_gradient"] if gradient else None,
+                   parameters=desc["parameters"], event_fields=desc["event_fields"],
+                   fill_event_buffer=records_filler,
+                   parameter_buffer_size=desc["parameter_buffer_size"],
+                   fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
+                   vector_length=desc["vector_length"], name=label)
 
     def _set_length(self, length, what):
         if length is None:
@@ -216,9 +390,20 @@ class Density:
         self.vector_length = length
 
     @property
+    def n_parameters(self):
+        """Number of the density's parameters (rows of its gradient)."""
+        return len(self.parameters)
+
+    @property
     def has_gradient(self):
         """True if a density-with-gradient function is set."""
         return self.gradient is not None
+
+    @property
+    def dtype(self):
+        """numpy dtype of a block density (None for the Python form, which
+        computes in the fit's precision)."""
+        return None if self.precision is None else np.dtype(self.precision)
 
     def check_fit(self, precision, vector_length):
         """Raise :class:`DensityError` unless usable in a fit of this precision and L."""
@@ -227,17 +412,145 @@ class Density:
         if self.precision != precision:
             raise DensityError(f"{self.name}: the density is compiled for {self.precision}, the "
                                f"fitter runs in {precision}")
-        if self.vector_length is not None and self.vector_length != vector_length:
+        if self.vector_length != vector_length:
             raise DensityError(f"{self.name}: the density is compiled for vector length "
                                f"{self.vector_length}, the fitter uses {vector_length}")
+
+    def parameter_vector(self, params, dtype):
+        """The density's parameters as a contiguous array of ``dtype`` (at least
+        one element, so that C always receives a valid pointer).
+
+        Raises
+        ------
+        DensityError
+            If ``params`` does not hold exactly :attr:`n_parameters` values.
+        """
+        p = np.asarray(params, dtype=np.float64).reshape(-1)
+        if p.shape[0] != self.n_parameters:
+            raise DensityError(f"{self.name}: {p.shape[0]} parameter values given, the density "
+                               f"has {self.n_parameters} ({', '.join(self.parameters)})")
+        out = np.zeros(max(self.n_parameters, 1), dtype=dtype)
+        out[:self.n_parameters] = p
+        return out
+
+    def new_parameter_buffer(self, dtype):
+        """An empty parameter buffer with its guard zone (see :meth:`fill_buffer`)."""
+        raw = np.zeros(max(self.parameter_buffer_size, 1) + GUARD_ELEMENTS, dtype=dtype)
+        raw[-GUARD_ELEMENTS:].view(np.uint8)[:] = _GUARD_BYTE
+        return raw
+
+    def fill_buffer(self, buffer, params_t):
+        """Fill a buffer from :meth:`new_parameter_buffer` for the parameter
+        vector ``params_t`` (from :meth:`parameter_vector`); return it.
+
+        Raises
+        ------
+        DensityError
+            If the filler wrote into the guard zone behind the declared
+            :attr:`parameter_buffer_size` elements (the model's C code and
+            its declaration disagree).
+        """
+        fill = self.fill_parameter_buffer
+        if fill is None:
+            return buffer
+        if self.fill_parameter_buffer_pointer:
+            from ._dispatch import kernels
+            kernels.fill_parameter_buffer(self.fill_parameter_buffer_pointer, buffer, params_t,
+                                          self.constant_values if self.constant_values.size
+                                          else np.zeros(1))
+            if not np.all(buffer[-GUARD_ELEMENTS:].view(np.uint8) == _GUARD_BYTE):
+                raise DensityError(f"{self.name}: the parameter-buffer filler wrote beyond the "
+                                   f"{self.parameter_buffer_size} elements the model declares")
+        else:
+            size = self.parameter_buffer_size
+            fill(params_t[:self.n_parameters].copy(), buffer[:size],
+                 self.constant_values.copy())
+        return buffer
+
+    def parameter_buffer(self, params, precision=None):
+        """The filled parameter buffer for the density's parameters.
+
+        Parameters
+        ----------
+        params : array_like
+            The density's parameters, in its order.
+        precision : {"float64", "float32"}, optional
+            Default: the density's.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``parameter_buffer_size`` elements.
+        """
+        dtype = np.dtype(precision or self.precision or "float64")
+        buf = self.fill_buffer(self.new_parameter_buffer(dtype),
+                               self.parameter_vector(params, dtype))
+        return buf[:self.parameter_buffer_size].copy()
+
+    def evaluate(self, events, params, gradient=False, *, threads=1):
+        """The density (and its gradient) at events.
+
+        Parameters
+        ----------
+        events : dict of array_like or EventBuffer
+            The event fields (one value per event), or a frozen event buffer
+            of this density.
+        params : array_like
+            The density's parameters, in its order.
+        gradient : bool
+            Also return the gradient.
+        threads : int
+            OpenMP threads for the block form.
+
+        Returns
+        -------
+        values : numpy.ndarray
+            ``(n_events,)``, in the density's precision (float64 for the
+            Python form).
+        grad : numpy.ndarray
+            With ``gradient``: ``(n_parameters, n_events)``.
+
+        Raises
+        ------
+        DensityError
+            Wrong number of parameters, no gradient function, or results of
+            the wrong shape.
+        """
+        from .events import EventBuffer
+        if gradient and not self.has_gradient:
+            raise DensityError(f"{self.name}: has no gradient function")
+        if isinstance(events, EventBuffer):
+            buf = events
+            if buf.density is not self and tuple(buf.density.event_fields) != self.event_fields:
+                raise DensityError(f"{self.name}: the event buffer holds the fields of "
+                                   f"{buf.density.name!r}")
+        else:
+            precision = self.precision or "float64"
+            buf = EventBuffer(self, precision, self.vector_length or 1,
+                              f"events given to {self.name}", use_fill=False)
+            buf.append(events)
+            buf.freeze()
+        evaluator = evaluator_for(self, buf.dtype, buf.vector_length)
+        params_t = self.parameter_vector(params, buf.dtype)
+        pbuf = self.fill_buffer(self.new_parameter_buffer(buf.dtype), params_t)
+        if gradient:
+            return evaluator.values_and_gradient(buf, params_t, pbuf, threads)
+        return evaluator.values(buf, params_t, pbuf, threads)
 
     def __repr__(self):
         what = (f"block {self.precision} L={self.vector_length}" if self.kind == "block"
                 else "python")
-        return (f"Density({self.name!r}, {what}, fields={list(self.event_fields)}, "
-                f"gradient={self.has_gradient})")
+        return (f"Density({self.name!r}, {what}, parameters={list(self.parameters)}, "
+                f"fields={list(self.event_fields)}, gradient={self.has_gradient})")
 
 
 def _pointer(llc):
     from ._kernels import capsule_pointer
     return int(capsule_pointer(llc.function))
+
+
+def evaluator_for(density, dtype, vector_length):
+    """The object that computes a density's values and sums over an event
+    buffer (see :mod:`vecampfit.fitter._evaluation`)."""
+    from ._evaluation import evaluator_for_fit
+    return evaluator_for_fit(density, dtype, vector_length)

@@ -4,13 +4,21 @@ For a block density, block ``b`` is the C struct ``{T field_0[L]; T
 field_1[L]; ...}`` in the order of :attr:`Density.event_fields`: row ``b`` of
 :attr:`EventBuffer.blocks` (shape ``(n_blocks, n_fields * L)``).  The last
 block is padded with copies of the last event, so that a density never sees
-arbitrary numbers, and the padded lanes have weight zero and are never added.
-For a Python density the fields stay flat arrays.
+arbitrary numbers, and the padded lanes are never added.  For a Python
+density the fields are flat arrays, handed to the density read-only.
+
+Memory: each chunk of events is written straight into its place in the
+final layout (one copy of each field, no per-chunk lists to concatenate);
+:meth:`EventBuffer.reserve` sizes the buffer before a file is read, so that
+it is not grown and copied.  Unweighted events have no weight array.
 """
 
 import numpy as np
 
 __all__ = ["EventBuffer", "EventBufferError"]
+
+#: Growth factor of a buffer that was not reserved large enough.
+_GROWTH = 1.5
 
 
 class EventBufferError(ValueError):
@@ -19,7 +27,7 @@ class EventBufferError(ValueError):
 
 
 class EventBuffer:
-    """Events of one density, filled chunk by chunk, then frozen.
+    """Events of one density, appended chunk by chunk, then frozen.
 
     Parameters
     ----------
@@ -29,21 +37,69 @@ class EventBuffer:
     vector_length : int
     what : str
         Description for messages ("data of fit point 0", ...).
+    use_fill : bool
+        Pass appended records through the density's ``fill_event_buffer``
+        (default); False when the appended dicts already hold the fields.
+
+    Attributes
+    ----------
+    n_events : int
+    weights : numpy.ndarray or None
+        Per-event weights (None for unweighted events).
+    weight_sum : float
+        :math:`\\sum_i w_i` (the number of events when unweighted); set by
+        :meth:`freeze`.
     """
 
-    def __init__(self, density, precision, vector_length, what="events"):
+    def __init__(self, density, precision, vector_length, what="events", *, use_fill=True):
         self.density = density
         self.dtype = np.dtype(precision)
         self.vector_length = int(vector_length)
         self.what = what
-        self._fields = {name: [] for name in density.event_fields}
-        self._weights = []
+        self.use_fill = use_fill
+        self._n_fields = len(density.event_fields)
+        self._block = density.kind == "block"
+        self._capacity = 0            # events
+        self._blocks = None           # (capacity_blocks, n_fields, L) for the block form
+        self._flat = None             # dict of (capacity,) arrays for the Python form
+        self._weights = None          # (capacity,) float64, or None
         self._weighted = None
         self.n_events = 0
-        self.blocks = None
-        self.fields = None
-        self.weights = None
-        self.padded_weights = None
+        self.frozen = False
+        self.weight_sum = None
+
+    # -- filling --------------------------------------------------------------
+
+    def reserve(self, n_more):
+        """Make room for ``n_more`` further events (one allocation)."""
+        self._ensure(self.n_events + int(n_more), exact=True)
+
+    def _ensure(self, needed, exact=False):
+        if needed <= self._capacity:
+            return
+        L = self.vector_length
+        capacity = needed if exact else max(needed, int(self._capacity * _GROWTH) + L)
+        capacity = -(-capacity // L) * L
+        n = self.n_events
+        if self._block:
+            blocks = np.empty((capacity // L, self._n_fields, L), dtype=self.dtype)
+            if self._blocks is not None:
+                used = -(-n // L)
+                blocks[:used] = self._blocks[:used]
+            self._blocks = blocks
+        else:
+            flat = {}
+            for name in self.density.event_fields:
+                a = np.empty(capacity, dtype=self.dtype)
+                if self._flat is not None:
+                    a[:n] = self._flat[name][:n]
+                flat[name] = a
+            self._flat = flat
+        if self._weights is not None:
+            w = np.empty(capacity)
+            w[:n] = self._weights[:n]
+            self._weights = w
+        self._capacity = capacity
 
     def append(self, records, weights=None):
         """Fill the fields of a chunk of event records and append them.
@@ -55,13 +111,24 @@ class EventBuffer:
             used as fields directly if it has none.
         weights : array_like, optional
             Per-event weights of this chunk.
+
+        Raises
+        ------
+        EventBufferError
+            A missing field, fields of different lengths or shapes, a
+            non-finite value, bad weights, or weights on some chunks only.
+            Nothing of the chunk is kept then.
         """
-        if self.blocks is not None or self.fields is not None:
+        if self.frozen:
             raise EventBufferError(f"{self.what}: buffer already frozen")
-        fill = self.density.fill_event_buffer
+        fill = self.density.fill_event_buffer if self.use_fill else None
         fields = fill(records) if fill is not None else records
+        if not hasattr(fields, "keys"):
+            raise EventBufferError(f"{self.what}: the {'fill function' if fill else 'events'} of "
+                                   f"density {self.density.name!r} gave a "
+                                   f"{type(fields).__name__}, not a dict of fields")
         n = None
-        converted = {}
+        converted = []
         for name in self.density.event_fields:
             if name not in fields:
                 raise EventBufferError(f"{self.what}: density {self.density.name!r} needs event "
@@ -81,70 +148,156 @@ class EventBuffer:
                 bad = int(np.flatnonzero(~np.isfinite(a))[0])
                 raise EventBufferError(f"{self.what}: event field {name!r} is not finite at "
                                        f"event {self.n_events + bad} ({a[bad]})")
-            converted[name] = a
+            converted.append(a)
         weighted = weights is not None
-        if self._weighted is not None and weighted != self._weighted:
+        if self._weighted is not None and weighted != self._weighted and n:
             raise EventBufferError(f"{self.what}: some chunks have weights and others not")
-        self._weighted = weighted
+        w = None
         if weighted:
             w = np.asarray(weights, dtype=np.float64)
             if w.shape != (n,):
                 raise EventBufferError(f"{self.what}: weights have shape {w.shape}, expected ({n},)")
             if not np.all(np.isfinite(w)):
                 raise EventBufferError(f"{self.what}: weights are not finite")
-            self._weights.append(w)
-        for name, a in converted.items():
-            self._fields[name].append(a)
+        if not n:
+            return
+        self._ensure(self.n_events + n)
+        if weighted and self._weights is None:
+            self._weights = np.empty(self._capacity)
+        self._weighted = weighted
+        start = self.n_events
+        if self._block:
+            L = self.vector_length
+            flat = self._blocks.reshape(-1, self._n_fields, L)
+            # Event e lives at block e // L, lane e % L; write by whole blocks
+            # where possible.
+            for f, a in enumerate(converted):
+                self._scatter(flat, f, start, a)
+        else:
+            for name, a in zip(self.density.event_fields, converted):
+                self._flat[name][start:start + n] = a
+        if weighted:
+            self._weights[start:start + n] = w
         self.n_events += n
 
+    def _scatter(self, blocks, f, start, a):
+        L = self.vector_length
+        n = a.shape[0]
+        i = 0
+        head = (-start) % L
+        if head:
+            k = min(head, n)
+            blocks[start // L, f, start % L:start % L + k] = a[:k]
+            i = k
+        full = (n - i) // L
+        if full:
+            b0 = (start + i) // L
+            blocks[b0:b0 + full, f, :] = a[i:i + full * L].reshape(full, L)
+            i += full * L
+        if i < n:
+            b = (start + i) // L
+            blocks[b, f, :n - i] = a[i:]
+
+    def mark(self):
+        """A position to :meth:`truncate` back to (the number of events)."""
+        return self.n_events
+
+    def truncate(self, mark):
+        """Drop every event appended after :meth:`mark` returned ``mark``."""
+        if self.frozen:
+            raise EventBufferError(f"{self.what}: buffer already frozen")
+        if not 0 <= mark <= self.n_events:
+            raise ValueError(f"{self.what}: cannot truncate {self.n_events} events to {mark}")
+        self.n_events = mark
+        if mark == 0:
+            self._weighted = None
+            self._weights = None
+
     def freeze(self, require_events=True):
-        """Concatenate the chunks into the final layout.
+        """Pad the last block and make the buffer ready for the likelihood.
+
+        Freezing can be undone by :meth:`thaw` (nothing is discarded).
 
         Raises
         ------
         EventBufferError
             If there are no events and ``require_events``.
         """
+        if self.frozen:
+            return self
         if require_events and self.n_events == 0:
             raise EventBufferError(f"{self.what}: no events")
-        flat = {name: (np.concatenate(parts) if parts else np.zeros(0, self.dtype))
-                for name, parts in self._fields.items()}
-        self._fields = None
-        if self._weighted:
-            self.weights = np.concatenate(self._weights)
-        self._weights = None
-        L = self.vector_length
-        n_blocks = (self.n_events + L - 1) // L
-        n_pad = n_blocks * L
-        w = np.zeros(n_pad)
-        w[:self.n_events] = self.weights if self.weights is not None else 1.0
-        self.padded_weights = w
-        self.weight_sum = float(np.sum(self.weights)) if self.weights is not None \
-            else float(self.n_events)
-        if self.density.kind == "python":
-            self.fields = flat
-            return self
-        names = self.density.event_fields
-        blocks = np.empty((n_blocks, len(names), L), dtype=self.dtype)
-        for f, name in enumerate(names):
-            a = flat.pop(name)
-            padded = np.empty(n_pad, dtype=self.dtype)
-            padded[:self.n_events] = a
-            if n_pad > self.n_events:
-                padded[self.n_events:] = a[-1]
-            blocks[:, f, :] = padded.reshape(n_blocks, L)
-        self.blocks = blocks.reshape(n_blocks, len(names) * L)
+        n = self.n_events
+        if self._block and n:
+            L = self.vector_length
+            last = (n - 1) // L
+            lane = (n - 1) % L
+            if lane + 1 < L:
+                self._blocks[last, :, lane + 1:] = self._blocks[last, :, lane:lane + 1]
+        self.weight_sum = float(np.sum(self._weights[:n])) if self._weighted else float(n)
+        self.frozen = True
         return self
+
+    def thaw(self):
+        """Undo :meth:`freeze` (more events may be appended again)."""
+        self.frozen = False
+
+    # -- access ---------------------------------------------------------------
 
     @property
     def n_blocks(self):
         """Number of blocks of L events (the last one padded)."""
         return (self.n_events + self.vector_length - 1) // self.vector_length
 
+    @property
+    def blocks(self):
+        """Block form: the events, shape ``(n_blocks, n_fields * L)`` (a view)."""
+        if not self._block:
+            return None
+        if self._blocks is None:
+            return np.zeros((0, self._n_fields * self.vector_length), dtype=self.dtype)
+        return self._blocks[:self.n_blocks].reshape(self.n_blocks, -1)
+
+    @property
+    def fields(self):
+        """Python form: dict of read-only field arrays (views)."""
+        if self._block:
+            return None
+        out = {}
+        for name in self.density.event_fields:
+            a = (self._flat[name][:self.n_events] if self._flat is not None
+                 else np.zeros(0, self.dtype)).view()
+            a.flags.writeable = False
+            out[name] = a
+        return out
+
+    @property
+    def weights(self):
+        """Per-event weights (read-only view), or None if unweighted."""
+        if not self._weighted:
+            return None
+        w = self._weights[:self.n_events].view()
+        w.flags.writeable = False
+        return w
+
+    def padded_weights(self):
+        """Weights of the ``n_blocks * L`` lanes (a view; padding lanes are
+        never read), or an empty array for unweighted events."""
+        if not self._weighted:
+            return np.zeros(0)
+        return self._weights[:self.n_blocks * self.vector_length]
+
+    def weight_array(self):
+        """Per-event weights as a float64 array (ones if unweighted; a new
+        array then)."""
+        w = self.weights
+        return np.ones(self.n_events) if w is None else w
+
     def field(self, name):
         """One field as a flat array of the events (padding removed)."""
-        if self.fields is not None:
+        if not self._block:
             return self.fields[name]
         f = self.density.event_fields.index(name)
-        L = self.vector_length
-        return self.blocks.reshape(self.n_blocks, -1, L)[:, f, :].reshape(-1)[:self.n_events]
+        if self._blocks is None:
+            return np.zeros(0, self.dtype)
+        return self._blocks[:self.n_blocks, f, :].reshape(-1)[:self.n_events]

@@ -19,8 +19,12 @@ Typical use (the paper's signal fit)::
     fitter.write_results(parameters="parameters_signal_result.dat", text="results.txt",
                          root="signal_result.root")
 
-The :class:`iminuit.Minuit` object is :attr:`Fitter.minuit`; everything iminuit
-offers (``minos``, ``fixed``, ``limits``, ``strategy``, ...) works on it.
+The fitter holds a :class:`~vecampfit.fitter.likelihood.Likelihood`
+(:attr:`Fitter.likelihood`, an iminuit cost function) and an
+:class:`iminuit.Minuit` built on it (:attr:`Fitter.minuit`); everything
+iminuit offers (``minos``, ``fixed``, ``limits``, ``strategy``, ...) works on
+it.  Events are prepared at the first evaluation (MIGRAD, HESSE, an explicit
+:meth:`Likelihood.evaluate`), not when parameters are fixed or released.
 
 Gradient and strategy: with ``use_gradient=True`` (the default when every
 signal density has a gradient function) MIGRAD receives the analytic gradient
@@ -46,7 +50,7 @@ from .parameters import ParameterTable
 __all__ = ["Fitter"]
 
 
-class Fitter(Likelihood):
+class Fitter:
     """Unbinned maximum-likelihood fit: likelihood, Minuit, results.
 
     Parameters
@@ -54,9 +58,12 @@ class Fitter(Likelihood):
     parameters : ParameterTable
         Fit parameters (e.g. :func:`read_parameter_file`).
     precision : {"float64", "float32"}
+        Precision of the densities.
     vector_length : int
+        ``L`` of the block densities.
     threads : int, optional
-        OpenMP threads (default: all CPUs available to this process).
+        OpenMP threads (default: ``OMP_NUM_THREADS`` if set, else all CPUs
+        available to this process).
     extended : bool
         Extended fit (yields as parameters).
     seed : int, optional
@@ -75,76 +82,182 @@ class Fitter(Likelihood):
         normalization: raise :class:`LikelihoodError` (default), or return
         ``LARGE_VALUE`` (1e30) so that MIGRAD steps back from the region
         (the minimum may then be reported invalid).
+    unused_parameters : {"error", "ignore"}
+        Table parameters that nothing uses: an error (default) or ignored
+        (see :class:`Likelihood`).
     verbose : bool
         Print the seed and a line per MIGRAD/HESSE call.
+
+    Attributes
+    ----------
+    likelihood : Likelihood
+        The function minimized.
+    initial_values : numpy.ndarray
+        The starting values (randomized or the table's).
     """
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
-                 on_invalid="raise", verbose=True):
+                 on_invalid="raise", unused_parameters="error", verbose=True):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
-        super().__init__(parameters, precision=precision, vector_length=vector_length,
-                         threads=threads, extended=extended, on_invalid=on_invalid)
+        self.likelihood = Likelihood(parameters, precision=precision,
+                                     vector_length=vector_length, threads=threads,
+                                     extended=extended, on_invalid=on_invalid,
+                                     unused_parameters=unused_parameters)
         self.verbose = verbose
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
         self.seed = int(seed)
         if verbose:
             print(f"Random seed: {self.seed}")
         rng = np.random.default_rng(self.seed)
         self.initial_values = parameters.randomized_values(rng) if randomize else parameters.values
+        if use_gradient not in (None, True, False):
+            raise ValueError(f"use_gradient must be None, True or False, got {use_gradient!r}")
         self._use_gradient = use_gradient
+        if strategy not in (0, 1, 2):
+            raise ValueError(f"strategy must be 0, 1 or 2, got {strategy!r}")
         self._strategy = strategy
         self._minuit = None
-        self._cache_x = None
-        self._cache = None
         self.wall_time = 0.0
         self.cpu_time = 0.0
 
-    # -- the function Minuit sees -----------------------------------------------
+    # -- the likelihood's set-up, forwarded -------------------------------------
 
-    def fcn(self, x):
-        """:math:`\\mathcal{F}(x)` (the value of a cached gradient call is reused)."""
-        x = np.asarray(x, dtype=np.float64)
-        if self._cache_x is not None and np.array_equal(x, self._cache_x):
-            return self._cache[0]
-        value, _ = self.evaluate(x)
-        return value
+    @property
+    def parameters(self):
+        """The fit's :class:`ParameterTable`."""
+        return self.likelihood.parameters
 
-    def grad(self, x):
-        """:math:`\\partial\\mathcal{F}/\\partial x` (computes and caches the value too)."""
-        x = np.asarray(x, dtype=np.float64)
-        if self._cache_x is not None and np.array_equal(x, self._cache_x) \
-                and self._cache[1] is not None:
-            return self._cache[1]
-        value, g = self.evaluate(x, gradient=True)
-        self._cache_x = x.copy()
-        self._cache = (value, g)
-        return g
+    @property
+    def points(self):
+        """The fit points (list of :class:`FitPoint`)."""
+        return self.likelihood.points
+
+    @property
+    def precision(self):
+        """Precision of the densities."""
+        return self.likelihood.density_precision
+
+    @property
+    def vector_length(self):
+        """``L`` of the block densities."""
+        return self.likelihood.vector_length
+
+    @property
+    def threads(self):
+        """OpenMP threads of the likelihood (settable)."""
+        return self.likelihood.threads
+
+    @threads.setter
+    def threads(self, n):
+        self.likelihood.threads = n
+
+    @property
+    def extended(self):
+        """Whether the fit is extended."""
+        return self.likelihood.extended
+
+    @property
+    def n_calls(self):
+        """Likelihood evaluations so far."""
+        return self.likelihood.n_calls
+
+    @property
+    def has_gradient(self):
+        """Whether the likelihood has an analytic gradient."""
+        return self.likelihood.has_gradient
+
+    def add_point(self, signal, *, normalization="mc", signal_yield=None):
+        """Add a fit point (:meth:`Likelihood.add_point`).
+
+        Parameters
+        ----------
+        signal : Density
+        normalization : {"mc", "grid", "formula", "none"}
+        signal_yield : str, optional
+            Extended fits: the signal-yield parameter of this point.
+
+        Returns
+        -------
+        FitPoint
+        """
+        if self._minuit is not None:
+            raise RuntimeError("fit points must be added before the fit starts")
+        return self.likelihood.add_point(signal, normalization=normalization,
+                                         signal_yield=signal_yield)
+
+    def add_prior(self, name, central, sigma_minus, sigma_plus=None):
+        """Add an asymmetric-Gaussian prior (:meth:`Likelihood.add_prior`).
+
+        Parameters
+        ----------
+        name : str
+            Parameter name.
+        central : float
+            :math:`p_0`.
+        sigma_minus, sigma_plus : float
+            Standard deviations below and above :math:`p_0`.
+        """
+        self.likelihood.add_prior(name, central, sigma_minus, sigma_plus)
+
+    def set_prior_function(self, function, gradient=None):
+        """User prior (:meth:`Likelihood.set_prior_function`).
+
+        Parameters
+        ----------
+        function : callable
+            ``function(params) -> float`` of all fit parameters.
+        gradient : callable, optional
+            ``gradient(params) -> array`` (one value per fit parameter).
+        """
+        self.likelihood.set_prior_function(function, gradient)
+
+    def evaluate(self, params, gradient=False):
+        """:math:`\\mathcal{F}` (and its gradient) at ``params``
+        (:meth:`Likelihood.evaluate`).
+
+        Parameters
+        ----------
+        params : array_like
+            All fit parameters.
+        gradient : bool
+            Also return the gradient.
+
+        Returns
+        -------
+        value : float
+        grad : numpy.ndarray or None
+        """
+        return self.likelihood.evaluate(params, gradient)
+
+    # -- Minuit ---------------------------------------------------------------
 
     @property
     def use_gradient(self):
         """Whether MIGRAD gets the analytic gradient."""
         if self._use_gradient is None:
-            return self.has_gradient
+            return self.likelihood.has_gradient
         return self._use_gradient
 
     @property
     def minuit(self):
-        """The :class:`iminuit.Minuit` object (created on first use; data are
-        prepared then)."""
+        """The :class:`iminuit.Minuit` object on :attr:`likelihood` (created on
+        first use; events are prepared at the first evaluation)."""
         if self._minuit is None:
             from iminuit import Minuit
-            self.prepare()
-            if self._use_gradient and not self.has_gradient:
+            lk = self.likelihood
+            if not lk.points:
+                raise ValueError("the fit has no fit point (add_point)")
+            if self._use_gradient and not lk.has_gradient:
                 raise ValueError("use_gradient=True, but not every signal density has a gradient "
                                  "function")
-            grad = self.grad if self.use_gradient else None
-            m = Minuit(self.fcn, self.initial_values.copy(), grad=grad,
+            m = Minuit(lk, self.initial_values.copy(), grad=lk.grad if self.use_gradient else False,
                        name=self.parameters.names)
-            m.errordef = Minuit.LEAST_SQUARES  # F = -2 ln L: one unit is one sigma
             for p in self.parameters:
                 if p.bounded:
                     m.limits[p.name] = (p.lower, p.upper)
@@ -158,25 +271,45 @@ class Fitter(Likelihood):
 
     # -- fix and release ------------------------------------------------------
 
+    def _index(self, item):
+        n = len(self.parameters)
+        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            if not 0 <= item < n:
+                raise IndexError(f"parameter index {item} is out of range: the fit has {n} "
+                                 f"parameters (0..{n - 1}) from {self.parameters.source}")
+            return int(item)
+        if isinstance(item, str):
+            return self.parameters.index(item)
+        raise TypeError(f"a parameter is a name or an index, got {item!r}")
+
     def _names(self, items):
         out = []
         for item in items:
             if isinstance(item, (list, tuple)):
                 out.extend(self._names(item))
-            elif isinstance(item, (int, np.integer)):
-                out.append(self.parameters[int(item)].name)
             else:
-                self.parameter_index(item)
-                out.append(item)
+                out.append(self.parameters[self._index(item)].name)
         return out
 
     def fix(self, *names):
-        """Fix parameters (names or indices)."""
+        """Fix parameters.
+
+        Parameters
+        ----------
+        *names : str, int or sequences of them
+            Names or 0-based indices.
+        """
         for n in self._names(names):
             self.minuit.fixed[n] = True
 
     def release(self, *names):
-        """Release parameters (names or indices)."""
+        """Release parameters.
+
+        Parameters
+        ----------
+        *names : str, int or sequences of them
+            Names or 0-based indices.
+        """
         for n in self._names(names):
             self.minuit.fixed[n] = False
 
@@ -189,19 +322,30 @@ class Fitter(Likelihood):
         self.minuit.fixed = False
 
     def _range(self, first, last):
-        i = first if isinstance(first, (int, np.integer)) else self.parameter_index(first)
-        j = last if isinstance(last, (int, np.integer)) else self.parameter_index(last)
-        if not 0 <= i <= j < len(self.parameters):
-            raise IndexError(f"parameter range {first}..{last} is empty or out of range")
+        i, j = self._index(first), self._index(last)
+        if i > j:
+            raise IndexError(f"parameter range {first}..{last} is empty ({i} > {j})")
         return [self.parameters[k].name for k in range(i, j + 1)]
 
     def fix_range(self, first, last):
-        """Fix parameters ``first`` to ``last`` inclusive (names or 0-based indices)."""
+        """Fix parameters ``first`` to ``last`` inclusive.
+
+        Parameters
+        ----------
+        first, last : str or int
+            Names or 0-based indices.
+        """
         for n in self._range(first, last):
             self.minuit.fixed[n] = True
 
     def release_range(self, first, last):
-        """Release parameters ``first`` to ``last`` inclusive."""
+        """Release parameters ``first`` to ``last`` inclusive.
+
+        Parameters
+        ----------
+        first, last : str or int
+            Names or 0-based indices.
+        """
         for n in self._range(first, last):
             self.minuit.fixed[n] = False
 
@@ -221,7 +365,21 @@ class Fitter(Likelihood):
         return result
 
     def migrad(self, ncall=None, *, iterate=5, hesse=False):
-        """Run MIGRAD (and HESSE after it if ``hesse``); returns the Minuit object."""
+        """Run MIGRAD (and HESSE after it if ``hesse``).
+
+        Parameters
+        ----------
+        ncall : int, optional
+            Maximum number of calls (iminuit's default if None).
+        iterate : int
+            MIGRAD is repeated up to this many times until the minimum is valid.
+        hesse : bool
+            Run HESSE after MIGRAD.
+
+        Returns
+        -------
+        iminuit.Minuit
+        """
         m = self.minuit
         self._timed("MIGRAD", lambda: m.migrad(ncall=ncall, iterate=iterate))
         if hesse:
@@ -229,13 +387,37 @@ class Fitter(Likelihood):
         return m
 
     def hesse(self, ncall=None):
-        """Run HESSE (error matrix from numerical second derivatives)."""
+        """Run HESSE (error matrix from numerical second derivatives).
+
+        Parameters
+        ----------
+        ncall : int, optional
+            Maximum number of calls.
+
+        Returns
+        -------
+        iminuit.Minuit
+        """
         m = self.minuit
         self._timed("HESSE", lambda: m.hesse(ncall=ncall))
         return m
 
     def minos(self, *names, cl=None, ncall=None):
-        """Run MINOS for the given (default: all free) parameters."""
+        """Run MINOS.
+
+        Parameters
+        ----------
+        *names : str or int
+            Parameters (default: all free).
+        cl : float, optional
+            Confidence level or number of standard deviations (iminuit's).
+        ncall : int, optional
+            Maximum number of calls per parameter.
+
+        Returns
+        -------
+        iminuit.Minuit
+        """
         m = self.minuit
         self._timed("MINOS", lambda: m.minos(*self._names(names), cl=cl, ncall=ncall))
         return m
@@ -253,6 +435,21 @@ class Fitter(Likelihood):
         m = self.minuit
         return np.array([0.0 if m.fixed[k] else m.errors[k] for k in range(len(m.values))])
 
+    def point(self, index):
+        """Fit point ``index``.
+
+        Raises
+        ------
+        IndexError
+            Naming the index asked for and the points that exist.
+        """
+        n = len(self.points)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
+                or not 0 <= index < n:
+            raise IndexError(f"fit point {index!r} does not exist: the fit has {n} point(s)"
+                             + (f" (0..{n - 1})" if n else ""))
+        return self.points[int(index)]
+
     def write_results(self, *, parameters=None, text=None, root=None, density=None, point=0):
         """Write result files (each optional; each written atomically).
 
@@ -268,8 +465,12 @@ class Fitter(Likelihood):
         density : path, optional
             ROOT file with the density values per data event of ``point``
             next to the event records.
+        point : int or None
+            Fit point of the density file (None: every point).
         """
         from . import results
+        if density is not None and point is not None:
+            self.point(point)
         if parameters is not None:
             results.write_result_parameters(self, parameters)
         if text is not None:

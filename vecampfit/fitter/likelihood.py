@@ -27,47 +27,94 @@ The gradient is the paper's eq. (likelihood_vecampfit_derivatives) and its
 fraction and yield derivatives; for a block density the sums are computed
 without the GIL, in chunks of blocks reduced in a fixed order, so that the
 value does not depend on the number of threads.
+
+Parameters bind by name: each density receives the values of the fit
+parameters it names (:attr:`Density.parameters`) in its own order, and its
+gradient is added back to those parameters, so that one fit can hold
+several densities (fit points, processes) sharing some parameters and not
+others.  :class:`Likelihood` follows iminuit's cost-function protocol
+(callable on the parameter array, ``grad``, ``errordef``, parameter names):
+``iminuit.Minuit(likelihood, likelihood.initial_values)`` works directly.
 """
 
+
 import os
+import warnings
 
 import numpy as np
 
-from ._dispatch import kernels as _kernels
+from ._evaluation import CHUNK_EVENTS, chunk_partials, evaluator_for_fit
 from .density import Density, DensityError
 from .events import EventBuffer
+from .parameters import ParameterFileError, ParameterTable
 
 __all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "LikelihoodError",
-           "NORMALIZATIONS"]
+           "NORMALIZATIONS", "CHUNK_EVENTS"]
 
 #: Normalization methods of a fit point.
 NORMALIZATIONS = ("mc", "grid", "formula", "none")
 
-#: Events per chunk of the reduction (a chunk holds max(1, CHUNK_EVENTS // L) blocks).
-CHUNK_EVENTS = 2048
-
-#: Bytes of a cache line: rows of per-chunk partial sums are aligned and padded to it.
-_CACHE_LINE = 64
-
-
-def _chunk_partials(n_chunks, n_columns):
-    """Zeroed (n_chunks, >= n_columns) float64 array whose rows start on cache lines.
-
-    Chunks run on different threads; rows that shared a cache line would
-    move it between the cores at every write (false sharing).
-    """
-    per_line = _CACHE_LINE // 8
-    width = -(-n_columns // per_line) * per_line
-    raw = np.zeros(n_chunks * width + per_line)
-    start = (-raw.ctypes.data % _CACHE_LINE) // 8
-    return raw[start:start + n_chunks * width].reshape(n_chunks, width)
+# Kept under its former name for code that sized chunk rows itself.
+_chunk_partials = chunk_partials
 
 
 class LikelihoodError(ValueError):
     """The likelihood cannot be computed: a density is NaN, infinite or
-    negative, a normalization is not positive, or the argument of a
-    logarithm is not positive.  The message names the fit point, the
-    density, the event and the parameter values."""
+    negative, a normalization is not positive, the argument of a logarithm
+    is not positive, or the total yield of an extended fit is not positive.
+    The message names the fit point, the density, the event and the
+    parameter values."""
+
+
+def available_cpus():
+    """Number of CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def resolve_threads(threads):
+    """The number of OpenMP threads to use.
+
+    Parameters
+    ----------
+    threads : int or None
+        None: ``OMP_NUM_THREADS`` if set (its first value), else the CPUs
+        available to this process.
+
+    Returns
+    -------
+    int
+        At most the CPUs available (more is capped with a warning).
+
+    Raises
+    ------
+    ValueError
+        If ``threads`` (or ``OMP_NUM_THREADS``) is not a positive integer.
+    """
+    where = "threads"
+    if threads is None:
+        env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+        if env:
+            where = "OMP_NUM_THREADS"
+            try:
+                threads = int(env)
+            except ValueError:
+                raise ValueError(f"OMP_NUM_THREADS={env!r} is not an integer") from None
+        else:
+            return available_cpus()
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
+        raise ValueError(f"{where} must be an integer, got {threads!r}")
+    threads = int(threads)
+    if threads < 1:
+        raise ValueError(f"{where} must be >= 1, got {threads}")
+    cpus = available_cpus()
+    if threads > cpus:
+        warnings.warn(f"{where}={threads} is more than the {cpus} CPUs available to this "
+                      f"process; using {cpus}", RuntimeWarning, stacklevel=3)
+        threads = cpus
+    return threads
 
 
 class AsymmetricGaussianPrior:
@@ -105,6 +152,36 @@ class AsymmetricGaussianPrior:
         return float(c), float(dc)
 
 
+def _background_parameter_values(density, parameters, what):
+    """The background density's parameter values, in its order (float64)."""
+    n = density.n_parameters
+    if parameters is None:
+        parameters = ()
+    if isinstance(parameters, ParameterTable):
+        missing = [p for p in density.parameters if p not in parameters]
+        if missing:
+            raise ParameterFileError(f"{what}: {parameters.source} has no line for parameter(s) "
+                                     f"{', '.join(missing)} of density {density.name!r}")
+        return np.array([parameters[p].value for p in density.parameters], dtype=np.float64)
+    if isinstance(parameters, dict):
+        missing = [p for p in density.parameters if p not in parameters]
+        extra = [p for p in parameters if p not in density.parameters]
+        if missing or extra:
+            raise DensityError(f"{what}: parameters of density {density.name!r} "
+                               + (f"missing: {', '.join(missing)}" if missing else "")
+                               + ("; " if missing and extra else "")
+                               + (f"unknown: {', '.join(extra)}" if extra else ""))
+        return np.array([float(parameters[p]) for p in density.parameters], dtype=np.float64)
+    values = np.asarray(parameters, dtype=np.float64).reshape(-1)
+    if values.shape[0] != n:
+        raise DensityError(f"{what}: {values.shape[0]} parameter values given for density "
+                           f"{density.name!r}, which has {n} ({', '.join(density.parameters)})")
+    if not np.all(np.isfinite(values)):
+        raise DensityError(f"{what}: parameter values of density {density.name!r} are not "
+                           f"finite: {values}")
+    return values
+
+
 class Background:
     """A background source of a fit point (fixed parameters).
 
@@ -114,16 +191,17 @@ class Background:
     fraction : str
         Name of its fraction parameter (its yield in an extended fit).
     parameters : numpy.ndarray
-        The background density's own parameters (fixed during the fit).
+        The background density's own parameters (fixed during the fit), in
+        the density's order.
+    integral : float
+        :math:`I_B` (1 without normalization), set when the fit is prepared.
     """
 
     def __init__(self, density, fraction, parameters):
         self.density = density
         self.fraction = fraction
-        self.parameters = np.asarray(parameters, dtype=np.float64).reshape(-1)
-        self.data_values = None
+        self.parameters = parameters
         self.integral = 1.0
-        self.normalized_data_values = None
 
 
 class FitPoint:
@@ -136,6 +214,8 @@ class FitPoint:
     signal : Density
     normalization : {"mc", "grid", "formula", "none"}
     backgrounds : list of Background
+    data_events, norm_events : EventBuffer
+        The signal density's data and normalization events.
     """
 
     def __init__(self, likelihood, index, signal, normalization, signal_yield):
@@ -154,12 +234,16 @@ class FitPoint:
         self.integral_gradient = None
         self.signal_yield = signal_yield
         lk = likelihood
-        signal.check_fit(lk.precision, lk.vector_length)
-        self.data = {id(signal): EventBuffer(signal, lk.precision, lk.vector_length,
+        signal.check_fit(lk.density_precision, lk.vector_length)
+        self.data = {id(signal): EventBuffer(signal, lk.density_precision, lk.vector_length,
                                              f"data of fit point {index}")}
-        self.norm = {id(signal): EventBuffer(signal, lk.precision, lk.vector_length,
+        self.norm = {id(signal): EventBuffer(signal, lk.density_precision, lk.vector_length,
                                              f"normalization events of fit point {index}")}
+        self.data_events = self.data[id(signal)]
+        self.norm_events = self.norm[id(signal)]
+        self.background_matrix = np.zeros((0, 0))
         self.prepared = False
+        self.data_source = None
 
     # -- set-up ---------------------------------------------------------------
 
@@ -169,7 +253,7 @@ class FitPoint:
             raise RuntimeError(f"fit point {self.index}: {what} must be set before events are "
                                f"loaded")
 
-    def add_background(self, density, fraction, parameters=()):
+    def add_background(self, density, fraction, parameters=None):
         """Add a background source.
 
         Parameters
@@ -179,12 +263,19 @@ class FitPoint:
         fraction : str
             Name of the fit parameter that is this source's fraction
             :math:`f_B^{(k)}` (its yield :math:`N_B^{(k)}` in an extended fit).
-        parameters : array_like
-            The background density's parameters (e.g. from a background fit).
+        parameters : array_like, dict or ParameterTable, optional
+            The background density's parameter values: in its order, by
+            name, or the parameter file of a background fit (values by
+            name).  Not needed for a density without parameters.
 
         Returns
         -------
         Background
+
+        Raises
+        ------
+        DensityError, ParameterFileError
+            If the values do not match the density's parameters.
         """
         self._check_not_loaded("backgrounds")
         if self.normalization == "formula":
@@ -192,18 +283,20 @@ class FitPoint:
                              f"without background (as in the paper)")
         if not isinstance(density, Density):
             raise TypeError("density must be a vecampfit.fitter.Density")
-        self._likelihood.parameter_index(fraction)
         lk = self._likelihood
-        density.check_fit(lk.precision, lk.vector_length)
-        bg = Background(density, fraction, parameters)
+        lk.parameter_index(fraction)
+        k = len(self.backgrounds) + 1
+        what = f"fit point {self.index}: background {k}"
+        values = _background_parameter_values(density, parameters, what)
+        density.check_fit(lk.density_precision, lk.vector_length)
+        bg = Background(density, fraction, values)
         self.backgrounds.append(bg)
-        k = len(self.backgrounds)
         self.data[id(density)] = self.data.get(id(density)) or EventBuffer(
-            density, lk.precision, lk.vector_length, f"data of fit point {self.index} "
+            density, lk.density_precision, lk.vector_length, f"data of fit point {self.index} "
             f"(background {k})")
         if self.normalization in ("mc", "grid"):
             self.norm[id(density)] = self.norm.get(id(density)) or EventBuffer(
-                density, lk.precision, lk.vector_length, f"normalization events of fit point "
+                density, lk.density_precision, lk.vector_length, f"normalization events of fit point "
                 f"{self.index} (background {k})")
         return bg
 
@@ -213,11 +306,12 @@ class FitPoint:
         Parameters
         ----------
         function : callable
-            ``function(params) -> float`` (params: float64 array of all fit
-            parameters).
+            ``function(params) -> float``; ``params`` are the signal
+            density's parameters in its order (float64 array).
         gradient : callable, optional
             ``gradient(params) -> array`` of :math:`\\partial I/\\partial p`
-            (all parameters); needed for the analytic gradient.
+            for the signal density's parameters; needed for the analytic
+            gradient.
         """
         if self.normalization != "formula":
             raise ValueError(f"fit point {self.index}: an integral function is only used with "
@@ -225,12 +319,24 @@ class FitPoint:
         self.integral_function = function
         self.integral_gradient = gradient
 
+    def _append(self, buffers, records, weights):
+        marks = [(buf, buf.mark()) for buf in buffers]
+        try:
+            for buf in buffers:
+                buf.append(records, weights)
+        except BaseException:
+            for buf, mark in marks:
+                buf.truncate(mark)
+            raise
+
     def add_data(self, records, weights=None):
-        """Append data events (a chunk of event records, dict of arrays)."""
+        """Append data events (a chunk of event records, dict of arrays).
+
+        A chunk that fails (a missing field, a non-finite value) is not
+        kept by any of the point's densities."""
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
-        for buf in self.data.values():
-            buf.append(records, weights)
+        self._append(self.data.values(), records, weights)
 
     def add_normalization_events(self, records, weights=None):
         """Append normalization events: MC events, or grid points with their
@@ -243,112 +349,174 @@ class FitPoint:
         if self.normalization == "grid" and weights is None:
             raise ValueError(f"fit point {self.index}: grid points need weights (integration "
                              f"weight times Jacobian)")
-        for buf in self.norm.values():
-            buf.append(records, weights)
+        self._append(self.norm.values(), records, weights)
+
+    def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size):
+        from .. import root_io
+        if self.prepared:
+            raise RuntimeError(f"fit point {self.index}: already prepared")
+        buffers = list(buffers)
+        marks = [(buf, buf.mark()) for buf in buffers]
+        try:
+            count = getattr(root_io, "count_entries", None)
+            if count is not None:
+                n = count(path, tree)
+                for buf in buffers:
+                    buf.reserve(n)
+            for records, weights in root_io.iterate_events(
+                    path, tree, branches, weight_branch=weight_branch, map_records=map_records,
+                    step_size=step_size):
+                add(records, weights)
+        except BaseException:
+            for buf, mark in marks:
+                buf.truncate(mark)
+            raise
 
     def load_data_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                        map_records=None, step_size="100 MB"):
-        """Load data events from a ROOT tree (in chunks); see :func:`vecampfit.root_io.iterate_events`."""
-        from ..root_io import iterate_events
-        for records, weights in iterate_events(path, tree, branches, weight_branch=weight_branch,
-                                               map_records=map_records, step_size=step_size):
-            self.add_data(records, weights)
+        """Load data events from a ROOT tree (in chunks); see
+        :func:`vecampfit.root_io.iterate_events`.  If reading fails part way,
+        none of the file's events are kept."""
+        self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
+                   map_records, step_size)
         self.data_source = dict(path=os.fspath(path), tree=tree, branches=branches,
                                 weight_branch=weight_branch, map_records=map_records)
 
     def load_normalization_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                                 map_records=None, step_size="100 MB"):
-        """Load normalization events from a ROOT tree (in chunks)."""
-        from ..root_io import iterate_events
-        for records, weights in iterate_events(path, tree, branches, weight_branch=weight_branch,
-                                               map_records=map_records, step_size=step_size):
-            self.add_normalization_events(records, weights)
+        """Load normalization events from a ROOT tree (in chunks).  If reading
+        fails part way, none of the file's events are kept."""
+        self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
+                   weight_branch, map_records, step_size)
 
     # -- preparation ----------------------------------------------------------
 
     def prepare(self):
         """Freeze the buffers and compute the backgrounds (values at the data
-        events, normalization)."""
+        events, normalization).  On failure every buffer is left as it was
+        (more events can be added and preparation tried again)."""
         if self.prepared:
             return
         lk = self._likelihood
-        for buf in self.data.values():
-            buf.freeze()
-        needs_norm = self.normalization in ("mc", "grid")
-        for buf in self.norm.values():
-            buf.freeze(require_events=needs_norm)
-        if self.normalization == "formula" and self.integral_function is None:
-            raise ValueError(f"fit point {self.index}: formula normalization needs an integral "
-                             f"function (set_integral_function)")
-        self.data_events = self.data[id(self.signal)]
-        self.norm_events = self.norm[id(self.signal)]
-        n_pad = self.data_events.n_blocks * lk.vector_length
-        self.background_matrix = np.zeros((len(self.backgrounds), n_pad))
-        for k, bg in enumerate(self.backgrounds):
-            what = f"fit point {self.index}: background {k + 1} ({bg.density.name!r})"
-            pbuf = lk._background_parameter_buffer(bg)
-            values = lk._values(bg.density, self.data[id(bg.density)], bg.parameters, pbuf)
-            lk._check_values(values[:self.data_events.n_events], what, "data", bg.parameters,
-                             background=True)
-            bg.data_values = values[:self.data_events.n_events].astype(np.float64)
-            if needs_norm:
-                nbuf = self.norm[id(bg.density)]
-                nvalues = lk._values(bg.density, nbuf, bg.parameters, pbuf)[:nbuf.n_events]
-                lk._check_values(nvalues, what, "normalization", bg.parameters, background=True)
-                w = nbuf.padded_weights[:nbuf.n_events]
-                bg.integral = float(np.dot(w, nvalues.astype(np.float64)))
-                if not (bg.integral > 0 and np.isfinite(bg.integral)):
-                    raise LikelihoodError(f"{what}: normalization integral is {bg.integral}")
-            bg.normalized_data_values = bg.data_values / bg.integral
-            self.background_matrix[k, :self.data_events.n_events] = bg.normalized_data_values
+        frozen = []
+        try:
+            for buf in self.data.values():
+                buf.freeze()
+                frozen.append(buf)
+            needs_norm = self.normalization in ("mc", "grid")
+            for buf in self.norm.values():
+                buf.freeze(require_events=needs_norm)
+                frozen.append(buf)
+            if self.normalization == "formula" and self.integral_function is None:
+                raise ValueError(f"fit point {self.index}: formula normalization needs an "
+                                 f"integral function (set_integral_function)")
+            n = self.data_events.n_events
+            matrix = np.zeros((len(self.backgrounds), self.data_events.n_blocks * lk.vector_length))
+            integrals = []
+            for k, bg in enumerate(self.backgrounds):
+                what = f"fit point {self.index}: background {k + 1} ({bg.density.name!r})"
+                values = lk._background_values(bg, self.data[id(bg.density)])
+                lk._check_background(values, what, "data", bg)
+                integral = 1.0
+                if needs_norm:
+                    nbuf = self.norm[id(bg.density)]
+                    nvalues = lk._background_values(bg, nbuf)
+                    lk._check_background(nvalues, what, "normalization", bg)
+                    w = nbuf.weights
+                    integral = float(np.sum(nvalues, dtype=np.float64) if w is None
+                                     else np.dot(w, nvalues.astype(np.float64)))
+                    if not (integral > 0 and np.isfinite(integral)):
+                        raise LikelihoodError(f"{what}: normalization integral is {integral}")
+                matrix[k, :n] = values
+                matrix[k, :n] /= integral
+                integrals.append(integral)
+        except BaseException:
+            for buf in frozen:
+                buf.thaw()
+            raise
+        for bg, integral in zip(self.backgrounds, integrals):
+            bg.integral = integral
+        self.background_matrix = matrix
         self.prepared = True
 
 
 class Likelihood:
-    """The function :math:`\\mathcal{F}(p)` to minimize (module description).
+    """The function :math:`\\mathcal{F}(p)` to minimize (module description),
+    an iminuit cost function.
 
     Parameters
     ----------
     parameters : ParameterTable
-        All fit parameters (signal parameters, fractions or yields).
+        All fit parameters (of every density, fractions or yields).
     precision : {"float64", "float32"}
         Precision of the densities; sums are always accumulated in float64.
     vector_length : int
         ``L`` of the block densities.
     threads : int, optional
-        OpenMP threads for block densities (default: the CPUs this process
-        may run on).
+        OpenMP threads for block densities (default: ``OMP_NUM_THREADS`` if
+        set, else the CPUs this process may run on; more than those CPUs is
+        capped with a warning).
     extended : bool
         Extended maximum-likelihood fit (yields instead of fractions).
     on_invalid : {"raise", "large"}
         On a NaN, infinite or negative density, or a non-positive
         normalization: raise :class:`LikelihoodError` (default), or return a
         large value (``LARGE_VALUE``) so that MIGRAD steps back.
+    unused_parameters : {"error", "ignore"}
+        What to do, when the fit is prepared, with table parameters that no
+        density, fraction, yield or prior uses (default: an error naming
+        them; a user prior may use any parameter, so with one set nothing is
+        checked).
+
+    Attributes
+    ----------
+    errordef : float
+        1: :math:`\\mathcal{F} = -2 \\ln L`, one unit is one standard deviation.
+    density_precision : {"float64", "float32"}
+        The ``precision`` argument.
+    precision : None
+        iminuit's attribute of a cost function (the relative precision of
+        its value): None, that of float64 (the sums are always in float64).
+    n_calls : int
+        Evaluations so far.
     """
 
     LARGE_VALUE = 1e30
+    errordef = 1.0
+    precision = None
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, on_invalid="raise"):
+                 extended=False, on_invalid="raise", unused_parameters="error"):
+        if not isinstance(parameters, ParameterTable):
+            raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
+                            f"{type(parameters).__name__}")
         if precision not in ("float32", "float64"):
             raise ValueError(f"precision must be 'float32' or 'float64', got {precision!r}")
-        if int(vector_length) < 1:
-            raise ValueError(f"vector_length must be positive, got {vector_length}")
+        if isinstance(vector_length, (bool, np.bool_)) or \
+                not isinstance(vector_length, (int, np.integer)) or vector_length < 1:
+            raise ValueError(f"vector_length must be a positive integer, got {vector_length!r}")
         if on_invalid not in ("raise", "large"):
             raise ValueError(f"on_invalid must be 'raise' or 'large', got {on_invalid!r}")
+        if unused_parameters not in ("error", "ignore"):
+            raise ValueError(f"unused_parameters must be 'error' or 'ignore', got "
+                             f"{unused_parameters!r}")
         self.parameters = parameters
-        self.precision = precision
+        self.density_precision = precision
         self.dtype = np.dtype(precision)
         self.vector_length = int(vector_length)
         self.threads = threads
         self.extended = bool(extended)
         self.on_invalid = on_invalid
+        self.unused_parameters = unused_parameters
         self.points = []
         self.priors = []
         self.user_prior = None
         self.user_prior_gradient = None
-        self._buffers = {}
         self.n_calls = 0
+        self._index = {}          # id(density) -> index array into the parameters
+        self._buffers = {}        # id(density) -> parameter buffer (with guard zone)
+        self._evaluators = {}     # id(density) -> evaluator
+        self._last = None         # (x, value, grad) of the last evaluation
 
     # -- configuration --------------------------------------------------------
 
@@ -359,19 +527,42 @@ class Likelihood:
 
     @threads.setter
     def threads(self, n):
-        if n is None:
-            try:
-                n = len(os.sched_getaffinity(0))
-            except AttributeError:
-                n = os.cpu_count() or 1
-        n = int(n)
-        if n < 1:
-            raise ValueError(f"threads must be >= 1, got {n}")
-        self._threads = n
+        self._threads = resolve_threads(n)
+
+    @property
+    def initial_values(self):
+        """The parameter table's initial values (float64 array)."""
+        return self.parameters.values
+
+    @property
+    def _parameters(self):
+        # iminuit's cost-function protocol: parameter names and limits.
+        return {p.name: (p.limits if p.bounded else None) for p in self.parameters}
 
     def parameter_index(self, name):
         """Index of a parameter (KeyError naming close names if unknown)."""
         return self.parameters.index(name)
+
+    def parameter_map(self, density):
+        """Indices into the fit parameters of a density's parameters (in its order)."""
+        return self._index[id(density)]
+
+    def _bind(self, density, what):
+        missing = [p for p in density.parameters if p not in self.parameters]
+        if missing:
+            hints = []
+            for p in missing:
+                try:
+                    self.parameters.index(p)
+                except KeyError as exc:
+                    hints.append(str(exc.args[0]))
+            raise ParameterFileError(f"{what} ({density.name!r}) needs parameter(s) "
+                                     f"{', '.join(missing)}, which {self.parameters.source} does "
+                                     f"not have: " + "; ".join(hints))
+        self._index[id(density)] = np.array([self.parameters.index(p) for p in density.parameters],
+                                            dtype=np.intp)
+        self._evaluators[id(density)] = evaluator_for_fit(density, self.dtype,
+                                                          self.vector_length)
 
     def add_point(self, signal, *, normalization="mc", signal_yield=None):
         """Add a fit point.
@@ -379,6 +570,7 @@ class Likelihood:
         Parameters
         ----------
         signal : Density
+            The signal density; its parameters bind to the fit's by name.
         normalization : {"mc", "grid", "formula", "none"}
         signal_yield : str, optional
             Extended fits: name of the signal-yield parameter of this point.
@@ -386,6 +578,13 @@ class Likelihood:
         Returns
         -------
         FitPoint
+
+        Raises
+        ------
+        ParameterFileError
+            If the parameter table lacks a parameter of the density.
+        DensityError
+            If the density is compiled for another precision or vector length.
         """
         if self.extended:
             if signal_yield is None:
@@ -394,6 +593,7 @@ class Likelihood:
         elif signal_yield is not None:
             raise ValueError("signal_yield is for extended fits (Likelihood(extended=True))")
         point = FitPoint(self, len(self.points), signal, normalization, signal_yield)
+        self._bind(signal, f"fit point {point.index}: signal density")
         self.points.append(point)
         return point
 
@@ -404,16 +604,61 @@ class Likelihood:
 
     def set_prior_function(self, function, gradient=None):
         """User prior :math:`C(p)`: ``function(params) -> float``, optional
-        ``gradient(params) -> array``."""
+        ``gradient(params) -> array``; ``params`` are all fit parameters in
+        the table's order."""
         self.user_prior = function
         self.user_prior_gradient = gradient
 
+    def used_parameters(self):
+        """Names of the table's parameters that a density, fraction, yield or prior uses."""
+        used = set()
+        for p in self.points:
+            used.update(p.signal.parameters)
+            used.update(bg.fraction for bg in p.backgrounds)
+            if p.signal_yield is not None:
+                used.add(p.signal_yield)
+        used.update(pr.name for pr in self.priors)
+        return [n for n in self.parameters.names if n in used]
+
+    def check_parameters(self):
+        """Raise :class:`ParameterFileError` if a table parameter is used by
+        nothing (see ``unused_parameters``)."""
+        if self.unused_parameters == "ignore" or self.user_prior is not None:
+            return
+        used = set(self.used_parameters())
+        unused = [n for n in self.parameters.names if n not in used]
+        if unused:
+            raise ParameterFileError(
+                f"{self.parameters.source}: parameter(s) {', '.join(unused)} are used by no "
+                f"density, fraction, yield or prior of the fit (densities use: "
+                + "; ".join(f"{p.signal.name}: {', '.join(p.signal.parameters) or 'none'}"
+                            for p in self.points)
+                + "); remove them or pass unused_parameters='ignore'")
+
     def prepare(self):
-        """Freeze all event buffers and compute the backgrounds."""
+        """Check the parameters, freeze all event buffers and compute the
+        backgrounds.  Called by the first evaluation; on failure nothing is
+        frozen."""
         if not self.points:
             raise ValueError("the likelihood has no fit point")
-        for p in self.points:
-            p.prepare()
+        self.check_parameters()
+        done = []
+        try:
+            for p in self.points:
+                if not p.prepared:
+                    p.prepare()
+                    done.append(p)
+        except BaseException:
+            for p in done:
+                p.prepared = False
+                for buf in list(p.data.values()) + list(p.norm.values()):
+                    buf.thaw()
+            raise
+
+    @property
+    def prepared(self):
+        """True once every fit point is prepared."""
+        return bool(self.points) and all(p.prepared for p in self.points)
 
     @property
     def has_gradient(self):
@@ -425,161 +670,150 @@ class Likelihood:
                  for p in self.points)
         return ok and (self.user_prior is None or self.user_prior_gradient is not None)
 
+    @property
+    def has_grad(self):
+        """iminuit's name for :attr:`has_gradient`."""
+        return self.has_gradient
+
+    # -- iminuit cost-function protocol ---------------------------------------
+
+    def __call__(self, x):
+        """:math:`\\mathcal{F}(x)` for the array of all parameters (reuses the
+        value of an evaluation at the same point)."""
+        x = np.asarray(x, dtype=np.float64)
+        last = self._last
+        if last is not None and np.array_equal(x, last[0]):
+            return last[1]
+        value, _ = self.evaluate(x)
+        self._last = (x.copy(), value, None)
+        return value
+
+    def grad(self, x):
+        """:math:`\\partial\\mathcal{F}/\\partial x` (the value is computed and
+        kept too)."""
+        x = np.asarray(x, dtype=np.float64)
+        last = self._last
+        if last is not None and last[2] is not None and np.array_equal(x, last[0]):
+            return last[2].copy()
+        value, g = self.evaluate(x, gradient=True)
+        self._last = (x.copy(), value, g)
+        return g.copy()
+
     # -- helpers --------------------------------------------------------------
 
-    def _chunk_blocks(self):
-        return max(1, CHUNK_EVENTS // self.vector_length)
+    def _evaluator(self, density):
+        ev = self._evaluators.get(id(density))
+        if ev is None:
+            ev = evaluator_for_fit(density, self.dtype, self.vector_length)
+            self._evaluators[id(density)] = ev
+        return ev
 
     def _parameter_buffer(self, density, params_t):
-        """Fill the density's parameter buffer for these parameters; return (array, address)."""
-        size = density.parameter_buffer_size
         buf = self._buffers.get(id(density))
-        if buf is None or buf.shape[0] != max(size, 1):
-            buf = np.zeros(max(size, 1), dtype=self.dtype)
+        if buf is None:
+            buf = density.new_parameter_buffer(self.dtype)
             self._buffers[id(density)] = buf
-        fill = density.fill_parameter_buffer
-        if fill is not None:
-            if density.fill_parameter_buffer_pointer:
-                _kernels.fill_parameter_buffer(density.fill_parameter_buffer_pointer, buf,
-                                               params_t)
-            else:
-                fill(params_t, buf[:size])
-        return buf
+        return density.fill_buffer(buf, params_t)
 
-    def _background_parameter_buffer(self, bg):
-        params = np.ascontiguousarray(bg.parameters if bg.parameters.size else np.zeros(1),
-                                      dtype=self.dtype)
-        size = bg.density.parameter_buffer_size
-        buf = np.zeros(max(size, 1), dtype=self.dtype)
-        fill = bg.density.fill_parameter_buffer
-        if fill is not None:
-            if bg.density.fill_parameter_buffer_pointer:
-                _kernels.fill_parameter_buffer(bg.density.fill_parameter_buffer_pointer, buf,
-                                               params)
-            else:
-                fill(params, buf[:size])
-        return buf
+    def _density_parameters(self, density, x):
+        return density.parameter_vector(x[self._index[id(density)]], self.dtype)
 
-    def _values(self, density, buffer, params, pbuf):
-        """Density values at all events of ``buffer`` (padded length for block form)."""
-        params_t = np.ascontiguousarray(params if np.size(params) else np.zeros(1),
-                                        dtype=self.dtype)
-        if density.kind == "python":
-            v = np.asarray(density.function(buffer.fields, params_t), dtype=np.float64)
-            if v.shape != (buffer.n_events,):
-                raise DensityError(f"{density.name}: returned shape {v.shape}, expected "
-                                   f"({buffer.n_events},)")
-            return v
-        out = np.empty(buffer.n_blocks * self.vector_length, dtype=self.dtype)
-        _kernels.density_values(buffer.blocks, buffer.n_events, self.vector_length, params_t,
-                                pbuf.ctypes.data, density.function_pointer, out,
-                                self._chunk_blocks(), self.threads)
-        return out
+    def _background_values(self, bg, buf):
+        params_t = bg.density.parameter_vector(bg.parameters, self.dtype)
+        pbuf = bg.density.fill_buffer(bg.density.new_parameter_buffer(self.dtype), params_t)
+        return self._evaluator(bg.density).values(buf, params_t, pbuf, self.threads)
 
-    def _describe(self, params):
-        names = self.parameters.names
-        if len(params) != len(names):
-            return np.array2string(np.asarray(params), precision=10)
-        return ", ".join(f"{n}={v:.10g}" for n, v in zip(names, params))
-
-    def _check_values(self, values, what, where, params, background=False):
+    def _check_background(self, values, what, where, bg):
         bad = ~np.isfinite(values) | (values < 0)
         if np.any(bad):
             j = int(np.flatnonzero(bad)[0])
-            pdesc = (np.array2string(np.asarray(params), precision=10) if background
-                     else self._describe(params))
+            pdesc = ", ".join(f"{n}={v:.10g}" for n, v in zip(bg.density.parameters,
+                                                               bg.parameters))
             raise LikelihoodError(f"{what}: density is {values[j]} at {where} event {j} "
-                                  f"(parameters: {pdesc})")
+                                  f"(parameters: {pdesc or 'none'})")
+
+    def _describe(self, params):
+        names = self.parameters.names
+        return ", ".join(f"{n}={v:.10g}" for n, v in zip(names, params))
 
     def _fail(self, message):
         if self.on_invalid == "raise":
             raise LikelihoodError(message)
         return None
 
+    def _problem_message(self, what, where, problem, x):
+        if problem.density_invalid:
+            return (f"{what}: density is {problem.density} at {where} event {problem.event} "
+                    f"(parameters: {self._describe(x)})")
+        return (f"{what}: the likelihood argument is not positive at {where} event "
+                f"{problem.event} (it is {problem.argument}; signal density {problem.density}; "
+                f"parameters: {self._describe(x)})")
+
     # -- evaluation -----------------------------------------------------------
 
-    def _normalization(self, point, x, xt, pbuf, n_grad, want_gradient):
-        """I_S and (if wanted) G = dI_S/dp[:n_grad] for one point."""
-        what = f"fit point {point.index}: signal density {point.signal.name!r}"
+    def _normalization(self, point, x, params_t, pbuf, want_gradient):
+        """(I_S, dI_S/dp for the signal density's parameters) for one point, or
+        (None, None) after a problem with on_invalid="large"."""
+        dens = point.signal
+        ng = dens.n_parameters
+        what = f"fit point {point.index}: signal density {dens.name!r}"
         if point.normalization == "none":
-            return 1.0, np.zeros(n_grad)
+            return 1.0, np.zeros(ng)
         if point.normalization == "formula":
-            integral = float(point.integral_function(x.copy()))
-            g = np.zeros(n_grad)
+            p = x[self._index[id(dens)]].copy()
+            integral = float(point.integral_function(p.copy()))
+            g = np.zeros(ng)
             if want_gradient:
-                gi = np.asarray(point.integral_gradient(x.copy()), dtype=np.float64)
-                g = gi
+                g = np.asarray(point.integral_gradient(p.copy()), dtype=np.float64)
+                if g.shape != (ng,):
+                    raise DensityError(f"{what}: the integral gradient has shape {g.shape}, "
+                                       f"expected ({ng},) (parameters "
+                                       f"{', '.join(dens.parameters)})")
             if not (integral > 0 and np.isfinite(integral)):
                 return self._fail(f"{what}: integral function is {integral} (parameters: "
                                   f"{self._describe(x)})"), None
             return integral, g
-        buf = point.norm_events
-        dens = point.signal
-        if dens.kind == "python":
-            if want_gradient:
-                v, gr = dens.gradient(buf.fields, xt)
-                gr = np.asarray(gr, dtype=np.float64)[:n_grad]
-            else:
-                v, gr = dens.function(buf.fields, xt), None
-            v = np.asarray(v, dtype=np.float64)
-            bad = ~np.isfinite(v) | (v < 0)
-            if np.any(bad):
-                j = int(np.flatnonzero(bad)[0])
-                return self._fail(f"{what}: density is {v[j]} at normalization event {j} "
-                                  f"(parameters: {self._describe(x)})"), None
-            w = buf.padded_weights[:buf.n_events]
-            integral = float(np.dot(w, v))
-            g = gr @ w if want_gradient else np.zeros(n_grad)
-        else:
-            cb = self._chunk_blocks()
-            n_chunks = (buf.n_blocks + cb - 1) // cb
-            ng = n_grad if want_gradient else 0
-            partials = _chunk_partials(n_chunks, 1 + ng)
-            bad = np.empty(n_chunks, dtype=np.intp)
-            _kernels.normalization_sums(
-                buf.blocks, buf.n_events, self.vector_length, xt, pbuf.ctypes.data,
-                dens.function_pointer, dens.gradient_pointer if want_gradient else 0, ng,
-                buf.padded_weights if buf.weights is not None else np.zeros(0), partials, bad,
-                cb, self.threads)
-            message = self._kernel_problem(bad, dens, buf, xt, pbuf, x, what, "normalization")
-            if message:
-                return self._fail(message), None
-            sums = partials.sum(axis=0)[:1 + ng]
-            integral = float(sums[0])
-            g = sums[1:] if want_gradient else np.zeros(n_grad)
+        sums, problem = self._evaluator(dens).normalization_sums(
+            point.norm_events, params_t, pbuf, want_gradient, self.threads)
+        if problem is not None:
+            return self._fail(self._problem_message(what, "normalization", problem, x)), None
+        integral = float(sums[0])
         if not (integral > 0 and np.isfinite(integral)):
             return self._fail(f"{what}: normalization integral is {integral} (parameters: "
                               f"{self._describe(x)})"), None
-        return integral, g
+        return integral, (sums[1:] if want_gradient else np.zeros(ng))
 
-    def _kernel_problem(self, bad, dens, buf, xt, pbuf, x, what, where, term=None):
-        if np.any(bad == -2):
-            raise MemoryError(f"{what}: could not allocate work arrays in the likelihood kernel")
-        hit = bad[bad >= 0]
-        if hit.size == 0:
-            return None
-        j = int(hit.min())
-        b = j // self.vector_length
-        out = np.empty(self.vector_length, dtype=self.dtype)
-        _kernels.density_values(buf.blocks[b:b + 1], self.vector_length, self.vector_length, xt,
-                                pbuf.ctypes.data, dens.function_pointer, out, 1, 1)
-        v = out[j % self.vector_length]
-        if np.isfinite(v) and v >= 0:
-            return (f"{what}: the likelihood argument is not positive at {where} event {j} "
-                    f"(signal density {v}{term or ''}; parameters: {self._describe(x)})")
-        return f"{what}: density is {v} at {where} event {j} (parameters: {self._describe(x)})"
+    def fractions(self, point, params):
+        """Signal and background fractions of a point at ``params``.
 
-    def _fractions(self, point, x):
-        """(f_S, f_B array, yields or None)."""
+        Returns
+        -------
+        f_s : float
+        f_b : numpy.ndarray
+            One per background.
+        yields : tuple or None
+            Extended fits: ``(N_S, N_B array, N)``.
+
+        Raises
+        ------
+        LikelihoodError
+            If the total yield of an extended fit is not positive.
+        """
+        x = np.asarray(params, dtype=np.float64)
         nb = len(point.backgrounds)
+        fb_values = np.array([x[self.parameter_index(bg.fraction)]
+                              for bg in point.backgrounds]) if nb else np.zeros(0)
         if self.extended:
             ns = x[self.parameter_index(point.signal_yield)]
-            nbk = np.array([x[self.parameter_index(bg.fraction)] for bg in point.backgrounds])
-            total = ns + nbk.sum()
-            return ns / total, nbk / total, (ns, nbk, total)
-        fb = np.array([x[self.parameter_index(bg.fraction)] for bg in point.backgrounds]) \
-            if nb else np.zeros(0)
-        return 1.0 - fb.sum(), fb, None
+            total = ns + fb_values.sum()
+            if not (total > 0 and np.isfinite(total)):
+                raise LikelihoodError(
+                    f"fit point {point.index}: the total yield N = {total} is not positive "
+                    f"(signal yield {point.signal_yield} = {ns}"
+                    + "".join(f", {bg.fraction} = {v}" for bg, v in
+                              zip(point.backgrounds, fb_values)) + ")")
+            return ns / total, fb_values / total, (ns, fb_values, total)
+        return 1.0 - fb_values.sum(), fb_values, None
 
     def evaluate(self, params, gradient=False):
         """:math:`\\mathcal{F}` and, if asked, its gradient.
@@ -587,7 +821,7 @@ class Likelihood:
         Parameters
         ----------
         params : array_like
-            All fit parameters (float64).
+            All fit parameters (float64), in the table's order.
         gradient : bool
             Also compute :math:`\\partial\\mathcal{F}/\\partial p` (needs
             gradient functions, see :attr:`has_gradient`).
@@ -605,34 +839,44 @@ class Likelihood:
         x = np.array(params, dtype=np.float64).reshape(-1)
         n = len(self.parameters)
         if x.shape != (n,):
-            raise ValueError(f"expected {n} parameters, got {x.shape[0]}")
+            raise ValueError(f"expected {n} parameters ({self.parameters.source}), got "
+                             f"{x.shape[0]}")
         if gradient and not self.has_gradient:
             raise ValueError("the analytic gradient needs a density-with-gradient function for "
                              "every signal (and an integral gradient for formula normalization)")
-        for p in self.points:
-            if not p.prepared:
-                self.prepare()
-                break
+        if not self.prepared:
+            self.prepare()
         self.n_calls += 1
-        xt = x.astype(self.dtype)
         total = 0.0
         grad = np.zeros(n) if gradient else None
-        pbufs = {}
+        large = (self.LARGE_VALUE, np.zeros(n) if gradient else None)
+        filled = {}
         for point in self.points:
             dens = point.signal
-            if id(dens) not in pbufs:
-                pbufs[id(dens)] = self._parameter_buffer(dens, xt)
-            pbuf = pbufs[id(dens)]
-            n_grad = min(dens.n_gradient_parameters or n, n)
-            integral, g_norm = self._normalization(point, x, xt, pbuf, n_grad, gradient)
+            key = id(dens)
+            if key not in filled:
+                params_t = self._density_parameters(dens, x)
+                filled[key] = (params_t, self._parameter_buffer(dens, params_t))
+            params_t, pbuf = filled[key]
+            try:
+                f_s, f_b, yields = self.fractions(point, x)
+            except LikelihoodError:
+                if self.on_invalid == "raise":
+                    raise
+                return large
+            integral, g_norm = self._normalization(point, x, params_t, pbuf, gradient)
             if g_norm is None:
-                return self.LARGE_VALUE, (np.zeros(n) if gradient else None)
-            f_s, f_b, yields = self._fractions(point, x)
+                return large
             scale = f_s / integral
-            r = self._data_sums(point, x, xt, pbuf, scale, f_b, n_grad, gradient)
-            if r is None:
-                return self.LARGE_VALUE, (np.zeros(n) if gradient else None)
-            value, c1, cb, a = r
+            sums, problem = self._evaluator(dens).data_sums(
+                point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
+                self.threads)
+            if problem is not None:
+                self._fail(self._problem_message(
+                    f"fit point {point.index}: signal density {dens.name!r}", "data", problem, x))
+                return large
+            nb = len(point.backgrounds)
+            value, c1, cb = float(sums[0]), float(sums[1]), sums[2:2 + nb]
             total += value
             data = point.data_events
             if yields is not None:
@@ -640,8 +884,9 @@ class Likelihood:
                 total += 2 * (ntot - data.weight_sum * np.log(ntot))
             if not gradient:
                 continue
-            # Signal parameters: (f_S / I_S) (A - G c1 / I_S).
-            grad[:n_grad] += (f_s / integral) * (a - g_norm[:n_grad] * c1 / integral)
+            a = sums[2 + nb:]
+            # Signal parameters: (f_S / I_S) (A - G c1 / I_S), scattered by name.
+            grad[self._index[key]] += (f_s / integral) * (a - g_norm * c1 / integral)
             d_fs = c1 / integral
             d_fb = cb
             if yields is None:
@@ -663,66 +908,77 @@ class Likelihood:
         if self.user_prior is not None:
             total += float(self.user_prior(x.copy()))
             if gradient:
-                grad += np.asarray(self.user_prior_gradient(x.copy()), dtype=np.float64)
+                g = np.asarray(self.user_prior_gradient(x.copy()), dtype=np.float64)
+                if g.shape != (n,):
+                    raise ValueError(f"the user prior's gradient has shape {g.shape}, expected "
+                                     f"({n},)")
+                grad += g
         return float(total), grad
 
-    def _data_sums(self, point, x, xt, pbuf, scale, f_b, n_grad, gradient):
-        dens = point.signal
-        buf = point.data_events
-        what = f"fit point {point.index}: signal density {dens.name!r}"
-        nb = len(point.backgrounds)
-        if dens.kind == "python":
-            if gradient:
-                v, gr = dens.gradient(buf.fields, xt)
-                gr = np.asarray(gr, dtype=np.float64)[:n_grad]
-            else:
-                v, gr = dens.function(buf.fields, xt), None
-            v = np.asarray(v, dtype=np.float64)
-            nev = buf.n_events
-            term = scale * v
-            if nb:
-                term = term + f_b @ point.background_matrix[:, :nev]
-            bad = ~np.isfinite(v) | (v < 0) | ~(term > 0) | ~np.isfinite(term)
-            if np.any(bad):
-                j = int(np.flatnonzero(bad)[0])
-                if np.isfinite(v[j]) and v[j] >= 0:
-                    msg = (f"{what}: the likelihood argument is {term[j]} at data event {j} "
-                           f"(signal density {v[j]}; parameters: {self._describe(x)})")
-                else:
-                    msg = (f"{what}: density is {v[j]} at data event {j} (parameters: "
-                           f"{self._describe(x)})")
-                return self._fail(msg)
-            w = buf.padded_weights[:nev]
-            value = float(np.sum(-2 * w * np.log(term)))
-            r = -2 * w / term
-            c1 = float(np.dot(r, v))
-            cb = point.background_matrix[:, :nev] @ r if nb else np.zeros(0)
-            a = gr @ r if gradient else None
-            return value, c1, cb, a
-        cb_ = self._chunk_blocks()
-        n_chunks = (buf.n_blocks + cb_ - 1) // cb_
-        ng = n_grad if gradient else 0
-        partials = _chunk_partials(n_chunks, 2 + nb + ng)
-        bad = np.empty(n_chunks, dtype=np.intp)
-        _kernels.data_sums(
-            buf.blocks, buf.n_events, self.vector_length, xt, pbuf.ctypes.data,
-            dens.function_pointer, dens.gradient_pointer if gradient else 0, ng,
-            buf.padded_weights if buf.weights is not None else np.zeros(0),
-            point.background_matrix, scale, np.ascontiguousarray(f_b, dtype=np.float64),
-            partials, bad, cb_, self.threads)
-        message = self._kernel_problem(bad, dens, buf, xt, pbuf, x, what, "data")
-        if message:
-            return self._fail(message)
-        sums = partials.sum(axis=0)[:2 + nb + ng]
-        return float(sums[0]), float(sums[1]), sums[2:2 + nb], (sums[2 + nb:] if gradient
-                                                                 else None)
+    # -- values for result files and plots --------------------------------------
 
     def signal_values(self, point, params, where="data"):
         """Signal density at the data (or normalization) events of a point
-        (float64 array), for result files and plots."""
+        (float64 array), for result files and plots.
+
+        Parameters
+        ----------
+        point : FitPoint
+        params : array_like
+            All fit parameters.
+        where : {"data", "normalization"}
+        """
         x = np.asarray(params, dtype=np.float64)
-        xt = x.astype(self.dtype)
-        pbuf = self._parameter_buffer(point.signal, xt)
+        if not self.prepared:
+            self.prepare()
+        params_t = self._density_parameters(point.signal, x)
+        pbuf = self._parameter_buffer(point.signal, params_t)
         buf = point.data_events if where == "data" else point.norm_events
-        return np.asarray(self._values(point.signal, buf, xt, pbuf)[:buf.n_events],
+        return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self.threads),
                           dtype=np.float64)
+
+    def normalization_integral(self, point, params):
+        """:math:`I_S` of a point at ``params`` (1 without normalization)."""
+        x = np.asarray(params, dtype=np.float64)
+        if not self.prepared:
+            self.prepare()
+        params_t = self._density_parameters(point.signal, x)
+        pbuf = self._parameter_buffer(point.signal, params_t)
+        integral, g = self._normalization(point, x, params_t, pbuf, False)
+        if g is None:
+            raise LikelihoodError(f"fit point {point.index}: no valid normalization at these "
+                                  f"parameters")
+        return integral
+
+    def density_columns(self, point, params, where="data"):
+        """Density values per event of a fit point (dict of float64 arrays):
+        ``signal_density`` (:math:`S`), ``signal`` (:math:`f_S S / I_S`),
+        ``background_k`` (:math:`f_B^{(k)} B^{(k)}/I_{B^{(k)}}`) and
+        ``total`` (their sum).
+
+        Parameters
+        ----------
+        point : FitPoint
+        params : array_like
+            All fit parameters.
+        where : {"data", "normalization"}
+        """
+        if where not in ("data", "normalization"):
+            raise ValueError(f"where must be 'data' or 'normalization', got {where!r}")
+        x = np.asarray(params, dtype=np.float64)
+        s = self.signal_values(point, x, where)
+        f_s, f_b, _ = self.fractions(point, x)
+        integral = self.normalization_integral(point, x)
+        cols = {"signal_density": s, "signal": f_s * s / integral}
+        total = cols["signal"].copy()
+        n = point.data_events.n_events
+        for k, bg in enumerate(point.backgrounds):
+            if where == "data":
+                b = point.background_matrix[k, :n]
+            else:
+                buf = point.norm[id(bg.density)]
+                b = np.asarray(self._background_values(bg, buf), dtype=np.float64) / bg.integral
+            cols[f"background_{k + 1}"] = f_b[k] * b
+            total += cols[f"background_{k + 1}"]
+        cols["total"] = total
+        return cols

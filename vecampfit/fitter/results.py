@@ -159,36 +159,16 @@ def write_result_root(fitter, path):
 
 
 def density_columns(fitter, point, where="data"):
-    """Density values per event of a fit point (dict of float64 arrays):
-    ``signal_density``, ``signal``, ``background_k``, ``total``; see the
-    module description."""
-    x = fitter.values
-    s = fitter.signal_values(point, x, where)
-    lk = fitter
-    f_s, f_b, _ = lk._fractions(point, x)
-    xt = x.astype(lk.dtype)
-    pbuf = lk._parameter_buffer(point.signal, xt)
-    integral, _ = lk._normalization(point, x, xt, pbuf, 0, False)
-    cols = {"signal_density": s, "signal": f_s * s / integral}
-    total = cols["signal"].copy()
-    for k, bg in enumerate(point.backgrounds):
-        if where == "data":
-            b = bg.normalized_data_values
-        else:
-            buf = point.norm[id(bg.density)]
-            pb = lk._background_parameter_buffer(bg)
-            b = np.asarray(lk._values(bg.density, buf, bg.parameters, pb)[:buf.n_events],
-                           dtype=np.float64) / bg.integral
-        cols[f"background_{k + 1}"] = f_b[k] * b
-        total += cols[f"background_{k + 1}"]
-    cols["total"] = total
-    return cols
+    """Density values per event of a fit point at the fitted values (dict
+    of float64 arrays): ``signal_density``, ``signal``, ``background_k``,
+    ``total``; see :meth:`Likelihood.density_columns`."""
+    return fitter.likelihood.density_columns(point, fitter.values, where)
 
 
 def write_density_root(fitter, path, point=None):
     """ROOT file with the density values next to the event fields (module
     description); ``point`` None writes every fit point."""
-    points = fitter.points if point is None else [fitter.points[point]]
+    points = fitter.points if point is None else [fitter.point(point)]
 
     def write(f):
         for p in points:
@@ -197,7 +177,7 @@ def write_density_root(fitter, path, point=None):
                 sets.append(("normalization", p.norm_events))
             for where, buf in sets:
                 cols = {name: np.asarray(buf.field(name)) for name in p.signal.event_fields}
-                cols["weight"] = buf.padded_weights[:buf.n_events]
+                cols["weight"] = np.asarray(buf.weight_array(), dtype=np.float64)
                 cols.update(density_columns(fitter, p, where))
                 name = f"{where}_{p.index}"
                 f.mktree(name, {k: v.dtype for k, v in cols.items()})

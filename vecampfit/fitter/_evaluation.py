@@ -1,0 +1,260 @@
+"""One interface for the sums of the likelihood, over both density forms.
+
+:class:`BlockEvaluator` calls the compiled kernels (no GIL, OpenMP, chunks
+reduced in a fixed order); :class:`PythonEvaluator` computes the same sums
+with numpy from a Python-form density.  Both return
+
+* ``values(buf, p, pbuf, threads)``: the density at the events, ``(n_events,)``;
+* ``values_and_gradient(...)``: and its gradient ``(n_parameters, n_events)``;
+* ``normalization_sums(buf, p, pbuf, gradient, threads)``: the array
+  ``[sum_j w_j S_j, sum_j w_j dS_j/dp_0, ...]``;
+* ``data_sums(buf, p, pbuf, scale, background, fractions, gradient, threads)``:
+  the array of the columns ``-2 sum w ln t``, ``sum r S``, ``sum r b_k``
+  (one per background), ``sum r dS/dp_a``, with ``t_i = scale S_i + sum_k f_k
+  b_ki`` and ``r_i = -2 w_i / t_i``;
+
+and a :class:`Problem` instead of sums where a density is invalid or the
+likelihood argument is not positive.  The likelihood's algebra
+(:mod:`vecampfit.fitter.likelihood`) works on these arrays only.
+"""
+
+import numpy as np
+
+from ._dispatch import kernels as _kernels
+from .density import DensityError
+
+#: Events per chunk of the reduction (a chunk holds max(1, CHUNK_EVENTS // L) blocks).
+CHUNK_EVENTS = 2048
+
+#: Bytes of a cache line: rows of per-chunk partial sums are aligned and padded to it.
+_CACHE_LINE = 64
+
+_NO_PROBLEM, _ALLOCATION_FAILED, _GUARD_VIOLATED = -1, -2, -3
+
+
+def chunk_partials(n_chunks, n_columns):
+    """Zeroed (n_chunks, >= n_columns) float64 array whose rows start on cache lines.
+
+    Chunks run on different threads; rows that shared a cache line would
+    move it between the cores at every write (false sharing).
+    """
+    per_line = _CACHE_LINE // 8
+    width = -(-n_columns // per_line) * per_line
+    raw = np.zeros(n_chunks * width + per_line)
+    start = (-raw.ctypes.data % _CACHE_LINE) // 8
+    return raw[start:start + n_chunks * width].reshape(n_chunks, width)
+
+
+class Problem:
+    """Where a sum could not be formed: the first event (index in its
+    buffer) at which the density is NaN, infinite or negative (``density``
+    holds the value), or at which the likelihood argument is not positive
+    (``argument`` holds it)."""
+
+    def __init__(self, event, density, argument=None):
+        self.event = int(event)
+        self.density = float(density)
+        self.argument = None if argument is None else float(argument)
+
+    @property
+    def density_invalid(self):
+        """True if the density itself is invalid at the event."""
+        return not (np.isfinite(self.density) and self.density >= 0)
+
+
+class BlockEvaluator:
+    """The sums of a block density over an event buffer, by the kernels."""
+
+    def __init__(self, density, dtype, vector_length):
+        self.density = density
+        self.dtype = np.dtype(dtype)
+        self.vector_length = int(vector_length)
+
+    @property
+    def chunk_blocks(self):
+        """Blocks per chunk of the reduction (from :data:`CHUNK_EVENTS`)."""
+        return max(1, int(CHUNK_EVENTS) // self.vector_length)
+
+    def _n_chunks(self, buf):
+        cb = self.chunk_blocks
+        return (buf.n_blocks + cb - 1) // cb
+
+    def _raise_kernel_error(self, bad):
+        if np.any(bad == _GUARD_VIOLATED):
+            d = self.density
+            raise DensityError(
+                f"{d.name}: the density wrote beyond the {self.vector_length} values of a block "
+                f"or the {d.n_parameters} x {self.vector_length} gradient values its "
+                f"{d.n_parameters} parameters ({', '.join(d.parameters)}) allow: its C code "
+                f"and its declaration disagree")
+        if np.any(bad == _ALLOCATION_FAILED):
+            raise MemoryError(f"{self.density.name}: could not allocate work arrays in the "
+                              f"likelihood kernel")
+
+    def _run_values(self, buf, params_t, pbuf, gradient, threads):
+        d = self.density
+        L = self.vector_length
+        n_pad = buf.n_blocks * L
+        values = np.empty(n_pad, dtype=self.dtype)
+        ng = d.n_parameters if gradient else 0
+        grad = np.empty((max(ng, 1), n_pad if ng else 1), dtype=self.dtype)
+        bad = np.full(max(self._n_chunks(buf), 1), _NO_PROBLEM, dtype=np.intp)
+        _kernels.density_values(buf.blocks, L, params_t, pbuf.ctypes.data, d.function_pointer,
+                                d.gradient_pointer if gradient else 0, ng, values, grad, bad,
+                                self.chunk_blocks, threads)
+        self._raise_kernel_error(bad)
+        n = buf.n_events
+        return values[:n], (grad[:ng, :n] if gradient else None)
+
+    def values(self, buf, params_t, pbuf, threads):
+        return self._run_values(buf, params_t, pbuf, False, threads)[0]
+
+    def values_and_gradient(self, buf, params_t, pbuf, threads):
+        return self._run_values(buf, params_t, pbuf, True, threads)
+
+    def _problem(self, bad, buf, params_t, pbuf, arguments=None):
+        self._raise_kernel_error(bad)
+        hit = bad[bad >= 0]
+        if hit.size == 0:
+            return None
+        j = int(hit.min())
+        L = self.vector_length
+        b = j // L
+        values = np.empty(L, dtype=self.dtype)
+        one = np.full(1, _NO_PROBLEM, dtype=np.intp)
+        _kernels.density_values(buf.blocks[b:b + 1], L, params_t, pbuf.ctypes.data,
+                                self.density.function_pointer, 0, 0, values,
+                                np.empty((1, 1), dtype=self.dtype), one, 1, 1)
+        v = values[j % L]
+        return Problem(j, v, None if arguments is None else arguments(j, v))
+
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+        d = self.density
+        ng = d.n_parameters if gradient else 0
+        n_chunks = self._n_chunks(buf)
+        partials = chunk_partials(n_chunks, 1 + ng)
+        bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
+        _kernels.normalization_sums(
+            buf.blocks, buf.n_events, self.vector_length, params_t, pbuf.ctypes.data,
+            d.function_pointer, d.gradient_pointer if gradient else 0, ng, buf.padded_weights(),
+            partials, bad, self.chunk_blocks, threads)
+        problem = self._problem(bad, buf, params_t, pbuf)
+        if problem is not None:
+            return None, problem
+        return partials.sum(axis=0)[:1 + ng], None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        d = self.density
+        nb = background.shape[0]
+        ng = d.n_parameters if gradient else 0
+        n_chunks = self._n_chunks(buf)
+        partials = chunk_partials(n_chunks, 2 + nb + ng)
+        bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
+        fractions = np.ascontiguousarray(fractions, dtype=np.float64)
+        _kernels.data_sums(
+            buf.blocks, buf.n_events, self.vector_length, params_t, pbuf.ctypes.data,
+            d.function_pointer, d.gradient_pointer if gradient else 0, ng, buf.padded_weights(),
+            background, scale, fractions, partials, bad, self.chunk_blocks, threads)
+
+        def argument(j, v):
+            return scale * float(v) + float(np.dot(fractions, background[:, j])) if nb \
+                else scale * float(v)
+
+        problem = self._problem(bad, buf, params_t, pbuf, argument)
+        if problem is not None:
+            return None, problem
+        return partials.sum(axis=0)[:2 + nb + ng], None
+
+
+class PythonEvaluator:
+    """The same sums for a Python-form density, with numpy."""
+
+    def __init__(self, density, dtype):
+        self.density = density
+        self.dtype = np.dtype(dtype)
+
+    def _call(self, buf, params_t, gradient):
+        d = self.density
+        n = buf.n_events
+        p = params_t[:d.n_parameters].copy()
+        p.flags.writeable = False
+        if gradient:
+            out = d.gradient(buf.fields, p)
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise DensityError(f"{d.name}: the gradient function must return (values, "
+                                   f"gradient), got {type(out).__name__}")
+            v, g = out
+        else:
+            v, g = d.function(buf.fields, p), None
+        v = np.asarray(v, dtype=np.float64)
+        if v.shape != (n,):
+            raise DensityError(f"{d.name}: returned values of shape {v.shape}, expected ({n},) "
+                               f"(one per event)")
+        if gradient:
+            g = np.asarray(g, dtype=np.float64)
+            if g.shape != (d.n_parameters, n):
+                raise DensityError(f"{d.name}: returned a gradient of shape {g.shape}, expected "
+                                   f"({d.n_parameters}, {n}) (parameters {', '.join(d.parameters)}"
+                                   f" by events)")
+            if not np.all(np.isfinite(g)):
+                k, j = np.argwhere(~np.isfinite(g))[0]
+                raise DensityError(f"{d.name}: gradient with respect to {d.parameters[k]} is "
+                                   f"{g[k, j]} at event {j}")
+        return v, g
+
+    def values(self, buf, params_t, pbuf, threads):
+        return self._call(buf, params_t, False)[0]
+
+    def values_and_gradient(self, buf, params_t, pbuf, threads):
+        return self._call(buf, params_t, True)
+
+    @staticmethod
+    def _first_invalid(v):
+        bad = ~np.isfinite(v) | (v < 0)
+        if np.any(bad):
+            j = int(np.flatnonzero(bad)[0])
+            return Problem(j, v[j])
+        return None
+
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+        v, g = self._call(buf, params_t, gradient)
+        problem = self._first_invalid(v)
+        if problem is not None:
+            return None, problem
+        w = buf.weights
+        s = float(np.sum(v)) if w is None else float(np.dot(w, v))
+        sums = [s]
+        if gradient:
+            sums.extend(g.sum(axis=1) if w is None else g @ w)
+        return np.array(sums, dtype=np.float64), None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        v, g = self._call(buf, params_t, gradient)
+        problem = self._first_invalid(v)
+        if problem is not None:
+            return None, problem
+        n = buf.n_events
+        nb = background.shape[0]
+        term = scale * v
+        if nb:
+            term = term + np.asarray(fractions, dtype=np.float64) @ background[:, :n]
+        bad = ~(term > 0) | ~np.isfinite(term)
+        if np.any(bad):
+            j = int(np.flatnonzero(bad)[0])
+            return None, Problem(j, v[j], term[j])
+        w = buf.weights
+        lg = np.log(term) if w is None else w * np.log(term)
+        r = -2 / term if w is None else -2 * w / term
+        cols = [-2 * float(np.sum(lg)), float(np.dot(r, v))]
+        if nb:
+            cols.extend(background[:, :n] @ r)
+        if gradient:
+            cols.extend(g @ r)
+        return np.array(cols, dtype=np.float64), None
+
+
+def evaluator_for_fit(density, dtype, vector_length):
+    """The evaluator of a density in a fit of this precision and L."""
+    if density.kind == "block":
+        return BlockEvaluator(density, dtype, vector_length)
+    return PythonEvaluator(density, dtype)
