@@ -588,9 +588,8 @@ def _breakup(m0, ma, mb):
     return math.sqrt((m0 * m0 - (ma + mb) ** 2) * (m0 * m0 - (ma - mb) ** 2)) / (2 * m0)
 
 
-def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
-                    paths=PATHS, resonances=None):
-    r"""Chain amplitude :math:`A^{(c)}_{\lambda_\gamma}` at each event.
+def chain_amplitudes(fields, params, energy_mev, const, chain=1, paths=PATHS, resonances=None):
+    r"""Chain amplitudes :math:`A^{(c)}_{\lambda_\gamma}` for both photon helicities.
 
     Parameters
     ----------
@@ -602,7 +601,6 @@ def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
         Energy point (selects the production waves).
     const : dict
         Model constants (:func:`constants`).
-    photon_helicity : {-1, 1}
     chain : {1, 2}
         Chain 2 is chain 1 of the charge-conjugate labelling.
     paths : sequence of str, optional
@@ -612,16 +610,19 @@ def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
 
     Returns
     -------
-    numpy.ndarray of complex128
+    dict
+        ``{-1: A, +1: A}``, arrays of complex128.
     """
     f = {k[3:]: v for k, v in fields.items() if k.startswith(f"c{chain}_")}
     h = coupling_helicity_amplitudes(params, energy_mev)
-    lg = photon_helicity
     th_g, ph_g = _angles(f, "top")
     m_k, m_pi, r = const["M_K"], const["M_PI"], const["RADIUS"]
     coef = {"a": const["C_A"], "b": const["C_B"], "c": const["C_C"]}
-    # Two-body parts: y[p][mu] = e^{i mu phi_x} d^1_{mu 0}(theta_x) B_R(M_xy), per path.
-    two_body = {}
+    paths = [p for p in paths if coef[p] != 0]
+    # Per path p and K1 helicity lam: sum_mu e^{i lam phi_R} d^1_{lam mu}(theta_R) [H_mu]
+    # e^{i mu phi_x} d^1_{mu 0}(theta_x) B_R(M_xy), with the decay helicity amplitude H
+    # of each K1 applied below (dmat[p][lam][mu] holds the rest).
+    dmat = {}
     for p in paths:
         if p in "ab":
             m0, g0, ma, mb = const["KST_M"], const["KST_G"], m_k, m_pi
@@ -629,9 +630,13 @@ def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
             m0, g0, ma, mb = const["RHO_M"], const["RHO_G"], m_pi, m_pi
         bw = hep.breit_wigner_q_f(f[f"{p}_m"], f[f"{p}_q"], _breakup(m0, ma, mb), m0, g0, r, 1)
         th2, ph2 = _angles(f, f"{p}2")
-        two_body[p] = {mu: np.exp(1j * mu * ph2) * qm.d_function(1, mu, 0, th2) * bw
-                       for mu in (-1, 0, 1)}
-    total = 0
+        th1, ph1 = _angles(f, f"{p}1")
+        two = {mu: np.exp(1j * mu * ph2) * qm.d_function(1, mu, 0, th2) * bw for mu in (-1, 0, 1)}
+        dmat[p] = {lam: {mu: np.exp(1j * lam * ph1) * qm.d_function(1, lam, mu, th1) * two[mu]
+                         for mu in (-1, 0, 1)} for lam in (-1, 0, 1)}
+    top = {(lg, lam): np.exp(1j * lg * ph_g) * qm.d_function(1, lg, lam, th_g)
+           for lg in (-1, 1) for lam in (-1, 0, 1)}
+    out = {-1: 0, 1: 0}
     for k, m0, g0 in K1_RESONANCES:
         if resonances is not None and k not in resonances:
             continue
@@ -642,17 +647,25 @@ def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
                 continue
             decay = 0
             for p in paths:
-                if coef[p] == 0:
-                    continue
-                th1, ph1 = _angles(f, f"{p}1")
                 hd = h[(k, "KSTPI" if p in "ab" else "RHOK")]
                 y = 0
                 for mu in (-1, 0, 1):
-                    y = y + qm.d_function(1, lam, mu, th1) * hd[mu] * two_body[p][mu]
-                decay = decay + coef[p] * np.exp(1j * lam * ph1) * y
-            total = total + (np.exp(1j * lg * ph_g) * qm.d_function(1, lg, lam, th_g) * hp
-                             * bw3 * decay)
-    return total * np.ones(f["m3"].shape)
+                    y = y + hd[mu] * dmat[p][lam][mu]
+                decay = decay + coef[p] * y
+            for lg in (-1, 1):
+                out[lg] = out[lg] + top[(lg, lam)] * hp * bw3 * decay
+    shape = f["m3"].shape
+    return {lg: out[lg] * np.ones(shape) for lg in (-1, 1)}
+
+
+def chain_amplitude(fields, params, energy_mev, const, photon_helicity, chain=1,
+                    paths=PATHS, resonances=None):
+    r"""Chain amplitude :math:`A^{(c)}_{\lambda_\gamma}` at each event (one photon
+    helicity of :func:`chain_amplitudes`, same parameters)."""
+    if photon_helicity not in (-1, 1):
+        raise ValueError(f"photon_helicity must be -1 or 1, got {photon_helicity!r}")
+    return chain_amplitudes(fields, params, energy_mev, const, chain, paths,
+                            resonances)[photon_helicity]
 
 
 def amplitude(fields, params, energy_mev, const, photon_helicity):
@@ -664,8 +677,10 @@ def amplitude(fields, params, energy_mev, const, photon_helicity):
 def signal_density(fields, params, energy_mev, const):
     r"""Signal density :math:`S = \sum_{\lambda_\gamma=\pm1} |A_{\lambda_\gamma}|^2`
     (GeV^-8 up to the units of the partial-wave amplitudes)."""
+    a1 = chain_amplitudes(fields, params, energy_mev, const, 1)
+    a2 = chain_amplitudes(fields, params, energy_mev, const, 2)
     s = 0
     for lg in (-1, 1):
-        a = amplitude(fields, params, energy_mev, const, lg)
+        a = a1[lg] - a2[lg]
         s = s + a.real ** 2 + a.imag ** 2
     return s
