@@ -107,3 +107,48 @@ def test_fit_with_explicit_gradient_agrees_with_numerical(mc_dir):
           f"{fn.minuit.fval:.4f} (numerical, {fn.minuit.nfcn} calls); "
           f"largest |difference| / error {np.max(d):.3f}")
     assert os.path.exists(os.path.join(mc_dir, f"parameters_efficiency_mc_{point.name}.dat"))
+
+
+@pytest.fixture(scope="module")
+def compiled(model_cache):
+    import common
+    return common.compile_efficiency_density((1, 4), build_dir=model_cache)
+
+
+def test_compiled_efficiency_equals_numpy(mc_dir, compiled):
+    """efficiency_density.pyx (with the polynomial tool's code, active order 1)
+    equals the numpy form, values and gradient, to 1e-12 (float64): also with
+    non-zero order-2 correction coefficients, which both must ignore."""
+    from vecampfit.root_io import read_events
+    for name in ("kpkmpippim_2000_mev", "kskspippim_1900_mev"):
+        point = config.POINTS[name]
+        records, _ = read_events(os.path.join(mc_dir, point.file("mc")))
+        records = {k: v[:301] for k, v in records.items()}
+        p = efficiency.initial_parameters(point).values.copy()
+        rng = np.random.default_rng(5)
+        nc = len(efficiency.chebyshev_terms(point.efficiency_order))
+        p[:nc] += rng.normal(0, 0.01, nc)
+        p[nc + 6:] = rng.normal(0, 0.1, 35)
+        for data_efficiency in (False, True):
+            fields = efficiency.event_fields(records, point, data_efficiency)
+            ref, gref = efficiency.efficiency_density(fields, p, point, True)
+            for length in (1, 4):
+                d = efficiency.density_cython(compiled, point, "float64", length, data_efficiency)
+                assert d.parameters == tuple(efficiency.parameter_names(point))
+                v, g = d.evaluate(fields, p, gradient=True)
+                np.testing.assert_allclose(v, ref, rtol=1e-12)
+                np.testing.assert_allclose(g, gref, rtol=1e-10, atol=1e-12 * np.max(np.abs(gref)))
+                assert np.all(g[nc + 13:] == 0)
+            d32 = efficiency.density_cython(compiled, point, "float32", 4, data_efficiency)
+            np.testing.assert_allclose(d32.evaluate(fields, p), ref, rtol=1e-3, atol=1e-5)
+
+
+def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
+    import fit_efficiency
+    point = config.POINTS["kpkmpippim_2000_mev"]
+    fn, _ = fit_efficiency.fit_point(point, mc_dir, max_events=6000)
+    fc, _ = fit_efficiency.fit_point(point, mc_dir, max_events=6000, modules=compiled,
+                                     vector_length=4)
+    assert fc.minuit.valid
+    assert fc.minuit.fval == pytest.approx(fn.minuit.fval, abs=1e-6)
+    np.testing.assert_allclose(fc.values, fn.values, atol=1e-3 * np.max(fn.errors))

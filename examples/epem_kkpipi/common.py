@@ -195,3 +195,12 @@ def signal_density_cython(modules, point, precision="float64", vector_length=Non
                               vector_length=vector_length, model=f"E{point.energy_mev}",
                               fill_event_buffer=fill_signal_event_buffer,
                               name=f"signal {point.name}")
+
+
+def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``efficiency_density.pyx`` (with the polynomial tool's ``.pxd``
+    files of this folder and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+    from vecampfit.model_compiler import compile_model
+    return compile_model(os.path.join(HERE, "efficiency_density.pyx"), list(vector_lengths),
+                         build_dir=build_dir, include_dirs=(HERE,),
+                         extra_compile_args=["-DPOLYNOMIAL_ORDER=1"], verbose=verbose)

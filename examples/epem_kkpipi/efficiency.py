@@ -249,3 +249,15 @@ def density(point, data_efficiency=False):
                    parameters=parameter_names(point), event_fields=EVENT_FIELDS,
                    fill_event_buffer=lambda rec: event_fields(rec, point, data_efficiency),
                    name=f"efficiency {point.name}")
+
+
+def density_cython(modules, point, precision="float64", vector_length=None,
+                   data_efficiency=False):
+    """The compiled efficiency density of a point (``efficiency_density.pyx``,
+    compiled by :func:`common.compile_efficiency_density`) for the fitter."""
+    from vecampfit.fitter import Density
+    return Density.from_model(modules, precision, vector_length=vector_length,
+                              model=f"order{point.efficiency_order}",
+                              fill_event_buffer=lambda rec, const: event_fields(
+                                  rec, point, data_efficiency),
+                              name=f"efficiency {point.name}")

@@ -4,7 +4,8 @@ For each chosen point reads ``mc_<point>.root`` (generate.py) and fits
 E(Phi_lab, Phi) (efficiency.py) by the likelihood -2 ln g(E/w) for
 reconstructed and -2 ln(1 - g(E/w)) for other events, without
 normalization, with the explicit gradient (or Minuit's numerical one with
---no-gradient); w = R with --data-efficiency, else 1.  Writes
+--no-gradient), with the compiled density efficiency_density.pyx (or the
+numpy form with --numpy); w = R with --data-efficiency, else 1.  Writes
 ``parameters_efficiency_<mc|data>_<point>.dat`` (fitted values),
 ``efficiency_<mc|data>_<point>.txt`` (summary with the projection chi2) and,
 with --plot (always for 2000 MeV unless --no-plot), the projections onto
@@ -89,15 +90,26 @@ def plot(proj, path, title):
 
 
 def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_events=None,
-              make_plot=False, verbose=False):
-    """Fit the efficiency of one point; returns (fitter, projections)."""
+              make_plot=False, verbose=False, modules=None, vector_length=8,
+              precision="float64"):
+    """Fit the efficiency of one point; returns (fitter, projections).
+
+    With ``modules`` (``common.compile_efficiency_density``) the compiled
+    density of length ``vector_length`` and ``precision`` is used, else the
+    numpy form."""
     path = os.path.join(directory, point.file("mc"))
     records, _ = read_events(path)
     if max_events:
         records = {k: v[:max_events] for k, v in records.items()}
-    dens = efficiency.density(point, data_efficiency)
+    if modules is None:
+        dens = efficiency.density(point, data_efficiency)
+        vector_length, precision = 1, "float64"
+    else:
+        dens = efficiency.density_cython(modules, point, precision, vector_length,
+                                         data_efficiency)
     fitter = Fitter(efficiency.initial_parameters(point), randomize=False,
-                    use_gradient=gradient, vector_length=1, verbose=verbose)
+                    use_gradient=gradient, vector_length=vector_length, precision=precision,
+                    verbose=verbose)
     fitter.add_point(dens, normalization="none").add_data(records)
     fitter.migrad()
     kind = "data" if data_efficiency else "mc"
@@ -126,17 +138,27 @@ def main(argv=None):
                    help="fit the data efficiency (weights w = R) instead of the MC efficiency")
     p.add_argument("--no-gradient", action="store_true",
                    help="let Minuit differentiate numerically instead of the explicit gradient")
+    p.add_argument("--numpy", action="store_true",
+                   help="use the numpy density instead of the compiled one")
+    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--model-cache", default=None,
+                   help="folder for compiled models (default: vecampfit's cache)")
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many MC events per point")
     p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
     p.add_argument("--no-plot", action="store_true", help="no plots")
     args = p.parse_args(argv)
     results = {}
+    modules = None if args.numpy else common.compile_efficiency_density(
+        [args.vector_length], build_dir=args.model_cache)
     for point in config.select(args.process, args.energy):
         t = time.perf_counter()
         fitter, proj = fit_point(point, args.directory, data_efficiency=args.data_efficiency,
                                  gradient=not args.no_gradient, max_events=args.max_events,
-                                 make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000))
+                                 make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000),
+                                 modules=modules, vector_length=args.vector_length,
+                                 precision=args.precision)
         m = fitter.minuit
         chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in proj.items())
         print(f"{point.name}: F = {m.fval:.3f}, valid = {m.valid}, {m.nfcn} calls, "

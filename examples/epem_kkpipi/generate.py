@@ -40,7 +40,7 @@ def point_rng(seed, point):
     return np.random.default_rng([seed, k, point.energy_mev])
 
 
-def density_maximum(density, point, rng, n=100_000, safety=1.5):
+def density_maximum(density, point, rng, n=200_000, safety=2.0):
     """Estimate of the maximum of a density over phase space: ``safety``
     times its largest value at ``n`` phase-space points."""
     m = point.masses()
