@@ -104,9 +104,11 @@ def test_reconstructed_fraction_and_weights():
     assert 0.1 < ok.mean() < 0.5
 
 
-def test_accept_reject_follows_the_density():
+@pytest.mark.parametrize("with_detector", [False, True])
+def test_accept_reject_follows_the_density(with_detector):
     """Histogram of M(K1 pi1 pi2) of accept-reject signal events against
-    phase-space events weighted with the density (chi2 per bin)."""
+    phase-space events weighted with the density (times the data efficiency
+    for reconstructed events, generate.reconstructed_sample): chi2 per bin."""
     import generate
     point = config.POINTS["kskspippim_2000_mev"]
     rng = np.random.default_rng(6)
@@ -114,11 +116,17 @@ def test_accept_reject_follows_the_density():
     def dens(mom):
         return common.signal_density_of_momenta(mom, point)
 
-    sig = generate.generate_momenta(dens, point, 2000, rng)
+    if with_detector:
+        sig, _ = generate.reconstructed_sample(dens, point, 1500, rng, data=True, batch=20000)
+    else:
+        top = generate.density_maximum(dens, point, rng, n=50000)
+        sig = generate.generate_momenta(dens, point, 1500, rng, maximum=top)
     m = point.masses()
     ps = generation.phase_space(point.sqrt_s, [m[k] for k in common.PARTICLES], 60000, seed=rng)
     mom = dict(zip(common.PARTICLES, ps.momenta))
     w = ps.weights * dens(mom)
+    if with_detector:
+        w = w * detector.event_efficiency(mom, data=True)
 
     def m3(q):
         s = q["K1"] + q["pi1"] + q["pi2"]

@@ -9,7 +9,7 @@ For each point ``<process>_<E>_mev`` (config.py) writes, in --directory:
   the amplitude (model.py, the point's generation parameters) by
   accept-reject and a --background-fraction of background from the
   background model (common.BACKGROUND_TRUTH), both passed through the data
-  efficiency (times R) and the resolution;
+  efficiency (times R) and the resolution (see reconstructed_sample);
 * ``background_<point>.root``: a reconstructed background sample.
 
 Branches: see common.py.  Each point has its own random stream (from --seed,
@@ -71,21 +71,41 @@ def generate_momenta(density, point, n, rng, maximum=None, progress=False):
             print(f"{point.name}: density above the assumed maximum; restarting with {maximum:.4g}")
 
 
-def reconstructed_sample(density, point, n, rng, data=True, progress=False):
-    """``n`` reconstructed events: generated in rounds, passed through the
-    detector, reconstructed ones kept."""
+def reconstructed_sample(density, point, n, rng, data=True, progress=False, batch=50_000):
+    """``n`` reconstructed events distributed as ``density`` times phase space
+    times the efficiency.
+
+    Phase-space events (vecampfit.generation) are passed through the
+    detector first and the density is evaluated at the reconstructed ones
+    only, which are kept with probability density / maximum: the two
+    acceptances are independent, so the kept events have the density
+    ``density x efficiency`` (the detector makes the density evaluations
+    about four times fewer).  A value above the assumed maximum restarts the
+    sample with twice the largest value seen.
+    """
+    maximum = None if density is None else density_maximum(density, point, rng)
     parts_gen, parts_rec = [], []
     have = 0
-    efficiency = 0.3
-    maximum = None if density is None else density_maximum(density, point, rng)
     while have < n:
-        n_gen = int((n - have) / efficiency * 1.1) + 100
-        gen = generate_momenta(density, point, n_gen, rng, maximum, progress)
+        gen = generate_momenta(None, point, batch, rng)
         ok, rec, _ = detector.simulate(gen, point.masses(), rng, data=data)
-        efficiency = max(ok.mean(), 0.01)
+        if density is not None:
+            sub = {k: v[ok] for k, v in gen.items()}
+            f = density(sub)
+            if np.any(f > maximum):
+                maximum = 2 * float(np.max(f))
+                print(f"{point.name}: density above the assumed maximum; restarting with "
+                      f"{maximum:.4g}")
+                parts_gen, parts_rec, have = [], [], 0
+                continue
+            keep = np.zeros(len(ok), bool)
+            keep[np.flatnonzero(ok)] = rng.random(len(f)) * maximum < f
+            ok = keep
         parts_gen.append({k: v[ok] for k, v in gen.items()})
         parts_rec.append({k: v[ok] for k, v in rec.items()})
         have += int(ok.sum())
+        if progress:
+            print(f"{point.name}: {min(have, n)} of {n} events", file=sys.stderr)
     gen = {k: np.concatenate([p[k] for p in parts_gen])[:n] for k in common.PARTICLES}
     rec = {k: np.concatenate([p[k] for p in parts_rec])[:n] for k in common.PARTICLES}
     return gen, rec
