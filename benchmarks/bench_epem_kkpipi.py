@@ -74,7 +74,7 @@ def main(argv=None):
     p.add_argument("--output", default=None)
     args = p.parse_args(argv)
     lengths = [int(x) for x in args.lengths.split(",")]
-    lines = [f"# e+e- -> K K-bar pi pi: signal density and efficiency likelihood",
+    lines = ["# e+e- -> K K-bar pi pi: signal density and efficiency likelihood",
              "", f"{platform.processor() or platform.machine()}, one thread, "
              f"{args.events} events, best of {args.repeat}", ""]
 

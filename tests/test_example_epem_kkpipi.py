@@ -109,7 +109,6 @@ def test_jacob_wick_b5_against_projection(j, s1, l):
     sum <L mL s1 m1|J M> Y_L^mL |s1 m1> with particle 1 in the helicity state
     R(phi, theta, 0)|s1 lambda> (particle 2 spinless) equals
     sqrt((2J+1)/4pi) D^{J*}_{M lambda}(phi, theta, 0) H_lambda with H from eq. (B5)."""
-    from sympy import S
     from sympy.physics.quantum.cg import CG
     rng = np.random.default_rng(3 + j + 10 * l)
     h = model.helicity_amplitudes(j, s1, 0, {(l, s1): 1.0})

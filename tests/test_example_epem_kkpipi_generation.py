@@ -20,7 +20,6 @@ sys.path.insert(0, EXAMPLE)
 import common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
-import model  # noqa: E402
 from vecampfit import generation  # noqa: E402
 
 

@@ -28,7 +28,6 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
-import efficiency  # noqa: E402
 import generation_models  # noqa: E402
 import model  # noqa: E402
 import resolution  # noqa: E402

@@ -392,9 +392,9 @@ def parameter_names(energy_mev):
     return names
 
 
-#: Fixed normalization waves (value 1): per energy K1_1270_E<E>_S, per K1 the K* pi S wave.
 def fixed_parameter_names(energy_mev):
-    """Parameters fixed by convention (normalization and global phase)."""
+    """Parameters fixed by convention (normalization and global phase): the real and
+    imaginary parts of ``K1_1270_E<E>_S`` and of each ``K1_<m>_KSTPI_S`` (value 1 + 0i)."""
     out = [f"K1_1270_E{int(energy_mev)}_S_RE", f"K1_1270_E{int(energy_mev)}_S_IM"]
     for k, *_ in K1_RESONANCES:
         out += [f"{k}_KSTPI_S_RE", f"{k}_KSTPI_S_IM"]
