@@ -438,3 +438,16 @@ def test_chain_amplitude_against_cartesian_evaluation(process):
             total = total + bw3 * np.einsum("i,nij,nj->n", e, tp, decay)
         a = model.chain_amplitude(fields, params, energy, c, lg, 1)
         np.testing.assert_allclose(a, total, rtol=1e-9, atol=1e-12 * np.max(abs(total)))
+
+
+def test_parameter_conventions():
+    for e in model.ENERGIES_MEV:
+        names = model.parameter_names(e)
+        assert len(names) == 24 and len(set(names)) == 24
+        values = model.default_parameters(e)
+        assert list(values) == names
+        for n in model.fixed_parameter_names(e):
+            assert values[n] == (1.0 if n.endswith("_RE") else 0.0), n
+    # decay waves are shared by the energy points, production waves are not
+    a, b = set(model.parameter_names(1800)), set(model.parameter_names(2000))
+    assert a & b == {f"{w}_{x}" for w in model.decay_wave_names() for x in ("RE", "IM")}
