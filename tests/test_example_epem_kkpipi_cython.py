@@ -112,3 +112,36 @@ def test_python_form_density_agrees(compiled):
     np.testing.assert_allclose(cy.evaluate(cy.fill_event_buffer(records), params),
                                py.evaluate(fields, params), rtol=1e-12)
     assert cy.parameters == py.parameters
+
+
+@pytest.mark.parametrize("name", ["kpkmpippim_1900_mev", "kskspippim_2000_mev"])
+def test_gradient_against_finite_differences_of_numpy(compiled, name):
+    """density_gradient: dS/dp of all 24 parameters against central differences
+    of the numpy density; its values equal the density's."""
+    point = config.POINTS[name]
+    e = point.energy_mev
+    fields = events(point, 41, 4)
+    params = perturbed(e, 1)
+    const = point.constants()
+    worst = 0.0
+    for length in LENGTHS:
+        d = Density.from_model(compiled, "float64", constants=const, vector_length=length,
+                               model=f"E{e}")
+        assert d.has_gradient
+        v, g = d.evaluate(fields, params, gradient=True)
+        np.testing.assert_allclose(v, d.evaluate(fields, params), rtol=1e-13)
+        for q in range(24):
+            h = 1e-6
+            pp, pm = params.copy(), params.copy()
+            pp[q] += h
+            pm[q] -= h
+            fd = (model.signal_density(fields, pp, e, const)
+                  - model.signal_density(fields, pm, e, const)) / (2 * h)
+            err = float(np.max(np.abs(g[q] - fd)) / np.max(np.abs(fd)))
+            worst = max(worst, err)
+            assert err < 1e-6, (model.parameter_names(e)[q], err)
+        d32 = Density.from_model(compiled, "float32", constants=const, vector_length=length,
+                                 model=f"E{e}")
+        _, g32 = d32.evaluate(fields, params, gradient=True)
+        np.testing.assert_allclose(g32, g, rtol=1e-3, atol=1e-4 * np.max(np.abs(g)))
+    print(f"{name}: largest gradient difference from finite differences {worst:.1e}")

@@ -23,6 +23,8 @@
 # exports one model per energy point (the parameter names carry the energy);
 # the C functions are the same.
 #
+# density_gradient: S and dS/dp for the 24 parameters (below).
+#
 # Parameter buffer: helicity amplitudes from Jacob-Wick eq. (B5) for
 # J = 1 -> 1 + 0 (S wave: 1/sqrt(3) for every helicity; D wave: -sqrt(2/3) for
 # helicity 0, sqrt(1/6) for +-1), K1 masses and widths, the two-body
@@ -290,10 +292,199 @@ cdef void density(floating *out, const void *event_block, const floating *p,
         out[i] = s
 
 
+# ----------------------------------------------------------------------------
+# Density with the gradient with respect to the 24 partial-wave parameters
+# ----------------------------------------------------------------------------
+# A is linear in each production and each decay helicity amplitude.  With
+#   Y[r][lam][mu] = sum_{p of type r} c_p e^{i lam phi_p1} d^1_{lam mu}(theta_p1) t_p[mu]
+# (r = 0: K* pi paths a, b; r = 1: rho K path c; independent of the K1),
+#   D[k][lam] = sum_r sum_mu Hd[k][r][mu] Y[r][lam][mu],
+#   T[lg][k][lam] = e^{i lg phi_top} d^1_{lg lam}(theta_top) B_K1k,
+# A_lg = sum_k sum_lam T Hp[k][lam] D[k][lam]; a wave w of an amplitude enters
+# as H_lam = sum_w c_w(lam) w with c_S = 1/sqrt(3), c_D(0) = -sqrt(2/3),
+# c_D(+-1) = sqrt(1/6) (B5), so dA/d(Re w) = sum T c_w(lam) (...) and
+# dA/d(Im w) = i dA/d(Re w).
+
+cdef inline double _wave(int wave, int lam) noexcept nogil:
+    """c_w(lam) of the S (wave 0) or D (wave 1) wave, lam index 0, 1, 2 for -1, 0, 1."""
+    if wave == 0:
+        return 1 / sqrt(3.0)
+    if lam == 1:
+        return -sqrt(2.0 / 3.0)
+    return sqrt(1.0 / 6.0)
+
+
+cdef inline void _chain_gradient(floating *a_re, floating *a_im, floating *g_re, floating *g_im,
+                                 const floating *ev, const floating *pb) noexcept nogil:
+    """A_lg (a_re[lg L + i]) and dA_lg/dp_q (g_re[(lg N_PARAMETERS + q) L + i]) of one chain."""
+    cdef floating dtop[6 * VECTOR_LENGTH]
+    cdef floating d1[9 * VECTOR_LENGTH]
+    cdef floating d2[3 * VECTOR_LENGTH]
+    cdef floating bre[VECTOR_LENGTH]
+    cdef floating bim[VECTOR_LENGTH]
+    cdef floating tre[3 * VECTOR_LENGTH]
+    cdef floating tim[3 * VECTOR_LENGTH]
+    cdef floating yre[18 * VECTOR_LENGTH]       # [r][lam][mu]
+    cdef floating yim[18 * VECTOR_LENGTH]
+    cdef floating b3re[VECTOR_LENGTH]
+    cdef floating b3im[VECTOR_LENGTH]
+    cdef floating ere[4]                        # sum_mu c_w(mu) Y[r][lam][mu], index 2 r + w
+    cdef floating eim[4]
+    cdef const floating *node
+    cdef const floating *node2
+    cdef const floating *h
+    cdef const floating *two
+    cdef floating c, xr, xi, cp, sp, dr, di, tr, ti, hr, hi, qr, qi, cw, yr, yi
+    cdef int i, p, r, lg, lam, mu, k, w, q, base
+    node = ev + EV_TOP * VECTOR_LENGTH
+    for lg in range(2):
+        for lam in range(3):
+            d_function(&dtop[(3 * lg + lam) * VECTOR_LENGTH], 2, 4 * lg - 2, 2 * lam - 2,
+                       node, node + VECTOR_LENGTH)
+    for i in range(18 * VECTOR_LENGTH):
+        yre[i] = 0
+        yim[i] = 0
+    for p in range(3):
+        c = pb[PB_C + p]
+        if c == 0:
+            continue
+        r = 0 if p < 2 else 1
+        node = ev + (EV_NODE + 8 * p) * VECTOR_LENGTH
+        node2 = node + 4 * VECTOR_LENGTH
+        two = pb + PB_TWO + (0 if p < 2 else 5)
+        _bw2(bre, bim, ev + (EV_MQ + 2 * p) * VECTOR_LENGTH,
+             ev + (EV_MQ + 2 * p + 1) * VECTOR_LENGTH, two)
+        for mu in range(3):
+            d_function(&d2[mu * VECTOR_LENGTH], 2, 2 * mu - 2, 0, node2, node2 + VECTOR_LENGTH)
+            for lam in range(3):
+                d_function(&d1[(3 * lam + mu) * VECTOR_LENGTH], 2, 2 * lam - 2, 2 * mu - 2,
+                           node, node + VECTOR_LENGTH)
+        for mu in range(3):
+            for i in range(VECTOR_LENGTH):
+                cp = 1 if mu == 1 else node2[2 * VECTOR_LENGTH + i]
+                sp = (mu - 1) * node2[3 * VECTOR_LENGTH + i]
+                xr = d2[mu * VECTOR_LENGTH + i] * bre[i]
+                xi = d2[mu * VECTOR_LENGTH + i] * bim[i]
+                tre[mu * VECTOR_LENGTH + i] = cp * xr - sp * xi
+                tim[mu * VECTOR_LENGTH + i] = cp * xi + sp * xr
+        for lam in range(3):
+            for mu in range(3):
+                for i in range(VECTOR_LENGTH):
+                    cp = 1 if lam == 1 else node[2 * VECTOR_LENGTH + i]
+                    sp = (lam - 1) * node[3 * VECTOR_LENGTH + i]
+                    xr = d1[(3 * lam + mu) * VECTOR_LENGTH + i] * tre[mu * VECTOR_LENGTH + i]
+                    xi = d1[(3 * lam + mu) * VECTOR_LENGTH + i] * tim[mu * VECTOR_LENGTH + i]
+                    yre[((3 * r + lam) * 3 + mu) * VECTOR_LENGTH + i] += c * (cp * xr - sp * xi)
+                    yim[((3 * r + lam) * 3 + mu) * VECTOR_LENGTH + i] += c * (cp * xi + sp * xr)
+    for i in range(2 * VECTOR_LENGTH):
+        a_re[i] = 0
+        a_im[i] = 0
+    for i in range(2 * N_PARAMETERS * VECTOR_LENGTH):
+        g_re[i] = 0
+        g_im[i] = 0
+    node = ev + EV_TOP * VECTOR_LENGTH
+    for k in range(2):
+        _bw3(b3re, b3im, ev + EV_M3 * VECTOR_LENGTH, pb[k * PB_K1 + PB_M0],
+             pb[k * PB_K1 + PB_G0])
+        for lam in range(3):
+            for i in range(VECTOR_LENGTH):
+                # D[k][lam] and the wave sums E
+                dr = 0
+                di = 0
+                for r in range(2):
+                    h = pb + k * PB_K1 + (PB_HK if r == 0 else PB_HR)
+                    for w in range(2):
+                        ere[2 * r + w] = 0
+                        eim[2 * r + w] = 0
+                    for mu in range(3):
+                        yr = yre[((3 * r + lam) * 3 + mu) * VECTOR_LENGTH + i]
+                        yi = yim[((3 * r + lam) * 3 + mu) * VECTOR_LENGTH + i]
+                        dr = dr + h[mu] * yr - h[3 + mu] * yi
+                        di = di + h[mu] * yi + h[3 + mu] * yr
+                        for w in range(2):
+                            cw = <floating>_wave(w, mu)
+                            ere[2 * r + w] += cw * yr
+                            eim[2 * r + w] += cw * yi
+                h = pb + k * PB_K1 + PB_HP
+                hr = h[lam]
+                hi = h[3 + lam]
+                for lg in range(2):
+                    # T = e^{i lg phi} d^1_{lg lam} B_K1
+                    cp = node[2 * VECTOR_LENGTH + i]
+                    sp = (2 * lg - 1) * node[3 * VECTOR_LENGTH + i]
+                    xr = dtop[(3 * lg + lam) * VECTOR_LENGTH + i]
+                    tr = xr * (cp * b3re[i] - sp * b3im[i])
+                    ti = xr * (cp * b3im[i] + sp * b3re[i])
+                    # A += T Hp D
+                    qr = hr * dr - hi * di
+                    qi = hr * di + hi * dr
+                    a_re[lg * VECTOR_LENGTH + i] += tr * qr - ti * qi
+                    a_im[lg * VECTOR_LENGTH + i] += tr * qi + ti * qr
+                    base = lg * N_PARAMETERS
+                    # production waves of K1 k: parameters 4 k + 2 w (+1 imaginary)
+                    for w in range(2):
+                        cw = <floating>_wave(w, lam)
+                        qr = cw * (tr * dr - ti * di)
+                        qi = cw * (tr * di + ti * dr)
+                        q = base + 4 * k + 2 * w
+                        g_re[q * VECTOR_LENGTH + i] += qr
+                        g_im[q * VECTOR_LENGTH + i] += qi
+                        g_re[(q + 1) * VECTOR_LENGTH + i] -= qi
+                        g_im[(q + 1) * VECTOR_LENGTH + i] += qr
+                    # decay waves of K1 k: parameters 8 + 8 k + 4 r + 2 w (+1 imaginary)
+                    xr = tr * hr - ti * hi
+                    xi = tr * hi + ti * hr
+                    for r in range(2):
+                        for w in range(2):
+                            qr = xr * ere[2 * r + w] - xi * eim[2 * r + w]
+                            qi = xr * eim[2 * r + w] + xi * ere[2 * r + w]
+                            q = base + 8 + 8 * k + 4 * r + 2 * w
+                            g_re[q * VECTOR_LENGTH + i] += qr
+                            g_im[q * VECTOR_LENGTH + i] += qi
+                            g_re[(q + 1) * VECTOR_LENGTH + i] -= qi
+                            g_im[(q + 1) * VECTOR_LENGTH + i] += qr
+
+
+cdef void density_gradient(floating *out, floating *gradient, const void *event_block,
+                           const floating *p, const void *parameter_buffer) noexcept nogil:
+    """S and dS/dp_q = sum_lg 2 Re(conj(A1 - A2) (dA1 - dA2)/dp_q), layout [N_PARAMETERS][L]."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef floating a1re[2 * VECTOR_LENGTH]
+    cdef floating a1im[2 * VECTOR_LENGTH]
+    cdef floating a2re[2 * VECTOR_LENGTH]
+    cdef floating a2im[2 * VECTOR_LENGTH]
+    cdef floating g1re[2 * N_PARAMETERS * VECTOR_LENGTH]
+    cdef floating g1im[2 * N_PARAMETERS * VECTOR_LENGTH]
+    cdef floating g2re[2 * N_PARAMETERS * VECTOR_LENGTH]
+    cdef floating g2im[2 * N_PARAMETERS * VECTOR_LENGTH]
+    cdef floating xr, xi, s, gq
+    cdef int i, lg, q, j
+    _chain_gradient(a1re, a1im, g1re, g1im, ev, pb)
+    _chain_gradient(a2re, a2im, g2re, g2im, ev + N_CHAIN_FIELDS * VECTOR_LENGTH, pb)
+    for i in range(VECTOR_LENGTH):
+        s = 0
+        for lg in range(2):
+            xr = a1re[lg * VECTOR_LENGTH + i] - a2re[lg * VECTOR_LENGTH + i]
+            xi = a1im[lg * VECTOR_LENGTH + i] - a2im[lg * VECTOR_LENGTH + i]
+            s = s + xr * xr + xi * xi
+        out[i] = s
+    for q in range(N_PARAMETERS):
+        for i in range(VECTOR_LENGTH):
+            gq = 0
+            for lg in range(2):
+                xr = a1re[lg * VECTOR_LENGTH + i] - a2re[lg * VECTOR_LENGTH + i]
+                xi = a1im[lg * VECTOR_LENGTH + i] - a2im[lg * VECTOR_LENGTH + i]
+                j = (lg * N_PARAMETERS + q) * VECTOR_LENGTH + i
+                gq = gq + 2 * (xr * (g1re[j] - g2re[j]) + xi * (g1im[j] - g2im[j]))
+            gradient[q * VECTOR_LENGTH + i] = gq
+
+
 def _description(energy_mev):
     return model_description(parameter_names(energy_mev), EVENT_FIELDS, CONSTANTS,
                              N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
-                             density[double], density[float], NULL, NULL,
+                             density[double], density[float],
+                             density_gradient[double], density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
 
 
