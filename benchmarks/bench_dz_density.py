@@ -28,11 +28,11 @@ from timing import best_time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "dz_kmpippiz"))
 import model  # noqa: E402
+from common import MASSES, SIGNAL_CONSTANTS  # noqa: E402  (PDG 2024 masses, GeV)
 
 from vecampfit import _build_config  # noqa: E402
+from vecampfit.fitter import Density  # noqa: E402
 from vecampfit.model_compiler import compile_model  # noqa: E402
-
-MASSES = {"md": 1.86484, "km": 0.493677, "pip": 0.13957039, "piz": 0.1349768}
 
 
 def dalitz_fields(n, seed=1):
@@ -123,14 +123,13 @@ def main():
     best = {}
     base = {}
     for length in lengths:
-        mod = mods[length]
-        mod.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
         row = {}
-        for dtype, key in ((np.float64, "f64"), (np.float32, "f32")):
-            blocks = model.to_blocks(fields, length, dtype)
-            p = params.astype(dtype)
-            row[key] = best_time(lambda: mod.evaluate(blocks, p), args.repeat) / n * 1e9
-            row[key + "g"] = best_time(lambda: mod.evaluate(blocks, p, True), args.repeat) / n * 1e9
+        for precision, key in (("float64", "f64"), ("float32", "f32")):
+            dens = Density.from_model(mods[length], precision, constants=SIGNAL_CONSTANTS)
+            blocks = dens.event_buffer(fields)
+            row[key] = best_time(lambda: dens.evaluate(blocks, params), args.repeat) / n * 1e9
+            row[key + "g"] = best_time(lambda: dens.evaluate(blocks, params, True),
+                                       args.repeat) / n * 1e9
         if length == lengths[0]:
             base = row
         for key in ("f64", "f32"):

@@ -35,13 +35,11 @@ def numpy_density():
         d = x - p[0]
         s = np.exp(-d * d * (1 / (2 * p[1] * p[1])))
         return s, np.stack([s * d / p[1] ** 2, s * d * d / p[1] ** 3])
-    return Density(f, fg, event_fields=["x"], n_gradient_parameters=2, name="numpy")
+    return Density(f, fg, parameters=["mu", "sigma"], event_fields=["x"], name="numpy")
 
 
 def block_density(module, precision):
-    c = module.callables(precision)
-    return Density(c["density"], c["gradient"], event_fields=["x"], parameter_buffer_size=3,
-                   fill_parameter_buffer=c["fill"], n_gradient_parameters=2, name="cython")
+    return Density.from_model(module, precision, model="gauss", name="cython")
 
 
 def main(argv=None):

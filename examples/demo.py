@@ -23,14 +23,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "dz_kmpippiz"))
 
 import model  # noqa: E402  (the example's numpy model)
+from common import MASSES, SIGNAL_CONSTANTS  # noqa: E402  (PDG 2024 masses, GeV)
 
 import vecampfit  # noqa: E402
 from vecampfit import complex_vector as cv  # noqa: E402
 from vecampfit import high_energy_physics as hep  # noqa: E402
+from vecampfit.fitter import Density  # noqa: E402
 from vecampfit.model_compiler import compile_model  # noqa: E402
-
-# PDG 2024 masses (GeV).
-MASSES = {"md": 1.86484, "km": 0.493677, "pip": 0.13957039, "piz": 0.1349768}
 
 
 def dalitz_sample(n, rng):
@@ -103,10 +102,11 @@ def main():
     a, b, fields = dalitz_sample(2000, rng)
     reference = model.signal_density(fields, params, MASSES)
     print("\nCython density against the numpy model on 2000 Dalitz-plot points:")
-    for length, mod in mods.items():
-        mod.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
-        v64 = mod.evaluate(model.to_blocks(fields, length), params)[: len(reference)]
-        v32 = mod.evaluate(model.to_blocks(fields, length, np.float32), params.astype(np.float32))[: len(reference)]
+    dens = {(length, precision): Density.from_model(mod, precision, constants=SIGNAL_CONSTANTS)
+            for length, mod in mods.items() for precision in ("float64", "float32")}
+    for length in mods:
+        v64 = dens[length, "float64"].evaluate(fields, params)
+        v32 = dens[length, "float32"].evaluate(fields, params)
         print(f"  L = {length:2d}: largest relative difference float64 {np.max(np.abs(v64 / reference - 1)):.1e}, "
               f"float32 {np.max(np.abs(v32 / reference - 1)):.1e}")
 
@@ -115,17 +115,16 @@ def main():
     t_numpy = best_time(lambda: model.signal_density(big, params, MASSES), 2) / n * 1e9
     print(f"\nTime per event ({n} events; numpy model: {t_numpy:.1f} ns):")
     print(f"  {'L':>3} {'float64 ns':>11} {'float32 ns':>11} {'numpy/float64':>14}")
-    for length, mod in mods.items():
-        blocks64 = model.to_blocks(big, length)
-        blocks32 = model.to_blocks(big, length, np.float32)
-        p32 = params.astype(np.float32)
-        t64 = best_time(lambda: mod.evaluate(blocks64, params)) / n * 1e9
-        t32 = best_time(lambda: mod.evaluate(blocks32, p32)) / n * 1e9
+    for length in mods:
+        d64, d32 = dens[length, "float64"], dens[length, "float32"]
+        blocks64, blocks32 = d64.event_buffer(big), d32.event_buffer(big)
+        t64 = best_time(lambda: d64.evaluate(blocks64, params)) / n * 1e9
+        t32 = best_time(lambda: d32.evaluate(blocks32, params)) / n * 1e9
         print(f"  {length:>3} {t64:11.1f} {t32:11.1f} {t_numpy / t64:14.1f}")
 
     print("\nSignal density over the Dalitz plot, logarithmic shading "
           "(x: m^2(K- pi+), y: m^2(K- pi0)):")
-    values = mods[lengths[-1]].evaluate(model.to_blocks(big, lengths[-1]), params)[:n]
+    values = dens[lengths[-1], "float64"].evaluate(big, params)
     print(text_map(big_a, big_b, values))
 
 

@@ -6,6 +6,7 @@ import sys
 import numpy as np
 import pytest
 
+from vecampfit.fitter import Density
 from vecampfit.model_compiler import compile_model
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
@@ -36,9 +37,9 @@ def dalitz_points(n, seed):
 @pytest.fixture(scope="module")
 def compiled(model_cache):
     mods = compile_model(os.path.join(EXAMPLE, "signal_density.pyx"), (1, 4, 8), build_dir=model_cache)
-    for mod in mods.values():
-        mod.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
-    return mods
+    return {(length, precision): Density.from_model(mod, precision,
+                                                    constants=common.SIGNAL_CONSTANTS)
+            for length, mod in mods.items() for precision in ("float64", "float32")}
 
 
 def cleo_parameters():
@@ -60,10 +61,11 @@ def perturbed_parameters(seed):
     return p
 
 
-def test_layout_matches_the_python_model(compiled):
-    lay = compiled[4].layout()
-    assert lay["event_fields"] == len(model.EVENT_FIELDS)
-    assert lay["parameters"] == len(model.parameter_names())
+def test_the_module_describes_the_python_model(compiled):
+    d = compiled[4, "float64"]
+    assert d.event_fields == model.EVENT_FIELDS
+    assert d.parameters == tuple(model.parameter_names())
+    assert d.constants == common.SIGNAL_CONSTANTS
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -72,26 +74,27 @@ def test_cython_density_equals_numpy(compiled, seed):
     params = cleo_parameters() if seed == 1 else perturbed_parameters(seed)
     ref = model.signal_density(fields, params, MASSES)
     worst = 0.0
-    for length, mod in compiled.items():
-        values = mod.evaluate(model.to_blocks(fields, length), params)[: len(ref)]
+    for length in (1, 4, 8):
+        d64, d32 = compiled[length, "float64"], compiled[length, "float32"]
+        values = d64.evaluate(fields, params)
         err = np.max(np.abs(values - ref) / ref)
         worst = max(worst, err)
         assert err < 1e-12, (length, err)
-        values32 = mod.evaluate(model.to_blocks(fields, length, np.float32), params.astype(np.float32))[: len(ref)]
+        values32 = d32.evaluate(fields, params)
         assert values32.dtype == np.float32
         assert np.max(np.abs(values32 - ref) / ref) < 1e-3
-        v, g = mod.evaluate(model.to_blocks(fields, length), params, True)
+        v, g = d64.evaluate(fields, params, True)
         # The gradient path groups operations differently: equal to rounding.
-        np.testing.assert_allclose(v[: len(ref)], values, rtol=1e-13)
+        np.testing.assert_allclose(v, values, rtol=1e-13)
     print(f"largest relative difference Cython vs numpy (float64): {worst:.2e}")
 
 
 def test_gradient_against_finite_differences(compiled):
     fields = dalitz_points(64, 5)
     params = perturbed_parameters(5)
-    mod = compiled[4]
-    blocks = model.to_blocks(fields, 4)
-    _, grad = mod.evaluate(blocks, params, True)
+    dens = compiled[4, "float64"]
+    blocks = dens.event_buffer(fields)
+    _, grad = dens.evaluate(blocks, params, True)
     names = model.parameter_names()
     worst = 0.0
     for k, name in enumerate(names):
@@ -99,7 +102,7 @@ def test_gradient_against_finite_differences(compiled):
         pp, pm = params.copy(), params.copy()
         pp[k] += h
         pm[k] -= h
-        fd = (mod.evaluate(blocks, pp) - mod.evaluate(blocks, pm)) / (2 * h)
+        fd = (dens.evaluate(blocks, pp) - dens.evaluate(blocks, pm)) / (2 * h)
         scale = np.max(np.abs(fd)) + 1e-300
         err = np.max(np.abs(grad[k] - fd)) / scale
         worst = max(worst, err)
@@ -144,9 +147,20 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
                  "signal_density.root", "parameters_background_result.dat"):
         assert os.path.exists(os.path.join(d, name)), name
     hist = plot.main(["--directory", d, "--bins", "30"])
+    # The fit describes the data: chi2 per bin of each projection (bins with
+    # at least 10 expected events) near 1, where phase space alone (the
+    # normalization events unweighted, same total) is far off.
+    import uproot
+    with uproot.open(os.path.join(d, "signal_density.root")) as f:
+        norm = f["normalization_0"].arrays(library="np")
     for field, h in hist.items():
-        # The fit describes the data: total counts agree.
-        assert abs(h["fit"].sum() - h["data"].sum()) < 1e-6 * h["data"].sum()
+        flat = np.histogram(norm[field] ** 2, h["edges"])[0] * (h["data"].sum() / len(norm[field]))
+        use = h["fit"] >= 10
+        chi2_fit = np.sum((h["data"][use] - h["fit"][use]) ** 2 / h["fit"][use]) / use.sum()
+        chi2_flat = np.sum((h["data"][use] - flat[use]) ** 2 / np.maximum(flat[use], 1)) / use.sum()
+        print(f"{field}: chi2 per bin {chi2_fit:.2f} (fit), {chi2_flat:.1f} (phase space)")
+        assert chi2_fit < 2.0, field
+        assert chi2_flat > 5.0, field
     for name in ("projections.png", "projections.pdf", "dalitz_plot.png"):
         assert os.path.getsize(os.path.join(d, name)) > 1000
 
@@ -211,3 +225,56 @@ def test_programs_have_help(program):
                           capture_output=True, text=True, cwd=str(EXAMPLE))
     assert proc.returncode == 0, proc.stderr
     assert "--directory" in proc.stdout
+
+
+def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
+    """The CLEO model's components: with only magnitudes, phases and the
+    background fraction free, the cached likelihood and its gradient equal
+    the full path's (1e-10), and the signal fit ends at the same values (1e-4
+    of the errors)."""
+    import fit_signal
+    import generate
+    d = str(tmp_path)
+    generate.main(["--directory", d, "--events", "3000", "--mc-events", "30000",
+                   "--background-events", "0", "--seed", "8"])
+    results = {}
+    for cache in ("never", "auto"):
+        f = fit_signal.build(fit_signal_args(d, model_cache))
+        f.likelihood.cache = cache
+        free = fit_signal.names("A") + fit_signal.names("P") + [common.BACKGROUND_FRACTION]
+        f.likelihood.free_parameters = free
+        x = f.initial_values.copy()
+        results[cache, "F"] = f.evaluate(x, gradient=True)
+        # Converged well below the errors, so that the two minima can be compared at 1e-4.
+        f.minuit.tol = 1e-6
+        fit_signal.run_sequence(f, fit_signal_namespace())
+        assert f.minuit.valid
+        results[cache] = (f.values, f.errors)
+        idx = [f.parameter_index(n) for n in free]
+    (v0, g0), (v1, g1) = results["never", "F"], results["auto", "F"]
+    grel = np.max(np.abs(g1[idx] - g0[idx])) / np.max(np.abs(g0[idx]))
+    print(f"F {v0:.12g}: cached relative difference {abs(v1 / v0 - 1):.1e}, gradient {grel:.1e}")
+    assert abs(v1 / v0 - 1) < 1e-10 and grel < 1e-8
+    (x0, e0), (x1, e1) = results["never"], results["auto"]
+    ok = e0 > 0
+    print(f"largest difference of fitted values: {np.max(np.abs(x1 - x0)[ok] / e0[ok]):.1e} errors")
+    assert np.all(np.abs(x1 - x0)[ok] < 1e-4 * e0[ok])
+
+
+def fit_signal_namespace(**kw):
+    import argparse
+    d = dict(no_background=False, release_masses=False, release_widths=False)
+    d.update(kw)
+    return argparse.Namespace(**d)
+
+
+def fit_signal_args(directory, model_cache):
+    import fit_signal
+    p = common.add_fit_options(common.parser("test"))
+    p.add_argument("--pseudoexperiment", type=int, default=-1)
+    p.add_argument("--grid-integration", type=int, default=0)
+    for flag in ("--weighted-mc", "--numpy", "--no-background", "--quiet"):
+        p.add_argument(flag, action="store_true")
+    del fit_signal
+    return p.parse_args(["--directory", directory, "--model-cache", model_cache, "--seed", "4",
+                         "--quiet"])

@@ -42,9 +42,10 @@ def setup(model_cache):
 
 @pytest.fixture(scope="module")
 def compiled(model_cache, setup):
-    mods = genfit3k.compile_density((1, 4), M, setup.normalization, build_dir=model_cache)
+    mods = genfit3k.compile_density((1, 4), build_dir=model_cache)
     mods[8] = setup.module
-    return mods
+    return {(length, precision): genfit3k.signal_density(mod, precision, M, setup.normalization)
+            for length, mod in mods.items() for precision in ("float64", "float32")}
 
 
 def dalitz_points(n, seed):
@@ -149,16 +150,16 @@ def test_laura_legendre_normalization_and_covariant_factor():
 def test_compiled_density_equals_numpy(compiled, setup):
     s13, s23 = dalitz_points(301, 5)
     fields = genfit3k.event_buffer_fields(s13, s23, M)
-    assert compiled[4].layout() == {"event_fields": len(genfit3k.EVENT_FIELDS),
-                                    "parameters": len(genfit3k.PARAMETER_NAMES),
-                                    "parameter_buffer": compiled[4].layout()["parameter_buffer"]}
+    d = compiled[4, "float64"]
+    assert d.event_fields == genfit3k.EVENT_FIELDS
+    assert d.parameters == genfit3k.PARAMETER_NAMES
+    assert d.constants == genfit3k.model_constants(M, setup.normalization)
     for x in (GENERATED, perturbed(6)):
         ref = genfit3k.density(s13, s23, x, M, setup.normalization)
-        for length, mod in compiled.items():
-            got = mod.evaluate(genfit3k.to_blocks(fields, length), x)[:len(ref)]
+        for length in (1, 4, 8):
+            got = compiled[length, "float64"].evaluate(fields, x)
             assert np.max(np.abs(got / ref - 1)) < 1e-12, length
-            got32 = mod.evaluate(genfit3k.to_blocks(fields, length, np.float32),
-                                 x.astype(np.float32))[:len(ref)]
+            got32 = compiled[length, "float32"].evaluate(fields, x)
             assert np.max(np.abs(got32 / ref - 1)) < 2e-3, length
 
 
@@ -167,8 +168,8 @@ def test_gradient_against_finite_differences(compiled):
     s13 = np.concatenate([s13, np.full(20, 1.0195 ** 2)])       # on the phi(1020) peak
     s23 = np.concatenate([s23, np.linspace(4.0, 18.0, 20)])
     fields = genfit3k.event_buffer_fields(s13, s23, M)
-    mod = compiled[4]
-    blocks = genfit3k.to_blocks(fields, 4)
+    mod = compiled[4, "float64"]
+    blocks = mod.event_buffer(fields)
     n = len(s13)
     for x in (GENERATED, perturbed(8)):
         values, grad = mod.evaluate(blocks, x, True)
@@ -435,3 +436,33 @@ def test_pseudoexperiment_pulls(tmp_path, setup):
     # Fit fractions: sum close to 1 (little interference), each about 1/3.
     ff = np.array([[r["fit_fractions"][c] for c in genfit3k.COMPONENTS] for r in results])
     assert np.all(np.abs(ff.mean(axis=0) - 1 / 3) < 0.03)
+
+
+def test_cached_fit_equals_the_full_fit(setup):
+    """The model's components (phi, f'2, non-resonant): with only the
+    coefficients free, the cached likelihood equals the full one (1e-10) and
+    the fit ends at the same values (1e-4 of the errors)."""
+    m13, m23 = genfit3k.read_events(genfit3k.LAURA_TOYS, 2)
+    out = {}
+    for cache in ("never", "auto"):
+        f = setup.fitter(m13, m23)
+        f.likelihood.cache = cache
+        f.fix_all()
+        f.release(list(genfit3k.COEFFICIENTS))
+        x = f.initial_values.copy()
+        f.likelihood.free_parameters = list(genfit3k.COEFFICIENTS)
+        out[cache, "F"] = f.evaluate(x, gradient=True)
+        f.minuit.tol = 1e-6
+        f.migrad()
+        f.hesse()
+        assert f.minuit.valid
+        out[cache] = (f.values, f.errors)
+    (v0, g0), (v1, g1) = out["never", "F"], out["auto", "F"]
+    idx = [genfit3k.PARAMETER_NAMES.index(n) for n in genfit3k.COEFFICIENTS]
+    print(f"F {v0:.12g}, cached relative difference {abs(v1 / v0 - 1):.1e}; gradient "
+          f"{np.max(np.abs(g1[idx] - g0[idx])) / np.max(np.abs(g0[idx])):.1e}")
+    assert abs(v1 / v0 - 1) < 1e-10
+    np.testing.assert_allclose(g1[idx], g0[idx], rtol=1e-8, atol=1e-9 * np.abs(g0[idx]).max())
+    (x0, e0), (x1, e1) = out["never"], out["auto"]
+    free = e0 > 0
+    assert np.all(np.abs(x1 - x0)[free] < 1e-4 * e0[free])

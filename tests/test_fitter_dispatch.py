@@ -2,18 +2,27 @@
 kernels for the CPU, checked against the CPU flags the operating system
 reports, and the same likelihood from every kernel build this CPU runs."""
 
+import importlib.util
 import os
 
 import numpy as np
 import pytest
 
+from vecampfit import _build_config
 from vecampfit.fitter import _dispatch, _kernels
-from vecampfit.fitter import likelihood as likelihood_module
+from vecampfit.fitter import _evaluation as evaluation_module
 
 from test_fitter_likelihood import FITS, make, toy  # noqa: F401  (toy is a fixture)
 
-# x86-64-v3 per the x86-64 psABI, as Linux names the flags in /proc/cpuinfo.
-X86_64_V3_FLAGS = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
+# x86-64-v3 per the x86-64 psABI, as Linux names the flags in /proc/cpuinfo:
+# the level includes x86-64-v2 (and the baseline, which every x86-64 CPU has).
+# LZCNT is "abm" in /proc/cpuinfo, SSE3 is "pni".  The operating system's
+# support for the AVX registers (OSXSAVE) is not listed as a flag, but Linux
+# removes avx, avx2, fma and f16c from the list when it does not enable them.
+X86_64_V2_FLAGS = {"cx16", "lahf_lm", "popcnt", "pni", "sse4_1", "sse4_2", "ssse3"}
+X86_64_V3_FLAGS = X86_64_V2_FLAGS | {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe",
+                                     "xsave"}
+V3_MODULE = "vecampfit.fitter._kernels_x86_64_v3"
 
 
 def cpuinfo_flags():
@@ -27,6 +36,22 @@ def cpuinfo_flags():
     return None
 
 
+def cpu_reports_x86_64_v3():
+    """What the operating system says about this CPU: True or False (skip if unknown)."""
+    flags = cpuinfo_flags()
+    if flags is None or os.uname().machine != "x86_64":
+        pytest.skip("needs /proc/cpuinfo on x86-64")
+    return X86_64_V3_FLAGS <= flags
+
+
+def v3_kernels_built():
+    return importlib.util.find_spec(V3_MODULE) is not None
+
+
+def baseline_target():
+    return "native" if _build_config.NATIVE else "baseline"
+
+
 def available():
     """(module, target) of every kernel build that this CPU runs."""
     out = [_dispatch.select("baseline")]
@@ -38,19 +63,30 @@ def available():
 
 
 def test_cpu_check_agrees_with_the_operating_system():
-    flags = cpuinfo_flags()
-    if flags is None or os.uname().machine != "x86_64":
-        pytest.skip("needs /proc/cpuinfo on x86-64")
-    expected = X86_64_V3_FLAGS <= flags
+    expected = cpu_reports_x86_64_v3()
     print(f"x86-64-v3 flags present: {expected}; kernels in use: {_dispatch.target}")
     assert _kernels.cpu_supports_x86_64_v3() == expected
 
 
-def test_automatic_choice_is_the_best_the_cpu_runs():
+def test_automatic_choice_follows_the_cpu_flags():
+    # The x86-64-v3 kernels exactly when the build has them and
+    # /proc/cpuinfo lists every flag of that level; the baseline otherwise.
+    v3 = v3_kernels_built() and cpu_reports_x86_64_v3()
+    expected = "x86-64-v3" if v3 else baseline_target()
+    for module, target in (_dispatch.select("auto"), (_dispatch.kernels, _dispatch.target)):
+        assert target == expected
+        assert module.__name__ == (V3_MODULE if v3 else "vecampfit.fitter._kernels")
+    assert evaluation_module._kernels is _dispatch.kernels
+
+
+def test_automatic_choice_ignores_a_missing_build(monkeypatch):
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == V3_MODULE else real_find_spec(name, *a))
     module, target = _dispatch.select("auto")
-    builds = available()
-    assert (module, target) == builds[-1]
-    assert likelihood_module._kernels is _dispatch.kernels
+    assert module is _kernels and target == baseline_target()
+    with pytest.raises(RuntimeError, match="this build has no x86-64-v3 kernels"):
+        _dispatch.select("x86-64-v3")
 
 
 def test_baseline_is_always_available():
@@ -67,23 +103,27 @@ def test_unknown_choice_names_the_variable_and_the_choices(monkeypatch):
         _dispatch.select()
 
 
-def test_x86_64_v3_on_request_or_a_clear_reason():
-    try:
-        module, target = _dispatch.select("x86-64-v3")
-    except RuntimeError as e:
-        assert "x86-64-v3" in str(e)
-        assert "build" in str(e) or "CPU" in str(e)
-        print(f"not available: {e}")
-    else:
-        assert target == "x86-64-v3"
-        assert module.cpu_supports_x86_64_v3()
+def test_x86_64_v3_on_request_exactly_when_the_cpu_has_it(monkeypatch):
+    cpu = cpu_reports_x86_64_v3()
+    built = v3_kernels_built()
+    for how in ("argument", "environment"):
+        if how == "environment":
+            monkeypatch.setenv("VECAMPFIT_FITTER_KERNELS", "x86-64-v3")
+        call = (lambda: _dispatch.select("x86-64-v3")) if how == "argument" else _dispatch.select
+        if built and cpu:
+            module, target = call()
+            assert target == "x86-64-v3" and module.__name__ == V3_MODULE
+        else:
+            reason = "this CPU does not support x86-64-v3" if built else "this build has no"
+            with pytest.raises(RuntimeError, match=f"VECAMPFIT_FITTER_KERNELS=x86-64-v3: {reason}"):
+                call()
 
 
 @pytest.mark.parametrize("fit", FITS)
 def test_every_kernel_build_gives_the_paper_formula(toy, fit, monkeypatch):  # noqa: F811
     values = {}
     for module, target in available():
-        monkeypatch.setattr(likelihood_module, "_kernels", module)
+        monkeypatch.setattr(evaluation_module, "_kernels", module)
         for precision, tolerance in (("float64", 1e-12), ("float32", 1e-5)):
             lk, ref, p = make("block", toy, 8, fit, precision=precision, threads=2)
             value, grad = lk.evaluate(p, gradient=True)

@@ -162,13 +162,20 @@ def test_priors_pull_the_fit(toy):
             f.add_prior("mu", *prior)
         return fit(f)
 
-    (v0, e0), (v1, e1), (v2, _) = run(None), run((0.5, 1e-4, 1e-4)), run((0.46, 0.002, 1.0))
+    (v0, e0), (v1, e1) = run(None), run((0.5, 1e-4, 1e-4))
     print(f"mu without prior {v0[0]:.5f} +- {e0[0]:.5f}; tight prior at 0.5: {v1[0]:.5f} +- "
           f"{e1[0]:.5f}")
     assert abs(v1[0] - 0.5) < 3e-4 and e1[0] < 1.1e-4
-    # An asymmetric prior: above its centre only the wide side (sigma+ = 1) acts.
-    if v0[0] > 0.46:
-        assert abs(v2[0] - v0[0]) < 0.05 * e0[0]
+    # Asymmetric priors, centred 3 errors on either side of the free fit: a
+    # tight side that the fit lies on pulls it to the centre, a wide side
+    # (sigma = 1) leaves it where it was.
+    below, above = v0[0] - 3 * e0[0], v0[0] + 3 * e0[0]
+    (v_wide, _), (v_tight, _) = run((below, 1e-5, 1.0)), run((above, 1e-5, 1.0))
+    (v_wide2, _), (v_tight2, _) = run((above, 1.0, 1e-5)), run((below, 1.0, 1e-5))
+    print(f"asymmetric priors: wide side {v_wide[0]:.5f}, {v_wide2[0]:.5f}; tight side "
+          f"{v_tight[0]:.5f} (centre {above:.5f}), {v_tight2[0]:.5f} (centre {below:.5f})")
+    assert abs(v_wide[0] - v0[0]) < 0.05 * e0[0] and abs(v_wide2[0] - v0[0]) < 0.05 * e0[0]
+    assert abs(v_tight[0] - above) < 0.05 * e0[0] and abs(v_tight2[0] - below) < 0.05 * e0[0]
 
 
 @pytest.mark.slow
@@ -276,3 +283,38 @@ def test_result_files(toy, tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         f.write_results(root=tmp_path / "missing" / "r.root")
     assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())
+
+
+def test_index_errors_name_what_was_asked_and_what_exists(toy, tmp_path):
+    f = Fitter(params(), seed=1, verbose=False)
+    pt = f.add_point(signal(toy), normalization="none")
+    pt.add_data({"x": np.linspace(0.2, 0.8, 20)})
+    with pytest.raises(IndexError, match=r"parameter index 7 is out of range: the fit has 2 "
+                                         r"parameters \(0\.\.1\)"):
+        f.fix(7)
+    with pytest.raises(IndexError, match=r"fit point 5 does not exist: the fit has 1 point\(s\) "
+                                         r"\(0\.\.0\)"):
+        f.write_results(density=tmp_path / "d.root", point=5)
+    assert not os.listdir(tmp_path)
+    with pytest.raises(IndexError, match="range 1..0 is empty"):
+        f.fix_range(1, 0)
+
+
+def test_fixing_before_the_events_are_loaded_prepares_nothing(toy, tmp_path):
+    """The paper's sequence may fix parameters before the MC is read; a
+    missing MC file is then an error naming the file, and once it is read
+    the fit runs."""
+    from vecampfit import root_io
+    rng = np.random.default_rng(21)
+    f = Fitter(params(), seed=1, verbose=False)
+    pt = f.add_point(signal(toy))
+    pt.add_data({"x": sample_gauss(1000, rng)})
+    f.fix_all()
+    f.release("mu", "sigma")
+    with pytest.raises(FileNotFoundError, match="mc.root"):
+        pt.load_normalization_file(tmp_path / "mc.root")
+    assert not pt.data_events.frozen
+    root_io.write_tree(tmp_path / "mc.root", {"x": rng.uniform(0, 1, 20000)})
+    pt.load_normalization_file(tmp_path / "mc.root")
+    v, e = fit(f)
+    assert abs(v[0] - TRUE_MU) < 4 * e[0]

@@ -302,3 +302,165 @@ def test_bad_set_up_is_reported(toy):
     lk_f.add_point(python_density(), normalization="formula").add_data({"x": X_DATA})
     with pytest.raises(ValueError, match="needs an integral function"):
         lk_f.evaluate([0.5, 0.2])
+
+
+# ----------------------------------------------------------------------------
+# Parameters bound by name, bad set-ups named before anything runs
+# ----------------------------------------------------------------------------
+
+def test_densities_bind_their_parameters_by_name(toy):
+    """The order of the table does not matter, a density may use a subset,
+    and two points share the parameters they name alike."""
+    lk, ref, p = make("block", toy, 4, "simultaneous_priors")
+    value, grad = lk.evaluate(p, gradient=True)
+    order = [3, 1, 0, 2]          # fb, sigma, mu, fa
+    names = [("mu", .5), ("sigma", .2), ("fa", .2), ("fb", .1)]
+    shuffled = Likelihood(table(*[names[k] for k in order]), vector_length=4, threads=1)
+    xa, xb = X_DATA[:600], X_DATA[600:]
+    pa = shuffled.add_point(block_density(toy, 4))
+    pa.add_background(linear_density(toy, 4, "block"), "fa", {"c": 0.5})
+    pa.add_data({"x": xa})
+    pa.add_normalization_events({"x": X_MC})
+    pb = shuffled.add_point(block_density(toy, 4))
+    pb.add_background(linear_density(toy, 4, "block"), "fb", [-0.5])
+    pb.add_data({"x": xb})
+    pb.add_normalization_events({"x": X_MC[:2000]}, W_MC[:2000])
+    shuffled.add_prior("sigma", 0.2, 0.01, 0.03)
+    shuffled.set_prior_function(lambda q: (q[2] - 0.5) ** 2 / 0.04 ** 2,
+                                lambda q: np.array([0, 0, 2 * (q[2] - 0.5) / 0.04 ** 2, 0]))
+    v2, g2 = shuffled.evaluate(p[order], gradient=True)
+    assert v2 == pytest.approx(value, rel=1e-14)
+    np.testing.assert_allclose(g2, grad[order], rtol=1e-12)
+    np.testing.assert_array_equal(shuffled.parameter_map(pa.signal), [2, 1])
+
+
+def test_a_table_that_lacks_a_model_parameter_names_it_and_the_file(toy, tmp_path):
+    from vecampfit.fitter import ParameterFileError, read_parameter_file
+    path = tmp_path / "parameters.dat"
+    path.write_text("mu 0.5 0.01 0 0 0\n")          # one line short of the model
+    lk = Likelihood(read_parameter_file(path), vector_length=4)
+    with pytest.raises(ParameterFileError, match=rf"needs parameter\(s\) sigma, which {path} does "
+                                                 r"not have"):
+        lk.add_point(block_density(toy, 4))
+    # A parameter of the table that nothing uses (a typo, a stale line).
+    path.write_text("mu 0.5 0.01 0 0 0\nsigma 0.2 0.01 0 0 0\nsigmaa 0.2 0.01 0 0 0\n")
+    lk = Likelihood(read_parameter_file(path), vector_length=4)
+    pt = lk.add_point(block_density(toy, 4))
+    pt.add_data({"x": X_DATA})
+    pt.add_normalization_events({"x": X_MC})
+    with pytest.raises(ParameterFileError, match=rf"{path}: parameter\(s\) sigmaa are used by no "
+                                                 r"density"):
+        lk.evaluate([0.5, 0.2, 0.2])
+    assert not pt.data_events.frozen                  # nothing was prepared
+    lk.unused_parameters = "ignore"
+    assert np.isfinite(lk.evaluate([0.5, 0.2, 0.2])[0])
+
+
+def test_background_parameter_values_must_match_the_density(toy, tmp_path):
+    from vecampfit.fitter import ParameterFileError, read_parameter_file
+    lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)), vector_length=4)
+    pt = lk.add_point(block_density(toy, 4))
+    with pytest.raises(DensityError, match=r"background 1: 2 parameter values given for density "
+                                           r"'linear', which has 1 \(c\)"):
+        pt.add_background(linear_density(toy, 4, "block"), "f", [0.5, 0.1])
+    with pytest.raises(DensityError, match="missing: c; unknown: C"):
+        pt.add_background(linear_density(toy, 4, "block"), "f", {"C": 0.5})
+    path = tmp_path / "background.dat"
+    path.write_text("d 0.5 0.01 0 0 0\n")
+    with pytest.raises(ParameterFileError, match=rf"{path} has no line for parameter\(s\) c"):
+        pt.add_background(linear_density(toy, 4, "block"), "f", read_parameter_file(path))
+    path.write_text("c 0.5 0.01 0 0 0\n")
+    bg = pt.add_background(linear_density(toy, 4, "block"), "f", read_parameter_file(path))
+    np.testing.assert_array_equal(bg.parameters, [0.5])
+
+
+def test_extended_fit_with_a_non_positive_total_yield_is_an_error(toy):
+    lk, _, p = make("block", toy, 4, "extended")
+    bad = p.copy()
+    bad[2:] = [100.0, -100.0]
+    with pytest.raises(LikelihoodError, match=r"total yield N = 0\.0 is not positive \(signal "
+                                              r"yield ns = 100\.0, nb = -100\.0\)"):
+        lk.evaluate(bad)
+    lk.on_invalid = "large"
+    assert lk.evaluate(bad)[0] == Likelihood.LARGE_VALUE
+
+
+def test_threads_and_vector_length_are_checked(monkeypatch):
+    import vecampfit.fitter.likelihood as lkmod
+    monkeypatch.setattr(lkmod, "available_cpus", lambda: 2)
+    with pytest.warns(RuntimeWarning, match="threads=8 is more than the 2 CPUs.*using 2"):
+        assert Likelihood(table(("mu", .5)), threads=8).threads == 2
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert Likelihood(table(("mu", .5))).threads == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "two")
+    with pytest.raises(ValueError, match="OMP_NUM_THREADS='two' is not an integer"):
+        Likelihood(table(("mu", .5)))
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert Likelihood(table(("mu", .5))).threads == 2
+    for bad in (1.5, "2", True, 0):
+        with pytest.raises(ValueError, match="threads must be"):
+            Likelihood(table(("mu", .5)), threads=bad)
+    for bad in (8.0, "8", True, 0, -4):
+        with pytest.raises(ValueError, match="vector_length must be a positive integer"):
+            Likelihood(table(("mu", .5)), vector_length=bad)
+
+
+def test_the_likelihood_is_an_iminuit_cost_function(toy):
+    from iminuit import Minuit
+    rng = np.random.default_rng(3)
+    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.01, 0, 1, 0),
+                                    Parameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
+                    vector_length=8, threads=1)
+    pt = lk.add_point(block_density(toy, 8))
+    pt.add_data({"x": np.clip(rng.normal(0.45, 0.12, 3000), 0, 1)})
+    pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
+    m = Minuit(lk, *lk.initial_values)
+    assert m.parameters == ("mu", "sigma")
+    assert m.errordef == 1.0
+    assert m.limits["sigma"] == (0.01, 1)
+    m.migrad()
+    assert m.valid and m.fmin.ngrad > 0          # the analytic gradient was used
+    assert abs(m.values["mu"] - 0.45) < 4 * m.errors["mu"]
+    assert lk(np.array(m.values)) == lk.evaluate(np.array(m.values))[0] == lk(*m.values)
+    np.testing.assert_array_equal(lk.grad(np.array(m.values)),
+                                  lk.evaluate(np.array(m.values), gradient=True)[1])
+
+
+def test_a_failed_preparation_leaves_the_buffers_as_they_were(toy):
+    lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=4)
+    pt = lk.add_point(block_density(toy, 4))
+    pt.add_data({"x": X_DATA})
+    with pytest.raises(EventBufferError, match="normalization events of fit point 0: no events"):
+        lk.evaluate([0.5, 0.2])
+    assert not pt.data_events.frozen and not pt.prepared
+    pt.add_normalization_events({"x": X_MC})        # the data were not frozen: this works
+    pt.add_data({"x": X_DATA[:3]})
+    value = lk.evaluate([0.5, 0.2])[0]
+    x = np.concatenate([X_DATA, X_DATA[:3]])
+    ref = np.sum(-2 * np.log(gauss(x, [0.5, 0.2]) / np.sum(gauss(X_MC, [0.5, 0.2]))))
+    assert value == pytest.approx(ref, rel=1e-12)
+
+
+def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy, tmp_path):
+    from vecampfit import root_io
+    path = tmp_path / "data.root"
+    root_io.write_tree(path, {"x": X_DATA})
+    lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)), vector_length=4)
+    pt = lk.add_point(block_density(toy, 4))
+    pt.add_background(linear_density(toy, 4, "block"), "f", [0.5])
+    pt.add_data({"x": X_DATA[:10]})
+    calls = []
+
+    def failing(arrays):
+        calls.append(len(arrays["x"]))
+        if len(calls) == 3:
+            raise RuntimeError("a corrupt chunk")
+        return {"x": arrays["x"]}
+
+    with pytest.raises(RuntimeError, match="a corrupt chunk"):
+        pt.load_data_file(path, map_records=failing, step_size=100)
+    assert len(calls) == 3
+    assert all(buf.n_events == 10 for buf in pt.data.values())
+    pt.load_data_file(path)
+    assert all(buf.n_events == 10 + X_DATA.size for buf in pt.data.values())
+    np.testing.assert_array_equal(pt.data_events.field("x")[10:], X_DATA)

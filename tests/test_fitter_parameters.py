@@ -76,3 +76,82 @@ def test_missing_file_and_unknown_names(tmp_path):
     t = read_parameter_file(write(tmp_path, PAPER_LINES))
     with pytest.raises(KeyError, match="unknown parameter .RHOP1_W. in .*p.dat; did you mean .*RHOP1_G"):
         t.index("RHOP1_W")
+
+
+AWKWARD = [1 / 3, 1e-300, 0.1 + 0.2, -2 / 3, 5e-324, 1.7976931348623157e308, 123456789.12345679,
+           -0.0, 2.0 ** -1074 * 3, 1 - 2.0 ** -53, 6.02214076e23]
+
+
+def random_table(rng, n):
+    """Parameters with awkward values, steps, bounds and random changes; a third
+    of the bounded ones start exactly at a bound."""
+    def number(scale):
+        kind = rng.integers(4)
+        if kind == 0:
+            return float(rng.choice(AWKWARD)) * scale
+        if kind == 1:
+            return float(rng.normal() * 10.0 ** rng.integers(-12, 12))
+        if kind == 2:
+            return float(rng.uniform(-1, 1))
+        return float(rng.integers(-5, 6))
+
+    params = []
+    for k in range(n):
+        step = abs(number(1.0))
+        change = abs(number(1.0))
+        if rng.uniform() < 0.6:
+            lower = number(1.0)
+            upper = lower + abs(number(1.0)) + 1e-3 * (abs(lower) + 1) * rng.uniform(0.1, 1)
+            if not np.isfinite(upper):
+                lower, upper = -abs(lower), abs(lower)
+            if lower == upper or (lower == 0 and upper == 0):
+                upper = lower + 1.0
+            where = rng.integers(3)
+            u = float(rng.uniform())
+            value = lower if where == 0 else upper if where == 1 else \
+                min(max(lower * (1 - u) + upper * u, lower), upper)
+        else:
+            lower = upper = 0.0
+            value = number(1.0)
+        params.append(Parameter(f"P{k}_{'x' * int(rng.integers(0, 12))}", value, step, lower, upper,
+                                change))
+    return ParameterTable(params)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_field_reads_back_exactly(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    t = random_table(rng, 30)
+    path = tmp_path / "out.dat"
+    write_parameter_file(path, t)
+    back = read_parameter_file(path)
+    assert back.names == t.names
+    for p, q in zip(t, back):
+        for field in ("value", "step", "lower", "upper", "random_change"):
+            a, b = getattr(p, field), getattr(q, field)
+            assert a == b and np.signbit(a) == np.signbit(b), (p.name, field, a, b)
+    # Fitted values at the bounds (the usual case for a parameter that a
+    # fit pushes to its limit) read back too.
+    at_bounds = np.array([p.upper if p.bounded else p.value for p in t])
+    write_parameter_file(path, t, at_bounds)
+    np.testing.assert_array_equal(read_parameter_file(path).values, at_bounds)
+
+
+def test_awkward_floats_and_columns(tmp_path):
+    t = ParameterTable([Parameter("THIRD", 1 / 3, 1 / 3, 0, 0, 1 / 3),
+                        Parameter("TINY", 1e-300, 1e-300, 0, 0, 1e-300),
+                        Parameter("SUM", 0.1 + 0.2, 0.1, 0.1 + 0.2, 1 / 3, 0.0),
+                        Parameter("AT_LOWER_BOUND", 0.1234567891, 1e-3, 0.1234567891, 7 / 3, 0)])
+    path = tmp_path / "out.dat"
+    write_parameter_file(path, t)
+    text = path.read_text()
+    print(text)
+    assert list(read_parameter_file(path)) == list(t)
+    lines = text.splitlines()
+    assert "0.30000000000000004" in lines[2] and "1e-300" in lines[1]
+    # Aligned columns: every line has its numbers ending at the same places.
+    def ends(line):
+        return [i for i in range(1, len(line) + 1) if line[i - 1] != " " and
+                (i == len(line) or line[i] == " ")]
+    assert len({tuple(ends(line)[1:]) for line in lines}) == 1
+    assert len({len(line) for line in lines}) == 1

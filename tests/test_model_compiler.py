@@ -1,6 +1,8 @@
 """Tests of vecampfit.model_compiler: the path a user's own Cython model takes."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -32,11 +34,126 @@ def test_compile_for_several_lengths_and_both_precisions(models_dir, model_cache
         np.testing.assert_allclose(np.array(re32) + 1j * np.array(im32), z32 * z32, rtol=1e-6, atol=1e-6)
 
 
-def test_cache_is_reused(models_dir, model_cache):
-    src = os.path.join(models_dir, "block_model.pyx")
-    first = compile_model(src, [2], build_dir=model_cache)[2]
-    second = compile_model(src, [2], build_dir=model_cache)[2]
-    assert first.__file__ == second.__file__
+SMALL_MODEL = """\
+# A model that needs nothing of vecampfit: quick to compile.
+from vecampfit.block cimport VECTOR_LENGTH
+
+
+def answer():
+    return 42 + 0 * VECTOR_LENGTH
+"""
+
+
+def identity(path):
+    """What changes when a file is written anew: inode and modification time."""
+    st = os.stat(path)
+    return st.st_ino, st.st_mtime_ns
+
+
+def test_cache_is_reused_and_force_rebuilds(tmp_path):
+    src = tmp_path / "small_model.pyx"
+    src.write_text(SMALL_MODEL)
+    cache = tmp_path / "cache"
+    path = compile_model(src, [2], build_dir=cache)[2].__file__
+    built = identity(path)
+    second = compile_model(src, [2], build_dir=cache)[2]
+    assert second.__file__ == path
+    assert identity(path) == built  # not rebuilt
+    assert second.answer() == 42
+    compile_model(src, [2], build_dir=cache, force=True)
+    assert identity(path) != built  # rebuilt and moved into place anew
+    rebuilt = identity(path)
+    # A changed source is another cache entry; the old one stays as it was.
+    src.write_text(SMALL_MODEL.replace("42", "43"))
+    other = compile_model(src, [2], build_dir=cache)[2].__file__
+    assert other != path and identity(path) == rebuilt
+
+
+CYTHON_ERROR_MODEL = """\
+# A model with a Cython error on line 7.
+from vecampfit.block cimport VECTOR_LENGTH
+
+
+def length():
+    cdef int n = VECTOR_LENGTH
+    return n +* 2
+"""
+
+C_ERROR_MODEL = """\
+# Cython translates this model, the C compiler rejects it (line 12): the C
+# function takes a struct, its declaration says double.
+cdef extern from *:
+    \"\"\"
+    struct vecampfit_test_pair { double a, b; };
+    static double vecampfit_test_first(struct vecampfit_test_pair p) { return p.a; }
+    \"\"\"
+    double vecampfit_test_first(double x)
+
+
+def first(double x):
+    return vecampfit_test_first(x)
+"""
+
+
+@pytest.mark.parametrize("text,line,who", [(CYTHON_ERROR_MODEL, 7, "Cython could not translate"),
+                                           (C_ERROR_MODEL, 12, "the C compiler failed on")])
+def test_errors_name_the_model_file_and_line(tmp_path, text, line, who, capfd):
+    src = tmp_path / "faulty_model.pyx"
+    src.write_text(text)
+    cache = tmp_path / "cache"
+    with pytest.raises(ModelCompileError) as info:
+        compile_model(src, [4], build_dir=cache)
+    message = str(info.value)
+    print(message)
+    assert message.startswith(f"{who} {src} (vector length 4)")
+    assert f"{src}:{line}:" in message
+    # The temporary copies (faulty_model_L4.pyx and .c in the cache) appear nowhere.
+    for copy in ("faulty_model_L4.pyx", "faulty_model_L4.c", str(cache)):
+        assert copy not in message
+    out, err = capfd.readouterr()
+    assert "faulty_model_L4.pyx" not in err
+    # Nothing is left in the cache but the empty folder.
+    assert os.listdir(cache) == []
+
+
+TRUNCATE_AND_RELOAD = """\
+import os, sys
+from vecampfit.model_compiler import compile_model
+module = compile_model(sys.argv[1], [2], build_dir=sys.argv[2])[2]
+print(module.answer(), module.__file__, flush=True)
+"""
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_damaged_cached_module_is_rebuilt(tmp_path, damage):
+    # Loading a truncated shared library can end the process with SIGBUS:
+    # each load runs in its own process.
+    src = tmp_path / "small_model.pyx"
+    src.write_text(SMALL_MODEL)
+    cache = tmp_path / "cache"
+
+    def run():
+        r = subprocess.run([sys.executable, "-c", TRUNCATE_AND_RELOAD, str(src), str(cache)],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, f"exit {r.returncode}: {r.stderr[-2000:]}"
+        answer, path = r.stdout.split()
+        assert answer == "42"
+        return path
+
+    path = run()
+    size = os.path.getsize(path)
+    if damage == "truncate":
+        os.truncate(path, size // 2)
+    else:  # same size, other bytes
+        with open(path, "r+b") as f:
+            f.seek(size // 2)
+            block = f.read(64)
+            f.seek(size // 2)
+            f.write(bytes(b ^ 0xFF for b in block))
+    damaged = identity(path)
+    assert run() == path
+    assert os.path.getsize(path) == size
+    assert identity(path) != damaged  # rebuilt
 
 
 def test_default_lengths_are_the_configured_ones(models_dir, model_cache):

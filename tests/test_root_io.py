@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import uproot
 
-from vecampfit.root_io import RootIOError, iterate_events, read_events, write_tree
+from vecampfit.root_io import (RootIOError, RootReadError, count_entries, iterate_events,
+                               read_events, write_tree)
 
 
 def events(n, seed=1):
@@ -70,8 +71,9 @@ def test_errors_name_what_is_missing(tmp_path):
         read_events(path, "tree", ["km_momentum", "pi0_momentum"])
     with pytest.raises(RootIOError, match="has no branch 'w'"):
         read_events(path, "tree", ["km_momentum"], weight_branch="w")
-    with pytest.raises(RootIOError, match=r"branch 'km_momentum' .* shape \(4,\) per event, "
-                                          r"expected \(3,\)"):
+    with pytest.raises(RootReadError, match=r"data.root: tree 'tree', branch 'km_momentum', "
+                                            r"entries 0 to 9: shape \(4,\) per event, "
+                                            r"expected \(3,\)"):
         read_events(path, "tree", ["km_momentum"], shapes={"km_momentum": (3,)})
     bad = tmp_path / "not_root.root"
     bad.write_text("hello")
@@ -81,6 +83,79 @@ def test_errors_name_what_is_missing(tmp_path):
         write_tree(tmp_path / "x.root", {"a": np.zeros(3), "b": np.zeros(4)})
     assert not os.path.exists(tmp_path / "x.root")
     assert sorted(os.listdir(tmp_path)) == ["data.root", "not_root.root"]
+
+
+def corrupt_basket(path, branch, basket):
+    """Overwrite 64 bytes in the middle of one compressed basket; return its entries."""
+    with uproot.open(path) as f:
+        b = f["tree"][branch]
+        seek = int(b.member("fBasketSeek")[basket])
+        size = int(b.basket_compressed_bytes(basket))
+        start, stop = (int(e) for e in b.basket_entry_start_stop(basket))
+    data = bytearray(path.read_bytes())
+    middle = seek + size // 2
+    data[middle:middle + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    return start, stop
+
+
+def test_corrupt_basket_names_file_tree_branch_and_entries(tmp_path):
+    path = tmp_path / "data.root"
+    rng = np.random.default_rng(3)
+    n = 20000
+    pieces = [{"a": rng.normal(size=n), "b": rng.normal(size=(n, 4)).astype(np.float32)}
+              for _ in range(4)]
+    # One basket per call of extend: four baskets of n entries per branch.
+    def write(f):
+        f.mktree("tree", {"a": np.float64, "b": np.dtype((np.float32, (4,)))})
+        for piece in pieces:
+            f["tree"].extend(piece)
+    from vecampfit.atomic_files import atomic_write_root
+    atomic_write_root(path, write)
+    start, stop = corrupt_basket(path, "b", 2)
+    assert (start, stop) == (2 * n, 3 * n)
+
+    chunks = []
+    with pytest.raises(RootReadError) as info:
+        for records, _ in iterate_events(path, "tree", ["a", "b"], step_size=n):
+            chunks.append(records)
+    err = info.value
+    print(err)
+    assert len(chunks) == 2  # the chunks before the corrupt basket
+    assert str(path) in str(err) and "tree 'tree'" in str(err) and "branch 'b'" in str(err)
+    assert f"entries {start} to {stop - 1}" in str(err)
+    assert (err.path, err.tree, err.branch, err.entry_start, err.entry_stop) == \
+        (str(path), "tree", "b", start, stop)
+    assert err.__cause__ is not None  # uproot's (decompression) error
+    assert isinstance(err, RootIOError)
+
+    # Reading everything at once (byte-sized chunks) names the file and the branch too.
+    with pytest.raises(RootReadError, match=r"data.root: tree 'tree', branch 'b', entries 0 to "):
+        read_events(path, "tree")
+    # The other branch is intact and reads back.
+    rec, _ = read_events(path, "tree", ["a"])
+    np.testing.assert_array_equal(rec["a"], np.concatenate([p["a"] for p in pieces]))
+
+
+def test_count_entries(tmp_path):
+    path = tmp_path / "data.root"
+    write_tree(path, events(1234))
+    assert count_entries(path) == 1234
+    assert count_entries(path, "tree") == 1234
+    with pytest.raises(FileNotFoundError, match="missing.root does not exist"):
+        count_entries(tmp_path / "missing.root")
+    with pytest.raises(RootIOError, match=r"no tree 'events' \(the file has: tree\)"):
+        count_entries(path, "events")
+
+
+def test_written_tree_has_normal_permissions_and_no_leftover(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_tree(tmp_path / "data.root", events(10))
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "data.root").st_mode & 0o777 == 0o644
+    assert os.listdir(tmp_path) == ["data.root"]
 
 
 @pytest.mark.root

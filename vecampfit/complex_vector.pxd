@@ -18,30 +18,9 @@
 
 cimport cython
 from cython cimport floating
-from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf
 
+from vecampfit._libm cimport _copysign, _fabs, _sqrt
 from vecampfit.block cimport VECTOR_LENGTH, complex_vector
-
-
-cdef inline floating _sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
-
-
-cdef inline floating _fabs(floating x) noexcept nogil:
-    if floating is float:
-        return fabsf(x)
-    else:
-        return fabs(x)
-
-
-cdef inline floating _copysign(floating x, floating y) noexcept nogil:
-    if floating is float:
-        return copysignf(x, y)
-    else:
-        return copysign(x, y)
 
 
 # ---------------------------------------------------------------------------

@@ -15,16 +15,10 @@
 # outside 0..4 for covariant factors) gives NaN.
 
 from cython cimport floating
-from libc.math cimport NAN, sqrt, sqrtf
+from libc.math cimport NAN
 
+from vecampfit._libm cimport _sqrt
 from vecampfit.block cimport VECTOR_LENGTH, complex_vector
-
-
-cdef inline floating _sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
 
 
 cdef inline floating _ipow(floating x, int n) noexcept nogil:

@@ -21,7 +21,9 @@
 # and 1e150 GeV (1e-18 and 1e18 in float32), however close to threshold.
 
 from cython cimport floating
-from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf, M_PI
+from libc.math cimport M_PI, sqrt
+
+from vecampfit._libm cimport _copysign, _fabs, _sqrt
 
 from vecampfit.block cimport (
     VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64,
@@ -29,40 +31,19 @@ from vecampfit.block cimport (
 from vecampfit.mathematical_functions cimport _two_product64
 
 
-cdef inline floating _k_sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
-
-
-cdef inline floating _k_fabs(floating x) noexcept nogil:
-    if floating is float:
-        return fabsf(x)
-    else:
-        return fabs(x)
-
-
-cdef inline floating _k_copysign(floating x, floating y) noexcept nogil:
-    if floating is float:
-        return copysignf(x, y)
-    else:
-        return copysign(x, y)
-
-
 cdef inline void complex_sqrt_scalar(floating x, floating y, floating *re, floating *im) noexcept nogil:
     """Principal square root of x + i y (cut along the negative real axis; the
     sign of a zero imaginary part selects the side of the cut, as C99 csqrt)."""
-    cdef floating r = _k_sqrt(x * x + y * y)
+    cdef floating r = _sqrt(x * x + y * y)
     cdef floating t
     if x >= 0:
-        t = _k_sqrt((r + x) * <floating>0.5)
+        t = _sqrt((r + x) * <floating>0.5)
         re[0] = t
         im[0] = y / (2 * t) if t != 0 else y
     else:
-        t = _k_sqrt((r - x) * <floating>0.5)
-        re[0] = _k_fabs(y) / (2 * t)
-        im[0] = _k_copysign(t, y)
+        t = _sqrt((r - x) * <floating>0.5)
+        re[0] = _fabs(y) / (2 * t)
+        im[0] = _copysign(t, y)
 
 
 # ---------------------------------------------------------------------------
@@ -174,7 +155,7 @@ cdef inline floating decay_momentum_scalar(floating m0, floating m1, floating m2
 
     The square root of decay_momentum_squared_scalar; NaN below threshold (m0 < m1 + m2).
     """
-    return _k_sqrt(decay_momentum_squared_scalar(m0, m1, m2))
+    return _sqrt(decay_momentum_squared_scalar(m0, m1, m2))
 
 
 cdef inline void decay_momentum(floating *out, const floating *m0, const floating *m1,
@@ -206,7 +187,7 @@ cdef inline void decay_momentum_s(floating *out, const floating *s, floating m1s
     cdef floating ah, al, bh, bl
     _k_threshold_pairs_s(m1s, m2s, &ah, &al, &bh, &bl)
     for i in range(VECTOR_LENGTH):
-        out[i] = _k_sqrt(((s[i] - ah) - al) * (((s[i] - bh) - bl) / (4 * s[i])))
+        out[i] = _sqrt(((s[i] - ah) - al) * (((s[i] - bh) - bl) / (4 * s[i])))
 
 
 cdef inline void decay_momentum_squared_s(floating *out, const floating *s, floating m1s,
@@ -301,11 +282,11 @@ cdef inline void momentum_analytic_continuation_scalar(floating m0, floating m1,
     """q_cont = q for q^2 >= 0 (m0 >= m1 + m2), i sqrt(-q^2) for q^2 < 0 (below threshold)."""
     cdef floating q2 = decay_momentum_squared_scalar(m0, m1, m2)
     if q2 >= 0:
-        re[0] = _k_sqrt(q2)
+        re[0] = _sqrt(q2)
         im[0] = 0
     else:
         re[0] = 0
-        im[0] = _k_sqrt(-q2)
+        im[0] = _sqrt(-q2)
 
 
 cdef inline void momentum_analytic_continuation(complex_vector *out, const floating *m0,
@@ -354,11 +335,11 @@ cdef inline void _dalitz_frame(floating m12s, const floating *k, floating *e2, f
     factors are taken in absolute value: inside the range they are not below
     the first ones, and outside it both may be negative, with a positive
     product below the pseudothreshold (m1 - m2)^2.)"""
-    cdef floating h = 1 / (2 * _k_sqrt(m12s))
+    cdef floating h = 1 / (2 * _sqrt(m12s))
     e2[0] = ((m12s - k[4]) - k[5]) * h
     e3[0] = ((k[10] - m12s) + k[11]) * h
-    p2[0] = _k_sqrt(((m12s - k[0]) - k[1]) * _k_fabs((m12s - k[2]) - k[3])) * h
-    p3[0] = _k_sqrt(((k[6] - m12s) + k[7]) * _k_fabs((k[8] - m12s) + k[9])) * h
+    p2[0] = _sqrt(((m12s - k[0]) - k[1]) * _fabs((m12s - k[2]) - k[3])) * h
+    p3[0] = _sqrt(((k[6] - m12s) + k[7]) * _fabs((k[8] - m12s) + k[9])) * h
 
 
 cdef inline void _dalitz_range_lane(floating m12s, const floating *k, floating *lo,

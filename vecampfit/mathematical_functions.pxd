@@ -40,6 +40,7 @@ from libc.math cimport NAN, INFINITY, fabs, fabsf, copysign, copysignf, erf, sqr
 from libc.math cimport expm1 as _libm_expm1, log1p as _libm_log1p, exp as _libm_exp
 from libc.stdint cimport uint32_t, uint64_t
 
+from vecampfit._libm cimport _sqrt
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.mathematical_constants cimport (
     EXP_COEFFICIENTS_REAL32, EXP_COEFFICIENTS_REAL64, LOG_COEFFICIENTS_REAL32,
@@ -452,13 +453,6 @@ cdef inline floating floor_scalar(floating x) noexcept nogil:
         return _floor32(x)
     else:
         return _floor64(x)
-
-
-cdef inline floating _sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
 
 
 cdef inline floating logistic_scalar(floating x) noexcept nogil:

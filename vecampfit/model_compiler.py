@@ -12,19 +12,28 @@ imports the modules.
 The model lives in the user's own folder; nothing in vecampfit's build has to
 be edited.  Sibling ``.pxd`` and ``.pxi`` files of the model are found (the
 model's folder is on the Cython include path) and are part of the cache key.
+
+Each cached module has a record of its size and SHA-256 beside it
+(``MODULE.so.sha256``), written when the module is moved into the cache; a
+module that does not match its record (truncated or damaged) is rebuilt,
+never loaded.  Errors of Cython and of the C compiler name the model's own
+file and line, not the temporary copy that is compiled.
 """
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import platform
 import re
 import shutil
+import subprocess
 import sys
 import sysconfig
 import tempfile
 
 from . import _build_config, get_include_dirs
+from .atomic_files import atomic_write, atomic_write_text
 
 __all__ = ["ModelCompileError", "compile_model", "default_cache_dir"]
 
@@ -132,6 +141,64 @@ def _cache_key(source, include_dirs, length, compile_args, link_args):
     return h.hexdigest()[:20]
 
 
+#: Suffix of the record (size and SHA-256) kept beside each cached module.
+_RECORD_SUFFIX = ".sha256"
+
+#: At most this many lines of compiler output go into an exception message.
+_MAX_MESSAGE_LINES = 200
+
+
+def _digest(path):
+    """(size in bytes, SHA-256 hex digest) of a file."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+            size += len(block)
+    return size, h.hexdigest()
+
+
+def _record_text(size, digest):
+    return f"{size} {digest}\n"
+
+
+def _cached_module_is_intact(path):
+    """True if ``path`` and its record exist and the file has the recorded size and SHA-256.
+
+    A module that was truncated or corrupted after it was built (a full
+    disk, a copy interrupted, a damaged cache) must not be loaded: mapping
+    a truncated shared library can end the process with SIGBUS.
+    """
+    try:
+        with open(path + _RECORD_SUFFIX, encoding="ascii") as f:
+            recorded = f.read()
+        if os.path.getsize(path) != int(recorded.split()[0]):
+            return False
+        return _record_text(*_digest(path)) == recorded
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def _install_module(built, final_path):
+    """Move a built module into the cache with its record (size, SHA-256).
+
+    The module is copied to a temporary name and moved into place in one
+    step; the record is written after it.  A module without a matching
+    record is rebuilt, never loaded.
+    """
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(final_path + _RECORD_SUFFIX)
+    record = {}
+
+    def copy(tmp):
+        shutil.copyfile(built, tmp)
+        record["size"], record["digest"] = _digest(tmp)
+
+    atomic_write(final_path, copy)
+    atomic_write_text(final_path + _RECORD_SUFFIX, _record_text(record["size"], record["digest"]))
+
+
 def _load(module_name, path):
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -141,22 +208,79 @@ def _load(module_name, path):
     return module
 
 
+def _user_paths(text, replacements):
+    """Compiler output with the temporary copies' paths replaced by the user's files.
+
+    ``replacements`` maps the absolute path of each copy to the user's file;
+    a copy's bare file name (as Cython's ``#line`` directives may give it)
+    is replaced too.
+    """
+    for copy, original in replacements.items():
+        text = text.replace(copy, original)
+        text = re.sub(r"(?<![\w./\\-])" + re.escape(os.path.basename(copy)) + r"(?=[:\"'(),\s]|$)",
+                      lambda _m, o=original: o, text, flags=re.MULTILINE)
+    return text
+
+
+def _message_lines(text):
+    lines = text.strip("\n").splitlines()
+    if len(lines) > _MAX_MESSAGE_LINES:
+        lines = lines[:_MAX_MESSAGE_LINES] + [f"... ({len(lines) - _MAX_MESSAGE_LINES} more lines)"]
+    return "\n".join(lines)
+
+
+class _CompilerFailed(Exception):
+    """A compiler or linker command that exited with an error."""
+
+
+def _capturing_build_ext(verbose, output):
+    """setuptools' ``build_ext`` whose compiler and linker output is collected in
+    ``output`` (a list of str) instead of going to the terminal."""
+    from setuptools.command.build_ext import build_ext
+
+    def spawn(cmd, **kwargs):
+        if verbose:
+            print(" ".join(cmd), file=sys.stderr)
+        run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", env=kwargs.get("env"))
+        output.append(run.stdout)
+        if run.returncode != 0:
+            raise _CompilerFailed(f"{os.path.basename(cmd[0])} exited with status "
+                                  f"{run.returncode}")
+
+    class CapturingBuildExt(build_ext):
+        def build_extensions(self):
+            self.compiler.spawn = spawn
+            if getattr(self, "shlib_compiler", None) is not None:
+                self.shlib_compiler.spawn = spawn
+            super().build_extensions()
+
+    return CapturingBuildExt
+
+
 def _build_one(source, module_name, length, workdir, include_path, c_include_dirs,
                compile_args, link_args, verbose):
-    """Translate and compile one vector length into ``workdir``; return the .so path."""
+    """Translate and compile one vector length into ``workdir``; return the .so path.
+
+    Cython's and the compiler's messages name the user's files, not the
+    copies in ``workdir``; they are part of the :class:`ModelCompileError`
+    on failure and go to standard error on success (warnings).
+    """
     from Cython.Build import cythonize
-    from Cython.Compiler.Errors import CompileError as CythonCompileError
     from setuptools import Distribution, Extension
-    from setuptools.command.build_ext import build_ext
 
     pyx = os.path.join(workdir, module_name + ".pyx")
     shutil.copyfile(source, pyx)
+    # The generated C file is deleted with the work folder: say what it was.
+    replacements = {pyx: source,
+                    os.path.join(workdir, module_name + ".c"): f"<C code generated from {source}>"}
     # Files the model ``include``s are looked up next to the translated copy
     # first: put the model's sibling .pxi files there too.
     folder = os.path.dirname(os.path.abspath(source))
     for fname in os.listdir(folder):
         if fname.endswith(".pxi"):
             shutil.copyfile(os.path.join(folder, fname), os.path.join(workdir, fname))
+            replacements[os.path.join(workdir, fname)] = os.path.join(folder, fname)
     ext = Extension(
         module_name,
         [pyx],
@@ -165,21 +289,42 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
         extra_compile_args=compile_args,
         extra_link_args=link_args,
     )
+    listing = os.path.join(workdir, module_name + ".lis")
+
+    def cython_messages():
+        try:
+            with open(listing, encoding="utf-8", errors="replace") as f:
+                return _user_paths(f.read(), replacements)
+        except FileNotFoundError:
+            return ""
+
     try:
+        # Errors and warnings go to the listing file (not the terminal), so
+        # that their paths can be mapped to the user's files; #line
+        # directives let the C compiler name the user's file and line too.
         exts = cythonize(
             [ext],
             include_path=include_path,
             compiler_directives=_CYTHON_DIRECTIVES,
             quiet=not verbose,
             force=True,
+            use_listing_file=True,
+            errors_to_stderr=False,
+            emit_linenums=True,
         )
-    except (CythonCompileError, Exception) as exc:  # Cython reports errors on stderr first
+    except Exception as exc:
+        messages = cython_messages() or _user_paths(str(exc), replacements)
         raise ModelCompileError(
-            f"Cython could not translate {source!r} (vector length {length}): {exc}"
-        ) from exc
+            f"Cython could not translate {source} (vector length {length}):\n"
+            f"{_message_lines(messages)}"
+        ) from None
+    warnings = cython_messages()
+    if warnings.strip():
+        print(warnings.strip("\n"), file=sys.stderr)
+    output = []
     dist = Distribution({"name": module_name, "ext_modules": exts})
     dist.script_args = []
-    cmd = build_ext(dist)
+    cmd = _capturing_build_ext(verbose, output)(dist)
     cmd.build_lib = workdir
     cmd.build_temp = os.path.join(workdir, "build")
     cmd.inplace = False
@@ -188,9 +333,15 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
     try:
         cmd.run()
     except Exception as exc:
+        messages = _user_paths("".join(output), replacements)
+        reason = _user_paths(str(exc), replacements)
         raise ModelCompileError(
-            f"the C compiler failed on {source!r} (vector length {length}): {exc}"
+            f"the C compiler failed on {source} (vector length {length}): {reason}\n"
+            f"{_message_lines(messages)}"
         ) from exc
+    compiler_warnings = _user_paths("".join(output), replacements)
+    if compiler_warnings.strip():
+        print(compiler_warnings.strip("\n"), file=sys.stderr)
     built = cmd.get_ext_fullpath(module_name)
     if not os.path.exists(built):
         raise ModelCompileError(f"compiling {source!r} produced no module at {built!r}")
@@ -228,7 +379,9 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     openmp : bool, optional
         Compile with OpenMP; default: as vecampfit itself was built.
     force : bool
-        Recompile even if a cached module exists.
+        Recompile even if a cached module exists.  A cached module whose
+        size or SHA-256 differs from the record written beside it when it
+        was built (a truncated or damaged file) is recompiled in any case.
     verbose : bool
         Show Cython's and the compiler's command lines.
 
@@ -246,8 +399,9 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
         or a vector length is not a positive integer.
     ModelCompileError
         If Cython or the C compiler fails; the message names the file and
-        the vector length, and the compiler's own messages precede it on
-        standard error.
+        the vector length and holds Cython's or the compiler's messages,
+        which name the model's own file and line (not the temporary copy
+        that is compiled).
     """
     source = os.path.abspath(os.fspath(source))
     if not os.path.isfile(source):
@@ -285,17 +439,13 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
         key = _cache_key(source, include_dirs, length, compile_args, link_args)
         final_dir = os.path.join(cache, f"{module_name}-{key}")
         final_path = os.path.join(final_dir, module_name + ext_suffix)
-        if force or not os.path.exists(final_path):
+        if force or not _cached_module_is_intact(final_path):
             workdir = tempfile.mkdtemp(prefix=module_name + "-", dir=cache)
             try:
                 built = _build_one(source, module_name, length, workdir, include_path,
                                    c_include_dirs, compile_args, link_args, verbose)
                 os.makedirs(final_dir, exist_ok=True)
-                # Move into place atomically: an interrupted build never
-                # leaves a module that looks complete.
-                tmp_path = final_path + f".tmp{os.getpid()}"
-                shutil.copyfile(built, tmp_path)
-                os.replace(tmp_path, final_path)
+                _install_module(built, final_path)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
         modules[length] = _load(module_name, final_path)

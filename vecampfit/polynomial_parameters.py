@@ -263,6 +263,10 @@ class PolynomialSpec:
                 "",
             ]
         lines += self.index_enum()
+        lines += ["", f"# Parameter names of {self.name} in index order (a model's PARAMETERS).",
+                  f"{self.prefix}_NAMES = ("
+                  + ", ".join(repr(n) for n in self.names) + ("," if len(self.names) == 1 else "")
+                  + ")"]
         return lines
 
     def index_enum(self):

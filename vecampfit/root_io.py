@@ -12,14 +12,64 @@ import os
 
 import numpy as np
 
-__all__ = ["RootIOError", "iterate_events", "read_events", "write_tree"]
+from .atomic_files import atomic_write_root
+
+__all__ = ["RootIOError", "RootReadError", "count_entries", "iterate_events", "read_events",
+           "write_tree"]
 
 
 class RootIOError(KeyError):
-    """A missing tree or branch, or a branch of the wrong shape."""
+    """A missing tree or branch, or data of a tree that cannot be read."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
+
+
+class RootReadError(RootIOError):
+    """Data of a tree that cannot be read or has the wrong shape.
+
+    Raised for a corrupt basket (uproot's decompression error), a branch
+    that uproot cannot interpret, or a branch of another shape than
+    expected.  The message names the file, the tree, the branch (when it
+    can be found) and the entries; the error from uproot, if any, is the
+    ``__cause__``.
+
+    Attributes
+    ----------
+    path : str
+        The ROOT file.
+    tree : str
+        The tree (or RNTuple).
+    branch : str or None
+        The branch that could not be read, None if it is not known.
+    entry_start, entry_stop : int or None
+        The entries being read, ``entry_start <= entry < entry_stop``;
+        ``entry_stop`` None if the end of the range is not known; both
+        None if the failure is not tied to entries (the tree's own
+        metadata).
+    """
+
+    def __init__(self, path, tree, branch, entry_start, entry_stop, reason):
+        where = f"{path}: tree {tree!r}"
+        if branch is not None:
+            where += f", branch {branch!r}"
+        if entry_start is not None:
+            where += (f", entries {entry_start} to {entry_stop - 1}" if entry_stop is not None
+                      else f", entries from {entry_start} on")
+        super().__init__(f"{where}: {reason}")
+        self.path = path
+        self.tree = tree
+        self.branch = branch
+        self.entry_start = entry_start
+        self.entry_stop = entry_stop
+
+
+def _describe(exc):
+    """``exc`` as ``type: message``, the type with its module unless built in."""
+    kind = type(exc)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    return f"{name}: {exc}"
 
 
 def _open_tree(path, tree):
@@ -35,9 +85,15 @@ def _open_tree(path, tree):
         obj = f[tree]
     except (KeyError, uproot.KeyInFileError):
         keys = sorted({k.split(";")[0] for k in f.keys()})
+        f.close()
         raise RootIOError(f"{path}: no tree {tree!r} (the file has: {', '.join(keys) or 'nothing'})"
                           ) from None
+    except Exception as exc:
+        f.close()
+        raise RootReadError(path, tree, None, None, None,
+                            f"cannot read the tree: {_describe(exc)}") from exc
     if not hasattr(obj, "keys") or not (hasattr(obj, "arrays")):
+        f.close()
         raise RootIOError(f"{path}: {tree!r} is a {type(obj).__name__}, not a tree")
     return f, obj
 
@@ -47,6 +103,54 @@ def _branch_names(obj):
         return list(obj.keys(recursive=False))
     except TypeError:
         return list(obj.keys())
+
+
+def count_entries(path, tree="tree"):
+    """Number of entries of a tree, without reading its branches.
+
+    Lets a caller reserve memory for the events before
+    :func:`iterate_events` reads them.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    tree : str
+        Tree (or RNTuple) name.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    FileNotFoundError, OSError
+        Missing or unreadable file.
+    RootIOError
+        Missing tree (named, with the names the file has).
+    """
+    f, obj = _open_tree(path, tree)
+    with f:
+        return int(obj.num_entries)
+
+
+def _entry_step(obj, read, step_size):
+    """Entries per chunk of uproot's iteration, None if uproot cannot tell."""
+    if isinstance(step_size, (int, np.integer)):
+        return int(step_size)
+    try:
+        return int(obj.num_entries_for(step_size, read))
+    except Exception:
+        return None
+
+
+def _failing_branch(obj, read, entry_start, entry_stop):
+    """The first of ``read`` that cannot be read on its own over the entries, or None."""
+    for name in read:
+        try:
+            obj.arrays([name], entry_start=entry_start, entry_stop=entry_stop, library="np")
+        except Exception:
+            return name
+    return None
 
 
 def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_records=None,
@@ -80,8 +184,18 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
     FileNotFoundError, OSError
         Missing or unreadable file.
     RootIOError
-        Missing tree or branch, or a branch of the wrong shape (each named).
+        Missing tree or branch (each named).
+    RootReadError
+        Data that cannot be read (a corrupt basket, a branch uproot cannot
+        interpret) or a branch of the wrong shape: the message names the
+        file, the tree, the branch and the entries.  Chunks before the
+        failing one have been yielded already.
+
+    See Also
+    --------
+    count_entries : the number of entries, to reserve memory beforehand.
     """
+    path = os.fspath(path)
     f, obj = _open_tree(path, tree)
     with f:
         available = _branch_names(obj)
@@ -89,20 +203,40 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
             [b for b in available if b != weight_branch]
         for b in wanted + ([weight_branch] if weight_branch else []):
             if b not in available:
-                raise RootIOError(f"{os.fspath(path)}: tree {tree!r} has no branch {b!r} "
+                raise RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
                                   f"(branches: {', '.join(available)})")
         read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
+        n_entries = int(obj.num_entries)
         if hasattr(obj, "iterate"):
-            chunks = obj.iterate(read, library="np", step_size=step_size)
+            chunks = obj.iterate(read, library="np", step_size=step_size, report=True)
         else:
-            chunks = iter([obj.arrays(read, library="np")])
-        for arrays in chunks:
+            chunks = iter([(obj.arrays(read, library="np"), None)])
+        entry_start = 0
+        while True:
+            try:
+                arrays, report = next(chunks)
+            except StopIteration:
+                break
+            except MemoryError:
+                raise
+            except Exception as exc:
+                step = _entry_step(obj, read, step_size)
+                entry_stop = n_entries if step is None else min(entry_start + step, n_entries)
+                branch = _failing_branch(obj, read, entry_start, entry_stop)
+                raise RootReadError(path, tree, branch, entry_start, entry_stop,
+                                    f"cannot read: {_describe(exc)}") from exc
+            if report is not None:
+                chunk_start, chunk_stop = int(report.tree_entry_start), int(report.tree_entry_stop)
+            else:
+                chunk_start, chunk_stop = 0, n_entries
+            entry_start = chunk_stop
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
             for name, shape in (shapes or {}).items():
                 a = arrays.get(name)
                 if a is not None and a.shape[1:] != tuple(shape):
-                    raise RootIOError(f"{os.fspath(path)}: branch {name!r} of tree {tree!r} has "
-                                      f"shape {a.shape[1:]} per event, expected {tuple(shape)}")
+                    raise RootReadError(path, tree, name, chunk_start, chunk_stop,
+                                        f"shape {a.shape[1:]} per event, expected "
+                                        f"{tuple(shape)}")
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
             records = {k: arrays[k] for k in wanted}
             if map_records is not None:
@@ -113,10 +247,26 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
 def read_events(path, tree="tree", branches=None, **kwargs):
     """All event records of a tree at once (see :func:`iterate_events`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+    tree : str
+        Tree (or RNTuple) name.
+    branches : sequence of str, optional
+        Branches to read (default: all except the weight branch).
+    **kwargs
+        ``weight_branch``, ``map_records``, ``step_size``, ``shapes`` of
+        :func:`iterate_events`.
+
     Returns
     -------
     records : dict of numpy.ndarray
     weights : numpy.ndarray or None
+
+    Raises
+    ------
+    FileNotFoundError, OSError, RootIOError, RootReadError
+        As :func:`iterate_events`.
     """
     parts, wparts = [], []
     for records, weights in iterate_events(path, tree, branches, **kwargs):
@@ -147,7 +297,6 @@ def write_tree(path, branches, tree="tree", *, mode="recreate"):
     ValueError
         Branches of different lengths.
     """
-    from .fitter.results import atomic_write_root
     if mode != "recreate":
         raise ValueError("only mode='recreate' is supported")
     arrays = {k: np.ascontiguousarray(v) for k, v in branches.items()}

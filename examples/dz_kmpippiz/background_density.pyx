@@ -11,12 +11,12 @@
 
 from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport density_callable, density_gradient_callable
+from vecampfit.fitter.density cimport model_description
 
 include "background_polynomial.pxi"
 
+PARAMETERS = P_NAMES
 EVENT_FIELDS = ("m2_km_pip", "m2_km_piz")
-N_PARAMETERS = P_N_TERMS
 
 
 cdef void background_density(floating *out, const void *event_block, const floating *params,
@@ -32,12 +32,9 @@ cdef void background_density_gradient(floating *out, floating *gradient, const v
     background_polynomial_gradient(out, gradient, <const floating *> event_block, params)
 
 
-def callables(precision="float64"):
-    """Low-level callables of the density and its gradient for one precision."""
-    if precision == "float64":
-        return dict(density=density_callable(background_density[double]),
-                    gradient=density_gradient_callable(background_density_gradient[double]))
-    if precision == "float32":
-        return dict(density=density_callable(background_density[float]),
-                    gradient=density_gradient_callable(background_density_gradient[float]))
-    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
+def vecampfit_model():
+    """Parameters, event fields and functions of this model (no parameter buffer)."""
+    return model_description(PARAMETERS, EVENT_FIELDS, {}, P_N_TERMS, 2, 0, 0,
+                             background_density[double], background_density[float],
+                             background_density_gradient[double],
+                             background_density_gradient[float], NULL, NULL)

@@ -14,6 +14,9 @@ cdef enum:
     P_0_2 = 5
     P_N_TERMS = 6
 
+# Parameter names of background_polynomial in index order (a model's PARAMETERS).
+P_NAMES = ('P_0_0', 'P_1_0', 'P_0_1', 'P_2_0', 'P_1_1', 'P_0_2')
+
 
 cdef inline void background_polynomial(floating *out, const floating *x, const floating *c) noexcept nogil:
     """Polynomial value for the L lanes: out[i] = P(x[:, i]).

@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import model  # noqa: E402
-from vecampfit import numeric_integration, particle_data  # noqa: E402
+from vecampfit import numeric_integration, particle_data, vector4  # noqa: E402
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -35,12 +35,6 @@ def masses(edition=2024):
 MASSES = masses()
 
 
-def invariant_mass_squared(*momenta):
-    """(sum p)^2 over four-momenta arrays (n, 4), (px, py, pz, E), in float64."""
-    p = sum(np.asarray(q, dtype=np.float64) for q in momenta)
-    return p[:, 3] ** 2 - p[:, 0] ** 2 - p[:, 1] ** 2 - p[:, 2] ** 2
-
-
 def dalitz_variables(records):
     """m^2(K- pi+), m^2(K- pi0) from event records (momenta or grid points)."""
     if "m2_km_pip" in records:
@@ -52,8 +46,9 @@ def dalitz_variables(records):
         if np.shape(records[b])[1:] != (4,):
             raise ValueError(f"branch {b!r} must hold four-momenta (n, 4), got shape "
                              f"{np.shape(records[b])}")
-    return (invariant_mass_squared(records["km_momentum"], records["pip_momentum"]),
-            invariant_mass_squared(records["km_momentum"], records["pi0_momentum"]))
+    km = np.asarray(records["km_momentum"], dtype=np.float64)
+    return (vector4.invariant_mass_squared(km, np.asarray(records["pip_momentum"], np.float64)),
+            vector4.invariant_mass_squared(km, np.asarray(records["pi0_momentum"], np.float64)))
 
 
 def fill_signal_event_buffer(records, m=MASSES):
@@ -89,8 +84,7 @@ def compile_models(vector_lengths, build_dir=None, verbose=False):
     Returns
     -------
     dict
-        ``{"signal": {L: module}, "background": {L: module}}``; the signal
-        modules have the masses of :data:`MASSES` set.
+        ``{"signal": {L: module}, "background": {L: module}}``.
     """
     from vecampfit.model_compiler import compile_model
     out = {}
@@ -98,38 +92,43 @@ def compile_models(vector_lengths, build_dir=None, verbose=False):
         out[name.split("_")[0]] = compile_model(os.path.join(HERE, name + ".pyx"),
                                                 list(vector_lengths), build_dir=build_dir,
                                                 verbose=verbose)
-    for module in out["signal"].values():
-        module.set_masses(MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"])
     return out
 
 
+#: The signal model's constants (signal_density.pyx) from :data:`MASSES`.
+SIGNAL_CONSTANTS = {"M_D": MASSES["md"], "M_KM": MASSES["km"], "M_PIP": MASSES["pip"],
+                    "M_PIZ": MASSES["piz"]}
+
+
+def _signal_fields_from_constants(records, constants):
+    return fill_signal_event_buffer(records, {"md": constants["M_D"], "km": constants["M_KM"],
+                                              "pip": constants["M_PIP"],
+                                              "piz": constants["M_PIZ"]})
+
+
 def signal_density(models, vector_length, precision, gradient=True):
-    """The signal density for the fitter (block form)."""
+    """The signal density for the fitter (block form), with the masses of
+    :data:`MASSES` as its constants."""
     from vecampfit.fitter import Density
-    mod = models["signal"][vector_length]
-    c = mod.callables(precision)
-    return Density(c["density"], c["gradient"] if gradient else None,
-                   event_fields=model.EVENT_FIELDS, fill_event_buffer=fill_signal_event_buffer,
-                   parameter_buffer_size=mod.layout()["parameter_buffer"],
-                   fill_parameter_buffer=c["fill_parameter_buffer"],
-                   n_gradient_parameters=mod.layout()["parameters"], name="signal")
+    return Density.from_model(models["signal"][vector_length], precision,
+                              constants=SIGNAL_CONSTANTS, gradient=gradient,
+                              fill_event_buffer=_signal_fields_from_constants, name="signal")
 
 
 def signal_density_numpy():
     """The same signal density in the Python form (numpy, no gradient)."""
     from vecampfit.fitter import Density
     return Density(lambda events, params: model.signal_density(events, params, MASSES),
-                   event_fields=model.EVENT_FIELDS, fill_event_buffer=fill_signal_event_buffer,
-                   name="signal (numpy)")
+                   parameters=model.parameter_names(), event_fields=model.EVENT_FIELDS,
+                   fill_event_buffer=fill_signal_event_buffer, name="signal (numpy)")
 
 
 def background_density(models, vector_length, precision, gradient=True):
     """The background density for the fitter (block form)."""
     from vecampfit.fitter import Density
-    c = models["background"][vector_length].callables(precision)
-    return Density(c["density"], c["gradient"] if gradient else None,
-                   event_fields=("m2_km_pip", "m2_km_piz"),
-                   fill_event_buffer=fill_background_event_buffer, name="background")
+    return Density.from_model(models["background"][vector_length], precision, gradient=gradient,
+                              fill_event_buffer=lambda records, constants:
+                              fill_background_event_buffer(records), name="background")
 
 
 def background_polynomial(m2_km_pip, m2_km_piz, coefficients):

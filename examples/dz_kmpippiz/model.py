@@ -177,19 +177,3 @@ def signal_density(fields, params, masses):
     """Signal density S = |A|^2 (the model's Python density form)."""
     a = amplitude(fields, params, masses)
     return a.real**2 + a.imag**2
-
-
-def to_blocks(fields, vector_length, dtype=np.float64):
-    """Arrange event-buffer fields as blocks of ``vector_length`` events.
-
-    Returns an array of shape (n_blocks, len(EVENT_FIELDS), vector_length), the
-    layout of the Cython density's event buffer; the tail of the last block is
-    padded with copies of the last event (its values are never used).
-    """
-    columns = np.stack([np.asarray(fields[name], dtype=dtype) for name in EVENT_FIELDS])
-    n = columns.shape[1]
-    if n == 0:
-        raise ValueError("no events")
-    n_blocks = -(-n // vector_length)
-    padded = np.concatenate([columns, np.repeat(columns[:, -1:], n_blocks * vector_length - n, axis=1)], axis=1)
-    return np.ascontiguousarray(padded.reshape(len(EVENT_FIELDS), n_blocks, vector_length).transpose(1, 0, 2))

@@ -12,19 +12,31 @@
 # likelihood call by fill_parameter_buffer: per resonance the coupling
 # a e^(i phi) and its derivatives, m0, Gamma0, r, 1/q0, 1/F_R(q0), 1/F_D(p0)
 # and their derivatives, and the constant of the spin-1 angular factor.
+#
+# Constants: the D0 and final-state masses (GeV), passed to the filler by
+# the fitter (defaults: PDG 2024); the event buffer is computed from them too
+# (common.fill_signal_event_buffer).
 from cython cimport floating
 from libc.math cimport M_PI, cos, sin, sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
-                                       fill_parameter_buffer_callable)
+from vecampfit.fitter.density cimport component_description, model_description
+
+from vecampfit import particle_data
 from vecampfit.high_energy_physics cimport (
     blatt_weisskopf_gradient_scalar, blatt_weisskopf_inverse_gradient_q2_scalar,
     blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_scalar,
     breit_wigner_q_f_nophsp_gradient_scalar, breit_wigner_q_f_nophsp_scalar,
 )
 
-import numpy as np
+# What the fitter reads from this module (model.py holds the same names).
+RESONANCE_PREFIXES = ("RHOP1", "KSTM1", "KSTZ1", "KST0M", "KST0Z", "RHOP2", "KSTM2")
+PARAMETERS = (("D_R",) + tuple(f"{r}_{x}" for r in RESONANCE_PREFIXES for x in "MGRAP")
+              + ("NR_A", "NR_P"))
+EVENT_FIELDS = ("m_km_pip", "m_km_piz", "m_pip_piz", "q_km_pip", "q_km_piz", "q_pip_piz",
+                "p_km_pip", "p_km_piz", "p_pip_piz")
+CONSTANTS = {f"M_{key}": particle_data.mass(name, 2024)
+             for key, name in (("D", "D0"), ("KM", "K-"), ("PIP", "pi+"), ("PIZ", "pi0"))}
 
 # Channels (pairs) and event-buffer fields.
 cdef enum:
@@ -80,13 +92,13 @@ RES_CHANNEL[:] = [CH_PIP_PIZ, CH_KM_PIZ, CH_KM_PIP, CH_KM_PIZ, CH_KM_PIP, CH_PIP
 RES_SPIN[:] = [1, 1, 1, 0, 0, 1, 1]
 RES_OMIT_FD0[:] = [False, False, False, False, False, True, False]
 
-# Masses (GeV): D0, K-, pi+, pi0; set by set_masses.  Index by particle.
+# Constants: masses (GeV) of the D0, K-, pi+, pi0.  Index by particle.
 cdef enum:
     P_D = 0
     P_KM = 1
     P_PIP = 2
     P_PIZ = 3
-cdef double MASS[4]
+    N_CONSTANTS = 4
 # (A, B, C) particles per channel.
 cdef int CH_A[3]
 cdef int CH_B[3]
@@ -94,21 +106,6 @@ cdef int CH_C[3]
 CH_A[:] = [P_KM, P_KM, P_PIP]
 CH_B[:] = [P_PIP, P_PIZ, P_PIZ]
 CH_C[:] = [P_PIZ, P_PIP, P_KM]
-
-
-def set_masses(double md, double mkm, double mpip, double mpiz):
-    """Set the D0 and final-state masses (GeV) used by the parameter buffer."""
-    MASS[:] = [md, mkm, mpip, mpiz]
-
-
-def vector_length():
-    return VECTOR_LENGTH
-
-
-def layout():
-    """Sizes and parameter count of this model's buffers."""
-    return {"event_fields": N_EVENT_FIELDS, "parameters": N_PARAMETERS,
-            "parameter_buffer": PARAMETER_BUFFER_SIZE}
 
 
 cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexcept nogil:
@@ -120,17 +117,19 @@ cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexc
     return q
 
 
-cdef void fill_parameter_buffer(floating *pb, const floating *par) noexcept nogil:
-    """Fill the parameter buffer from the parameters (computed in double precision)."""
+cdef void fill_parameter_buffer(floating *pb, const floating *par,
+                                const double *mass) noexcept nogil:
+    """Fill the parameter buffer from the parameters and the masses (the
+    constants, indexed by P_D ... P_PIZ), computed in double precision."""
     cdef int k, ch, j, base
-    cdef double a, phi, m0, r, rd = par[PAR_D_R], md = MASS[P_D]
+    cdef double a, phi, m0, r, rd = par[PAR_D_R], md = mass[P_D]
     cdef double q0, dq0, p0sq, dp0sq, inv, d_dq, d_dr, ma, mb, mc
     cdef double deg = M_PI / 180
     for k in range(N_RESONANCES):
         ch = RES_CHANNEL[k]
         j = RES_SPIN[k]
         base = k * PB_STRIDE
-        ma, mb, mc = MASS[CH_A[ch]], MASS[CH_B[ch]], MASS[CH_C[ch]]
+        ma, mb, mc = mass[CH_A[ch]], mass[CH_B[ch]], mass[CH_C[ch]]
         m0 = par[PAR_FIRST_RESONANCE + 5 * k]
         r = par[PAR_FIRST_RESONANCE + 5 * k + 2]
         a = par[PAR_FIRST_RESONANCE + 5 * k + 3]
@@ -207,23 +206,31 @@ cdef inline floating _angular(const floating *mac, const floating *mbc, const fl
 # vecampfit.high_energy_physics): the terms of one event stay in registers,
 # and the compiler vectorizes the whole loop over the L lanes.
 
-cdef inline void _add_resonance(floating *are, floating *aim, const floating *ev,
-                                const floating *pb, int i, int k, int ch, int j) noexcept nogil:
-    """A += c_k [F_D(p)/F_D(p0)] B(m) A_J of resonance k at lane i (constant k, ch, j
-    after inlining)."""
+cdef inline void _resonance(floating *re, floating *im, const floating *ev, const floating *pb,
+                            int i, int k, int ch, int j) noexcept nogil:
+    """X_k = [F_D(p)/F_D(p0)] B(m) A_J of resonance k at lane i, without its
+    coupling (constant k, ch, j after inlining)."""
     cdef const floating *b = pb + k * PB_STRIDE
     cdef floating spin1 = 1 if j == 1 else 0
     cdef const floating *mac
     cdef const floating *mbc
-    cdef floating re, im, w
+    cdef floating w
     _angular_fields(ev, ch, &mac, &mbc)
     breit_wigner_q_f_nophsp_scalar(
         ev[(EV_M + ch) * VECTOR_LENGTH + i], ev[(EV_Q + ch) * VECTOR_LENGTH + i], b[PB_M0],
-        b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j, &re, &im)
+        b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j, re, im)
     w = (blatt_weisskopf_scalar(ev[(EV_P + ch) * VECTOR_LENGTH + i], pb[PB_D_R], j)
          * b[PB_INV_FD0] * _angular(mac, mbc, b, spin1, i))
-    re = re * w
-    im = im * w
+    re[0] = re[0] * w
+    im[0] = im[0] * w
+
+
+cdef inline void _add_resonance(floating *are, floating *aim, const floating *ev,
+                                const floating *pb, int i, int k, int ch, int j) noexcept nogil:
+    """A += c_k X_k of resonance k at lane i."""
+    cdef const floating *b = pb + k * PB_STRIDE
+    cdef floating re, im
+    _resonance(&re, &im, ev, pb, i, k, ch, j)
     are[0] = are[0] + b[PB_C_RE] * re - b[PB_C_IM] * im
     aim[0] = aim[0] + b[PB_C_RE] * im + b[PB_C_IM] * re
 
@@ -246,6 +253,26 @@ cdef void signal_density(floating *out, const void *event_block, const floating 
         _add_resonance(&are, &aim, ev, pb, i, 5, CH_PIP_PIZ, 1)
         _add_resonance(&are, &aim, ev, pb, i, 6, CH_KM_PIZ, 1)
         out[i] = are * are + aim * aim
+
+
+cdef void signal_components(floating *out, const void *event_block, const floating *params,
+                            const void *parameter_buffer) noexcept nogil:
+    """The component amplitudes X_k without couplings (the seven resonances in
+    the order of RESONANCE_PREFIXES, then the non-resonant term, X = 1):
+    out[2 k L + i] real part, out[(2 k + 1) L + i] imaginary part."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef int i, L = VECTOR_LENGTH
+    for i in range(VECTOR_LENGTH):
+        _resonance(&out[i], &out[L + i], ev, pb, i, 0, CH_PIP_PIZ, 1)
+        _resonance(&out[2 * L + i], &out[3 * L + i], ev, pb, i, 1, CH_KM_PIZ, 1)
+        _resonance(&out[4 * L + i], &out[5 * L + i], ev, pb, i, 2, CH_KM_PIP, 1)
+        _resonance(&out[6 * L + i], &out[7 * L + i], ev, pb, i, 3, CH_KM_PIZ, 0)
+        _resonance(&out[8 * L + i], &out[9 * L + i], ev, pb, i, 4, CH_KM_PIP, 0)
+        _resonance(&out[10 * L + i], &out[11 * L + i], ev, pb, i, 5, CH_PIP_PIZ, 1)
+        _resonance(&out[12 * L + i], &out[13 * L + i], ev, pb, i, 6, CH_KM_PIZ, 1)
+        out[14 * L + i] = 1
+        out[15 * L + i] = 0
 
 
 # ----------------------------------------------------------------------------
@@ -385,64 +412,20 @@ cdef void signal_density_gradient(floating *out, floating *grad, const void *eve
 
 
 # ----------------------------------------------------------------------------
-# The functions for the fitter (vecampfit.fitter.Density)
+# The model's description for the fitter (vecampfit.fitter.Density.from_model)
 # ----------------------------------------------------------------------------
 
-def callables(precision="float64"):
-    """Low-level callables of the density, its gradient and the parameter-buffer
-    filler for one precision ("float64" or "float32"), for vecampfit.fitter.Density."""
-    if precision == "float64":
-        return dict(density=density_callable(signal_density[double]),
-                    gradient=density_gradient_callable(signal_density_gradient[double]),
-                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[double]))
-    if precision == "float32":
-        return dict(density=density_callable(signal_density[float]),
-                    gradient=density_gradient_callable(signal_density_gradient[float]),
-                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[float]))
-    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
-
-
-# ----------------------------------------------------------------------------
-# Python access (tests, plots): evaluate over blocks of an event buffer
-# ----------------------------------------------------------------------------
-
-def parameter_buffer(floating[::1] params):
-    """The parameter buffer for a parameter vector (same precision)."""
-    if params.shape[0] != N_PARAMETERS:
-        raise ValueError(f"expected {N_PARAMETERS} parameters, got {params.shape[0]}")
-    buf = np.zeros(PARAMETER_BUFFER_SIZE, dtype=np.float32 if floating is float else np.float64)
-    cdef floating[::1] view = buf
-    fill_parameter_buffer(&view[0], &params[0])
-    return buf
-
-
-def evaluate(floating[:, :, ::1] blocks, floating[::1] params, bint gradient=False):
-    """Density (and gradient) over an event buffer of shape (n_blocks, N_EVENT_FIELDS, L).
-
-    Returns values of shape (n_blocks * L,) and, with ``gradient``, the
-    gradient of shape (N_PARAMETERS, n_blocks * L).
-    """
-    if blocks.shape[1] != N_EVENT_FIELDS or blocks.shape[2] != VECTOR_LENGTH:
-        raise ValueError(f"event buffer must have shape (n_blocks, {N_EVENT_FIELDS}, {VECTOR_LENGTH})")
-    dtype = np.float32 if floating is float else np.float64
-    pb = parameter_buffer(params)
-    cdef floating[::1] pbv = pb
-    cdef Py_ssize_t nb = blocks.shape[0], b, i, p
-    values = np.empty(nb * VECTOR_LENGTH, dtype)
-    grad = np.empty((N_PARAMETERS, nb * VECTOR_LENGTH), dtype)
-    cdef floating[::1] v = values
-    cdef floating[:, ::1] g = grad
-    cdef floating out[VECTOR_LENGTH]
-    cdef floating gb[N_PARAMETERS * VECTOR_LENGTH]
-    with nogil:
-        for b in range(nb):
-            if gradient:
-                signal_density_gradient(out, gb, &blocks[b, 0, 0], &params[0], &pbv[0])
-                for p in range(N_PARAMETERS):
-                    for i in range(VECTOR_LENGTH):
-                        g[p, b * VECTOR_LENGTH + i] = gb[p * VECTOR_LENGTH + i]
-            else:
-                signal_density(out, &blocks[b, 0, 0], &params[0], &pbv[0])
-            for i in range(VECTOR_LENGTH):
-                v[b * VECTOR_LENGTH + i] = out[i]
-    return (values, grad) if gradient else values
+def vecampfit_model():
+    """Parameters, event fields, masses, buffer sizes and functions of this
+    model, and its components (the resonances and the non-resonant term, each
+    with its coupling a e^(i phi), phi in degrees) for cached fits."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+                             N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
+                             signal_density[double], signal_density[float],
+                             signal_density_gradient[double], signal_density_gradient[float],
+                             fill_parameter_buffer[double], fill_parameter_buffer[float])
+    names = RESONANCE_PREFIXES + ("NR",)
+    desc["components"] = component_description(
+        names, [("polar_degrees", f"{r}_A", f"{r}_P") for r in names], N_RESONANCES + 1,
+        signal_components[double], signal_components[float])
+    return desc

@@ -52,12 +52,13 @@ class Setup:
                                                         self.records["m23Sq"], self.masses)
         self.grid_time = time.perf_counter() - t0
         t0 = time.perf_counter()
-        self.module = genfit3k.compile_density([args.vector_length], self.masses,
-                                               self.normalization,
+        self.module = genfit3k.compile_density([args.vector_length],
                                                build_dir=args.model_cache)[args.vector_length]
         self.compile_time = time.perf_counter() - t0
         # Fit fractions and their errors: the compiled density in float64 on the grid.
-        self.integrals = genfit3k.GridIntegrals(self.module, self.grid_fields, self.weights)
+        self.integrals = genfit3k.GridIntegrals(
+            genfit3k.signal_density(self.module, "float64", self.masses, self.normalization),
+            self.grid_fields, self.weights)
         self.args = args
         if verbose:
             i = self.grid_info
@@ -73,7 +74,7 @@ class Setup:
         other.args = copy.copy(self.args)
         other.args.vector_length = vector_length
         if module is None:
-            module = genfit3k.compile_density([vector_length], self.masses, self.normalization,
+            module = genfit3k.compile_density([vector_length],
                                               build_dir=self.args.model_cache)[vector_length]
         other.module = module
         return other
@@ -88,7 +89,7 @@ class Setup:
                         randomize=random_start, use_gradient=gradient, strategy=strategy,
                         verbose=verbose)
         point = fitter.add_point(genfit3k.signal_density(self.module, a.precision, self.masses,
-                                                         gradient=gradient),
+                                                         self.normalization, gradient=gradient),
                                  normalization="grid")
         point.add_normalization_events(self.grid_fields, self.weights)
         point.add_data({"m13Sq": m13sq, "m23Sq": m23sq})

@@ -274,20 +274,6 @@ def fill_event_buffer_function(m):
     return fill
 
 
-def to_blocks(fields, vector_length, dtype=np.float64):
-    """Fields as blocks of shape (n_blocks, len(EVENT_FIELDS), L), the tail padded
-    with copies of the last event (for the compiled module's ``evaluate``)."""
-    columns = np.stack([np.asarray(fields[name], dtype=dtype) for name in EVENT_FIELDS])
-    n = columns.shape[1]
-    if n == 0:
-        raise ValueError("no events")
-    n_blocks = -(-n // vector_length)
-    pad = np.repeat(columns[:, -1:], n_blocks * vector_length - n, axis=1)
-    padded = np.concatenate([columns, pad], axis=1)
-    return np.ascontiguousarray(
-        padded.reshape(len(EVENT_FIELDS), n_blocks, vector_length).transpose(1, 0, 2))
-
-
 # ----------------------------------------------------------------------------
 # Normalization grid (Laura++'s integration scheme for this model)
 # ----------------------------------------------------------------------------
@@ -485,26 +471,24 @@ class GridIntegrals:
 
     The numpy functions above (:func:`fit_fractions`, :func:`laura_coefficients`)
     recompute the kinematics of every grid point; this class keeps the grid
-    as event-buffer blocks and evaluates the compiled density and its
-    gradient on them, with all coefficients but one set to zero for the
+    as an event buffer of the compiled density and evaluates it and its
+    gradient there, with all coefficients but one set to zero for the
     integral of one component.
 
     Parameters
     ----------
-    module
-        The compiled density (:func:`compile_density`) in float64.
+    density : vecampfit.fitter.Density
+        The compiled density (:func:`signal_density`) in float64.
     fields : dict
         Event-buffer fields of the grid points (:func:`event_buffer_fields`).
     weights : numpy.ndarray
         Grid weights.
     """
 
-    def __init__(self, module, fields, weights):
-        self.module = module
-        length = module.vector_length()
-        self.blocks = to_blocks(fields, length)
-        self.weights = np.zeros(self.blocks.shape[0] * length)
-        self.weights[:len(weights)] = weights
+    def __init__(self, density, fields, weights):
+        self.density = density
+        self.blocks = density.event_buffer(fields)
+        self.weights = np.asarray(weights, dtype=np.float64)
 
     def _only(self, params, component):
         x = np.array(params, dtype=np.float64)
@@ -520,8 +504,8 @@ class GridIntegrals:
         x = np.asarray(params, dtype=np.float64) if component is None else \
             self._only(params, component)
         if not gradient:
-            return float(np.dot(self.weights, self.module.evaluate(self.blocks, x)))
-        values, grad = self.module.evaluate(self.blocks, x, True)
+            return float(np.dot(self.weights, self.density.evaluate(self.blocks, x)))
+        values, grad = self.density.evaluate(self.blocks, x, True)
         g = grad @ self.weights
         if component is not None:
             # Coefficients of the other components were set to zero, not varied.
@@ -595,32 +579,33 @@ def solution(params, reference=None):
 # Compiled density and the fitter
 # ----------------------------------------------------------------------------
 
-def compile_density(vector_lengths, m, normalization, build_dir=None, verbose=False):
-    """Compile genfit3k_density.pyx for the vector lengths; set masses, radius and n.
+def compile_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile genfit3k_density.pyx for the vector lengths.
 
     Returns
     -------
     dict of int to module
     """
     from vecampfit.model_compiler import compile_model
-    mods = compile_model(os.path.join(HERE, "genfit3k_density.pyx"), list(vector_lengths),
+    return compile_model(os.path.join(HERE, "genfit3k_density.pyx"), list(vector_lengths),
                          build_dir=build_dir, verbose=verbose)
-    for mod in mods.values():
-        mod.set_constants(m["K"], RESONANCE_RADIUS)
-        mod.set_normalization(normalization["PHI"], normalization["F2"], normalization["NR"])
-    return mods
 
 
-def signal_density(module, precision, m, gradient=True):
-    """The compiled density for :class:`vecampfit.fitter.Fitter` (block form)."""
+def model_constants(m, normalization):
+    """The compiled model's constants: kaon mass, radius, normalization factors n."""
+    return {"M_K": m["K"], "RESONANCE_RADIUS": RESONANCE_RADIUS, "N_PHI": normalization["PHI"],
+            "N_F2": normalization["F2"], "N_NR": normalization["NR"]}
+
+
+def signal_density(module, precision, m, normalization, gradient=True):
+    """The compiled density for :class:`vecampfit.fitter.Fitter` (block form),
+    for the masses ``m`` and the normalization factors n."""
     from vecampfit.fitter import Density
-    c = module.callables(precision)
-    lay = module.layout()
-    return Density(c["density"], c["gradient"] if gradient else None,
-                   event_fields=EVENT_FIELDS, fill_event_buffer=fill_event_buffer_function(m),
-                   parameter_buffer_size=lay["parameter_buffer"],
-                   fill_parameter_buffer=c["fill_parameter_buffer"],
-                   n_gradient_parameters=lay["parameters"], name="B+ -> K+ K+ K-")
+    fill = fill_event_buffer_function(m)
+    return Density.from_model(module, precision, constants=model_constants(m, normalization),
+                              gradient=gradient,
+                              fill_event_buffer=lambda records, constants: fill(records),
+                              name="B+ -> K+ K+ K-")
 
 
 def parameter_table(random_coefficients=False):

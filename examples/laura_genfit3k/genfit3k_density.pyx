@@ -28,15 +28,25 @@
 # Parameter buffer, per resonance: m0^2, C, n c / F_R(q0), n / F_R(q0), and
 # the complex constants of the gradient (see fill_parameter_buffer); then
 # n_NR c_NR and n_NR.
+#
+# Constants (passed to the filler): the kaon mass (GeV), the resonances'
+# Blatt-Weisskopf radius (GeV^-1) and the per-component normalization
+# factors n of phi(1020), f'2(1525) and the non-resonant term
+# (genfit3k.normalization_constants).  Defaults: Laura++'s kaon mass, radius
+# 4, n = 1.
 from cython cimport floating
 from libc.math cimport sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport (density_callable, density_gradient_callable,
-                                       fill_parameter_buffer_callable)
+from vecampfit.fitter.density cimport component_description, model_description
 from vecampfit.high_energy_physics cimport blatt_weisskopf_inverse_gradient_scalar
 
-import numpy as np
+# What the fitter reads from this module (genfit3k.py holds the same names).
+PARAMETERS = ("PHI_M", "PHI_G", "F2_M", "F2_G", "PHI_RE", "PHI_IM", "F2_RE", "F2_IM", "NR_RE",
+              "NR_IM")
+EVENT_FIELDS = tuple(f"{kind}_{pair}" for pair in ("13", "23")
+                     for kind in ("s", "g_phi", "w_phi", "g_f2", "w_f2"))
+CONSTANTS = {"M_K": 0.493677, "RESONANCE_RADIUS": 4.0, "N_PHI": 1.0, "N_F2": 1.0, "N_NR": 1.0}
 
 # Event-buffer fields: pair offset + field.
 cdef enum:
@@ -84,46 +94,18 @@ cdef enum:
     PB_NR_N = 34        # n_NR
     PARAMETER_BUFFER_SIZE = 35
 
-# Resonance spins and the per-component normalization constants n (set by
-# set_constants / set_normalization; module-wide, shared by every fit in
-# the process).
+# Constants, in the order of CONSTANTS.
+cdef enum:
+    C_M_K = 0
+    C_RADIUS = 1
+    C_N_PHI = 2
+    C_N_F2 = 3
+    C_N_NR = 4
+    N_CONSTANTS = 5
+
+# Resonance spins.
 cdef int SPIN[2]
 SPIN[:] = [1, 2]
-cdef double DAUGHTER_MASS = 0.493677
-cdef double RESONANCE_RADIUS = 4.0
-cdef double NORMALIZATION[3]
-NORMALIZATION[:] = [1.0, 1.0, 1.0]
-
-
-def set_constants(double daughter_mass, double resonance_radius):
-    """Set the kaon mass (GeV) and the resonances' Blatt-Weisskopf radius (1/GeV)."""
-    global DAUGHTER_MASS, RESONANCE_RADIUS
-    if not (daughter_mass > 0 and resonance_radius >= 0):
-        raise ValueError(f"bad constants: kaon mass {daughter_mass}, radius {resonance_radius}")
-    DAUGHTER_MASS = daughter_mass
-    RESONANCE_RADIUS = resonance_radius
-
-
-def set_normalization(double phi, double f2, double nonresonant):
-    """Set the constant factors n of the phi(1020), f'2(1525) and non-resonant terms."""
-    if not (phi > 0 and f2 > 0 and nonresonant > 0):
-        raise ValueError(f"normalization factors must be positive, got {phi}, {f2}, {nonresonant}")
-    NORMALIZATION[:] = [phi, f2, nonresonant]
-
-
-def constants():
-    """(kaon mass, resonance radius, (n_phi, n_f2, n_NR)) in use."""
-    return DAUGHTER_MASS, RESONANCE_RADIUS, tuple(NORMALIZATION[k] for k in range(3))
-
-
-def vector_length():
-    return VECTOR_LENGTH
-
-
-def layout():
-    """Sizes and parameter count of this model's buffers."""
-    return {"event_fields": N_EVENT_FIELDS, "parameters": N_PARAMETERS,
-            "parameter_buffer": PARAMETER_BUFFER_SIZE}
 
 
 cdef inline double _ipow(double x, int n) noexcept nogil:
@@ -135,9 +117,9 @@ cdef inline double _ipow(double x, int n) noexcept nogil:
 
 
 cdef void _fill_resonance(floating *b, double m0, double gamma0, double cre, double cim,
-                          double n, int spin) noexcept nogil:
-    """One resonance block of the parameter buffer (computed in double precision)."""
-    cdef double mk = DAUGHTER_MASS, r = RESONANCE_RADIUS
+                          double n, int spin, double mk, double r) noexcept nogil:
+    """One resonance block of the parameter buffer (computed in double precision)
+    for the kaon mass mk and the radius r."""
     # Breakup momentum of m0 -> K+ K- and its derivative.
     cdef double q0sq = m0 * m0 / 4 - mk * mk
     cdef double q0 = sqrt(q0sq)
@@ -171,15 +153,19 @@ cdef void _fill_resonance(floating *b, double m0, double gamma0, double cre, dou
         b[k] = 0
 
 
-cdef void fill_parameter_buffer(floating *pb, const floating *par) noexcept nogil:
-    """Fill the parameter buffer from the parameters."""
+cdef void fill_parameter_buffer(floating *pb, const floating *par,
+                                const double *constants) noexcept nogil:
+    """Fill the parameter buffer from the parameters and the constants."""
+    cdef double mk = constants[C_M_K], r = constants[C_RADIUS]
     _fill_resonance(pb, par[PAR_PHI_M], par[PAR_PHI_G], par[PAR_PHI_RE], par[PAR_PHI_IM],
-                    NORMALIZATION[0], SPIN[0])
+                    constants[C_N_PHI], SPIN[0], mk, r)
     _fill_resonance(pb + PB_STRIDE, par[PAR_F2_M], par[PAR_F2_G], par[PAR_F2_RE],
-                    par[PAR_F2_IM], NORMALIZATION[1], SPIN[1])
-    pb[PB_NR_RE] = NORMALIZATION[2] * par[PAR_NR_RE]
-    pb[PB_NR_IM] = NORMALIZATION[2] * par[PAR_NR_IM]
-    pb[PB_NR_N] = NORMALIZATION[2]
+                    par[PAR_F2_IM], constants[C_N_F2], SPIN[1], mk, r)
+    pb[PB_NR_RE] = constants[C_N_NR] * par[PAR_NR_RE]
+    pb[PB_NR_IM] = constants[C_N_NR] * par[PAR_NR_IM]
+    pb[PB_NR_N] = constants[C_N_NR]
+    for k in range(PB_NR_N + 1, PARAMETER_BUFFER_SIZE):
+        pb[k] = 0
 
 
 cdef inline void _pair_term(floating m0sq, floating c, floating s, floating g, floating w,
@@ -224,6 +210,28 @@ cdef void signal_density(floating *out, const void *event_block, const floating 
         ar = ar + p2[PB_CP_RE] * yr - p2[PB_CP_IM] * yi
         ai = ai + p2[PB_CP_RE] * yi + p2[PB_CP_IM] * yr
         out[i] = ar * ar + ai * ai
+
+
+cdef void signal_components(floating *out, const void *event_block, const floating *params,
+                            const void *parameter_buffer) noexcept nogil:
+    """The component amplitudes without couplings, X_R = (n/F_R(q0)) [X(13) +
+    X(23)] of phi(1020) and f'2(1525) and X_NR = n_NR: out[2 k L + i] real
+    part, out[(2 k + 1) L + i] imaginary part."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef const floating *p1 = pb
+    cdef const floating *p2 = pb + PB_STRIDE
+    cdef floating yr, yi
+    cdef int i, L = VECTOR_LENGTH
+    for i in range(VECTOR_LENGTH):
+        _resonance_sum(ev, p1, i, EV_G_PHI, EV_W_PHI, &yr, &yi)
+        out[i] = p1[PB_NF] * yr
+        out[L + i] = p1[PB_NF] * yi
+        _resonance_sum(ev, p2, i, EV_G_F2, EV_W_F2, &yr, &yi)
+        out[2 * L + i] = p2[PB_NF] * yr
+        out[3 * L + i] = p2[PB_NF] * yi
+        out[4 * L + i] = pb[PB_NR_N]
+        out[5 * L + i] = 0
 
 
 # ----------------------------------------------------------------------------
@@ -333,64 +341,20 @@ cdef void signal_density_gradient(floating *out, floating *gradient, const void 
 
 
 # ----------------------------------------------------------------------------
-# The functions for the fitter (vecampfit.fitter.Density)
+# The model's description for the fitter (vecampfit.fitter.Density.from_model)
 # ----------------------------------------------------------------------------
 
-def callables(precision="float64"):
-    """Low-level callables of the density, its gradient and the parameter-buffer
-    filler for one precision ("float64" or "float32"), for vecampfit.fitter.Density."""
-    if precision == "float64":
-        return dict(density=density_callable(signal_density[double]),
-                    gradient=density_gradient_callable(signal_density_gradient[double]),
-                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[double]))
-    if precision == "float32":
-        return dict(density=density_callable(signal_density[float]),
-                    gradient=density_gradient_callable(signal_density_gradient[float]),
-                    fill_parameter_buffer=fill_parameter_buffer_callable(fill_parameter_buffer[float]))
-    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
-
-
-# ----------------------------------------------------------------------------
-# Python access (tests, plots): evaluate over blocks of an event buffer
-# ----------------------------------------------------------------------------
-
-def parameter_buffer(floating[::1] params):
-    """The parameter buffer for a parameter vector (same precision)."""
-    if params.shape[0] != N_PARAMETERS:
-        raise ValueError(f"expected {N_PARAMETERS} parameters, got {params.shape[0]}")
-    buf = np.zeros(PARAMETER_BUFFER_SIZE, dtype=np.float32 if floating is float else np.float64)
-    cdef floating[::1] view = buf
-    fill_parameter_buffer(&view[0], &params[0])
-    return buf
-
-
-def evaluate(floating[:, :, ::1] blocks, floating[::1] params, bint gradient=False):
-    """Density (and gradient) over an event buffer of shape (n_blocks, N_EVENT_FIELDS, L).
-
-    Returns values of shape (n_blocks * L,) and, with ``gradient``, the
-    gradient of shape (N_PARAMETERS, n_blocks * L).
-    """
-    if blocks.shape[1] != N_EVENT_FIELDS or blocks.shape[2] != VECTOR_LENGTH:
-        raise ValueError(f"event buffer must have shape (n_blocks, {N_EVENT_FIELDS}, {VECTOR_LENGTH})")
-    dtype = np.float32 if floating is float else np.float64
-    pb = parameter_buffer(params)
-    cdef floating[::1] pbv = pb
-    cdef Py_ssize_t nb = blocks.shape[0], b, i, p
-    values = np.empty(nb * VECTOR_LENGTH, dtype)
-    grad = np.empty((N_PARAMETERS, nb * VECTOR_LENGTH), dtype)
-    cdef floating[::1] v = values
-    cdef floating[:, ::1] g = grad
-    cdef floating out[VECTOR_LENGTH]
-    cdef floating gb[N_PARAMETERS * VECTOR_LENGTH]
-    with nogil:
-        for b in range(nb):
-            if gradient:
-                signal_density_gradient(out, gb, &blocks[b, 0, 0], &params[0], &pbv[0])
-                for p in range(N_PARAMETERS):
-                    for i in range(VECTOR_LENGTH):
-                        g[p, b * VECTOR_LENGTH + i] = gb[p * VECTOR_LENGTH + i]
-            else:
-                signal_density(out, &blocks[b, 0, 0], &params[0], &pbv[0])
-            for i in range(VECTOR_LENGTH):
-                v[b * VECTOR_LENGTH + i] = out[i]
-    return (values, grad) if gradient else values
+def vecampfit_model():
+    """Parameters, event fields, constants, buffer sizes and functions of this
+    model, and its components (phi(1020), f'2(1525), non-resonant; couplings
+    RE + i IM) for cached fits."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+                             N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
+                             signal_density[double], signal_density[float],
+                             signal_density_gradient[double], signal_density_gradient[float],
+                             fill_parameter_buffer[double], fill_parameter_buffer[float])
+    names = ("PHI", "F2", "NR")
+    desc["components"] = component_description(
+        names, [("cartesian", f"{c}_RE", f"{c}_IM") for c in names], 3,
+        signal_components[double], signal_components[float])
+    return desc

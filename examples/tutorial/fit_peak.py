@@ -60,29 +60,23 @@ def signal_density(vector_length, precision, numpy_form=False, build_dir=None):
     """The signal density for the fitter.
 
     The Cython form is compiled (once, then cached) for this vector length
-    with vecampfit's include paths and flags; its module hands the fitter
-    low-level callables of the density, its gradient and the
-    parameter-buffer filler.  The numpy form is any function of the event
-    fields and the parameters.
+    with vecampfit's include paths and flags; the module tells the fitter
+    its parameter names, event fields and buffer sizes.  The numpy form is
+    any function of the event fields and its own parameters (M, G).
     """
     if numpy_form:
-        return Density(lambda events, p: peak(events["m"], p[0], p[1]), event_fields=["m"],
-                       name="peak (numpy)")
+        return Density(lambda events, p: peak(events["m"], p[0], p[1]), parameters=["M", "G"],
+                       event_fields=["m"], name="peak (numpy)")
     module = compile_model(os.path.join(HERE, "peak_density.pyx"), [vector_length],
                            build_dir=build_dir)[vector_length]
-    c = module.callables(precision)
-    layout = module.layout()
-    return Density(c["density"], c["gradient"], event_fields=["m"],
-                   parameter_buffer_size=layout["parameter_buffer"],
-                   fill_parameter_buffer=c["fill_parameter_buffer"],
-                   n_gradient_parameters=layout["parameters"], name="peak")
+    return Density.from_model(module, precision, name="peak")
 
 
 def flat_background():
     """A flat background in the numpy form (a background needs no gradient:
     its parameters are fixed during the signal fit)."""
-    return Density(lambda events, p: np.ones_like(events["m"]), event_fields=["m"],
-                   name="flat background")
+    return Density(lambda events, p: np.ones_like(events["m"]), parameters=[],
+                   event_fields=["m"], name="flat background")
 
 
 def build_fitter(args):

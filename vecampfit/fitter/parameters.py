@@ -19,8 +19,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..atomic_files import atomic_write_text
+
 __all__ = ["Parameter", "ParameterFileError", "ParameterTable", "read_parameter_file",
            "write_parameter_file"]
+
+#: The numeric fields of a parameter, in the order of the file's columns.
+_FIELDS = ("value", "step", "lower", "upper", "random_change")
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:\-\[\]()]*$")
 
@@ -72,7 +77,7 @@ class Parameter:
 def _check(p, where):
     if not _NAME.match(p.name):
         raise ParameterFileError(f"{where}: invalid parameter name {p.name!r}")
-    for field in ("value", "step", "lower", "upper", "random_change"):
+    for field in _FIELDS:
         v = getattr(p, field)
         if not math.isfinite(v):
             raise ParameterFileError(f"{where}: parameter {p.name}: {field} is not finite ({v})")
@@ -248,22 +253,46 @@ def read_parameter_file(path):
     return ParameterTable(params, source=path)
 
 
+def _shortest(x):
+    """The shortest decimal text that reads back as exactly the float64 ``x``."""
+    return repr(float(x))
+
+
 def format_parameter_table(table, values=None):
-    """The text of a parameter file for ``table`` (with ``values`` as initial
-    values if given), columns aligned, values with 17 significant digits so
-    that a float64 value reads back exactly."""
+    """The text of a parameter file for a table.
+
+    Every number is written as the shortest decimal text that reads back as
+    the same float64 (Python's ``repr``), so that :func:`read_parameter_file`
+    returns exactly the table written, a value at a bound included.  Names
+    are aligned on the left, numbers on the right.
+
+    Parameters
+    ----------
+    table : ParameterTable
+    values : array_like, optional
+        Initial values to write instead of the table's (clipped into the
+        bounds, see :meth:`ParameterTable.with_values`).
+
+    Returns
+    -------
+    str
+        One line per parameter, each ending with a newline.
+    """
     if values is not None:
         table = table.with_values(values)
-    width = max(len(p.name) for p in table)
+    rows = [[p.name] + [_shortest(getattr(p, f)) for f in _FIELDS] for p in table]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(_FIELDS) + 1)]
     lines = []
-    for p in table:
-        lines.append(f"{p.name:<{width}} {p.value:>24.17g} {p.step:>10.4g} {p.lower:>12.6g} "
-                     f"{p.upper:>12.6g} {p.random_change:>10.4g}")
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [t.rjust(w) for t, w in zip(row[1:], widths[1:])]
+        lines.append(" ".join(cells))
     return "\n".join(lines) + "\n"
 
 
 def write_parameter_file(path, table, values=None):
-    """Write a parameter file atomically (temporary name, then moved into place).
+    """Write a parameter file atomically (see :mod:`vecampfit.atomic_files`).
+
+    The file reads back exactly (see :func:`format_parameter_table`).
 
     Parameters
     ----------
@@ -272,5 +301,4 @@ def write_parameter_file(path, table, values=None):
     values : array_like, optional
         Initial values to write instead of the table's (e.g. fit results).
     """
-    from .results import atomic_write_text
     atomic_write_text(path, format_parameter_table(table, values))

@@ -25,52 +25,12 @@ and ``total`` (their sum, the fitted probability density per unit
 :math:`\\sum_j w_j`).
 """
 
-import os
-import tempfile
-
 import numpy as np
+
+from ..atomic_files import atomic_write_root, atomic_write_text
 
 __all__ = ["atomic_write_text", "atomic_write_root", "write_result_parameters",
            "write_result_text", "write_result_root", "write_density_root"]
-
-
-def _temporary(path):
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=folder)
-    os.close(fd)
-    return path, tmp
-
-
-def atomic_write_text(path, text):
-    """Write text to ``path`` through a temporary file and ``os.replace``."""
-    path, tmp = _temporary(path)
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_root(path, write):
-    """Create a ROOT file with ``write(file)`` (an uproot writable file)
-    under a temporary name, then move it into place."""
-    import uproot
-    path, tmp = _temporary(path)
-    try:
-        with uproot.recreate(tmp) as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_result_parameters(fitter, path):
