@@ -4,9 +4,9 @@ Compiles examples/epem_kkpipi/signal_density.pyx and efficiency_density.pyx
 for each vector length L (as a user's models) and times, in one process and
 one thread:
 
-* the 7D signal density alone (KS KS pi+ pi- at 2000 MeV, all three paths of
-  the K1 decay) over N phase-space events, float64 and float32, next to its
-  numpy form (model.signal_density);
+* the 7D signal density alone, and with its gradient (24 parameters), (KS KS
+  pi+ pi- at 2000 MeV, all three paths of the K1 decay) over N phase-space
+  events, float64 and float32, next to its numpy form (model.signal_density);
 * the efficiency likelihood (normalization none) with its explicit gradient
   over N generator-level MC events of K+ K- pi+ pi- at 2000 MeV (order 4),
   float64 and float32, next to the same likelihood on the numpy form
@@ -93,8 +93,9 @@ def main(argv=None):
     mods = common.compile_signal_density(lengths)
     say("## 7D signal density (KS KS pi+ pi-, 2000 MeV), ns per event")
     say("")
-    say("| L | float64 | vs L=1 | vs numpy | float32 | vs L=1 | vs numpy |")
-    say("|---|---|---|---|---|---|---|")
+    say("| L | float64 | vs L=1 | vs numpy | with gradient | float32 | vs L=1 | vs numpy "
+        "| with gradient |")
+    say("|---|---|---|---|---|---|---|---|---|")
     base = {}
     for length in lengths:
         row = [str(length)]
@@ -104,8 +105,9 @@ def main(argv=None):
             buf.append(fields)
             buf.freeze()
             t = best_time(lambda: d.evaluate(buf, params), args.repeat) / n * 1e9
+            tg = best_time(lambda: d.evaluate(buf, params, gradient=True), args.repeat) / n * 1e9
             base.setdefault(precision, t)
-            row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}"]
+            row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}", f"{tg:.0f}"]
         say("| " + " | ".join(row) + " |")
     say(f"\nnumpy form: {t_np:.0f} ns per event (float64)")
 
