@@ -172,3 +172,23 @@ def test_generate_program_writes_the_documented_files(tmp_path):
     assert len(bkg["weight"]) == 200
     # the data efficiency applied: every data event has a non-zero efficiency
     assert np.all(detector.event_efficiency(common.momenta_of(data, True), data=True) > 0)
+
+
+@pytest.mark.parametrize("program", ["generate", "fit_efficiency", "fit_resolution",
+                                     "fit_background", "run"])
+def test_programs_have_help(program, capsys):
+    import importlib
+    mod = importlib.import_module(program)
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--directory" in out and "--process" in out and "--energy" in out
+
+
+def test_bad_options_are_refused(capsys):
+    import generate
+    with pytest.raises(SystemExit) as exc:
+        generate.main(["--energy", "1700"])
+    assert exc.value.code == 2
+    assert "1700" in capsys.readouterr().err
