@@ -44,6 +44,9 @@ cdef enum:
     BKG_0_0_0_0_0_0_2 = 35
     BKG_N_TERMS = 36
 
+# Parameter names of background_polynomial in index order (a model's PARAMETERS).
+BKG_NAMES = ('BKG_0_0_0_0_0_0_0', 'BKG_1_0_0_0_0_0_0', 'BKG_0_1_0_0_0_0_0', 'BKG_0_0_1_0_0_0_0', 'BKG_0_0_0_1_0_0_0', 'BKG_0_0_0_0_1_0_0', 'BKG_0_0_0_0_0_1_0', 'BKG_0_0_0_0_0_0_1', 'BKG_2_0_0_0_0_0_0', 'BKG_1_1_0_0_0_0_0', 'BKG_1_0_1_0_0_0_0', 'BKG_1_0_0_1_0_0_0', 'BKG_1_0_0_0_1_0_0', 'BKG_1_0_0_0_0_1_0', 'BKG_1_0_0_0_0_0_1', 'BKG_0_2_0_0_0_0_0', 'BKG_0_1_1_0_0_0_0', 'BKG_0_1_0_1_0_0_0', 'BKG_0_1_0_0_1_0_0', 'BKG_0_1_0_0_0_1_0', 'BKG_0_1_0_0_0_0_1', 'BKG_0_0_2_0_0_0_0', 'BKG_0_0_1_1_0_0_0', 'BKG_0_0_1_0_1_0_0', 'BKG_0_0_1_0_0_1_0', 'BKG_0_0_1_0_0_0_1', 'BKG_0_0_0_2_0_0_0', 'BKG_0_0_0_1_1_0_0', 'BKG_0_0_0_1_0_1_0', 'BKG_0_0_0_1_0_0_1', 'BKG_0_0_0_0_2_0_0', 'BKG_0_0_0_0_1_1_0', 'BKG_0_0_0_0_1_0_1', 'BKG_0_0_0_0_0_2_0', 'BKG_0_0_0_0_0_1_1', 'BKG_0_0_0_0_0_0_2')
+
 
 cdef inline void background_polynomial_gradient(floating *out, floating *gradient, const floating *x, const floating *c) noexcept nogil:
     """Polynomial value and gradient for the L lanes.

@@ -52,6 +52,9 @@ cdef enum:
     EFFCOR_0_0_0_0_0_0_2 = 34
     EFFCOR_N_TERMS = 35
 
+# Parameter names of efficiency_correction in index order (a model's PARAMETERS).
+EFFCOR_NAMES = ('EFFCOR_1_0_0_0_0_0_0', 'EFFCOR_0_1_0_0_0_0_0', 'EFFCOR_0_0_1_0_0_0_0', 'EFFCOR_0_0_0_1_0_0_0', 'EFFCOR_0_0_0_0_1_0_0', 'EFFCOR_0_0_0_0_0_1_0', 'EFFCOR_0_0_0_0_0_0_1', 'EFFCOR_2_0_0_0_0_0_0', 'EFFCOR_1_1_0_0_0_0_0', 'EFFCOR_1_0_1_0_0_0_0', 'EFFCOR_1_0_0_1_0_0_0', 'EFFCOR_1_0_0_0_1_0_0', 'EFFCOR_1_0_0_0_0_1_0', 'EFFCOR_1_0_0_0_0_0_1', 'EFFCOR_0_2_0_0_0_0_0', 'EFFCOR_0_1_1_0_0_0_0', 'EFFCOR_0_1_0_1_0_0_0', 'EFFCOR_0_1_0_0_1_0_0', 'EFFCOR_0_1_0_0_0_1_0', 'EFFCOR_0_1_0_0_0_0_1', 'EFFCOR_0_0_2_0_0_0_0', 'EFFCOR_0_0_1_1_0_0_0', 'EFFCOR_0_0_1_0_1_0_0', 'EFFCOR_0_0_1_0_0_1_0', 'EFFCOR_0_0_1_0_0_0_1', 'EFFCOR_0_0_0_2_0_0_0', 'EFFCOR_0_0_0_1_1_0_0', 'EFFCOR_0_0_0_1_0_1_0', 'EFFCOR_0_0_0_1_0_0_1', 'EFFCOR_0_0_0_0_2_0_0', 'EFFCOR_0_0_0_0_1_1_0', 'EFFCOR_0_0_0_0_1_0_1', 'EFFCOR_0_0_0_0_0_2_0', 'EFFCOR_0_0_0_0_0_1_1', 'EFFCOR_0_0_0_0_0_0_2')
+
 
 cdef inline void efficiency_correction(floating *out, const floating *x, const floating *c) noexcept nogil:
     """Polynomial value for the L lanes: out[i] = P(x[:, i]).
