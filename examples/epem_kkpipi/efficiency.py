@@ -180,12 +180,15 @@ def efficiency(fields, params, point, gradient=False):
     n = len(fields["r"])
     order = point.efficiency_order
     log_e0 = np.zeros(n)
+    # sign of the product of the polynomials (a negative E_0 is clipped to epsilon_1)
+    sign = np.ones(n)
     dlog = np.zeros((nc + 6, n)) if gradient else None
     for t in TRACKS:
         x, c = fields[f"x_{t}"], fields[f"c_{t}"]
         bx, bc = _basis(x, order), _basis(c, order)
         basis = np.stack([bx[i] * bc[j] for i, j in terms])
         poly = a @ basis
+        sign *= np.sign(poly)
         t1 = mf.logistic(k1 * (c - cmin))
         t2 = mf.logistic(k2 * (-c + cmax))
         t3 = mf.logistic(k3 * (x - xmin))
@@ -199,11 +202,6 @@ def efficiency(fields, params, point, gradient=False):
             dlog[nc + 3] += (c - cmin) * (1 - t1)
             dlog[nc + 4] += (cmax - c) * (1 - t2)
             dlog[nc + 5] += (x - xmin) * (1 - t3)
-    # sign of the product of the polynomials (a negative E_0 is clipped to epsilon_1)
-    sign = np.ones(n)
-    for t in TRACKS:
-        bx, bc = _basis(fields[f"x_{t}"], order), _basis(fields[f"c_{t}"], order)
-        sign *= np.sign(a @ np.stack([bx[i] * bc[j] for i, j in terms]))
     e0 = sign * np.exp(log_e0)
     clipped = (e0 < EPSILON_1) | (e0 > 1 - EPSILON_1)
     e0c = np.clip(e0, EPSILON_1, 1 - EPSILON_1)
