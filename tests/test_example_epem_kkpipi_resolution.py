@@ -115,3 +115,36 @@ def test_generation_model_base_classes(mc_dir):
     e_acc = m.density(ev)
     assert abs(np.mean(e_acc) - expected) < 4 * np.std(e_acc) / np.sqrt(len(e_acc))
     assert expected > 1.2 * np.mean(e_ps)
+
+
+@pytest.fixture(scope="module")
+def compiled(model_cache):
+    return resolution.compile_density((1, 4), build_dir=model_cache)
+
+
+def test_compiled_density_equals_numpy(mc_dir, compiled):
+    _, fields = _fields(mc_dir, 301)
+    p = resolution.initial_parameters(fields).values
+    p = p + np.random.default_rng(7).normal(0, 1e-4, p.size)
+    ref, gref = resolution.density(fields, p, True)
+    d, point = mc_dir
+    for length in (1, 4):
+        dens = resolution.fitter_density_cython(compiled, point, "float64", length)
+        assert dens.parameters == resolution.PARAMETERS
+        v, g = dens.evaluate(fields, p, gradient=True)
+        np.testing.assert_allclose(v, ref, rtol=1e-12)
+        np.testing.assert_allclose(g, gref, rtol=1e-11, atol=1e-12 * np.max(np.abs(gref)))
+    bad = p.copy()
+    bad[0] = -1.0     # a negative width: NaN in both forms
+    assert np.all(np.isnan(dens.evaluate(fields, bad))) and np.all(np.isnan(resolution.density(fields, bad)))
+
+
+def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
+    import fit_resolution
+    d, point = mc_dir
+    fn, _, _ = fit_resolution.fit_point(point, d, max_events=3000, fit_result_events=2000)
+    fc, _, _ = fit_resolution.fit_point(point, d, max_events=3000, fit_result_events=2000,
+                                        modules=compiled, vector_length=4)
+    assert fc.minuit.valid
+    assert fc.minuit.fval == pytest.approx(fn.minuit.fval, abs=1e-5)
+    np.testing.assert_allclose(fc.values, fn.values, atol=1e-3 * np.max(fn.errors))

@@ -3,7 +3,8 @@
 For each chosen point reads the reconstructed events of ``mc_<point>.root``
 and fits the twelve-dimensional diagonal Gaussian of resolution.py (widths
 first-order polynomials in Phi; normalized by construction, no
-normalization in the likelihood; explicit gradient).  Writes
+normalization in the likelihood; explicit gradient; the compiled density
+resolution_density.pyx, or the numpy form with --numpy).  Writes
 ``parameters_resolution_<point>.dat`` and ``resolution_<point>.txt``
 (values, the ratio of the fitted to the simulated widths, the spread of the
 normalized differences, histogram chi2).  Then, as the paper does, MC events
@@ -89,8 +90,12 @@ def plot(hist, path, title):
 
 
 def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=False,
-              fit_result_events=None, seed=1, verbose=False):
+              fit_result_events=None, seed=1, verbose=False, modules=None, vector_length=8,
+              precision="float64"):
     """Fit the resolution of one point and make the fit-result histograms.
+
+    With ``modules`` (``resolution.compile_density``) the compiled density of
+    length ``vector_length`` and ``precision`` is used, else the numpy form.
 
     Returns (fitter, summary, histograms); summary: per width the mean of
     fitted / simulated width and the standard deviation of x / sigma_fit.
@@ -101,9 +106,15 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
     if max_events:
         records = {k: v[:max_events] for k, v in records.items()}
     fields = resolution.event_fields(records, point)
+    if modules is None:
+        dens = resolution.fitter_density(point)
+        vector_length, precision = 1, "float64"
+    else:
+        dens = resolution.fitter_density_cython(modules, point, precision, vector_length)
     fitter = Fitter(resolution.initial_parameters(fields), randomize=False, use_gradient=gradient,
-                    vector_length=1, on_invalid="large", verbose=verbose)
-    fitter.add_point(resolution.fitter_density(point), normalization="none").add_data(records)
+                    vector_length=vector_length, precision=precision, on_invalid="large",
+                    verbose=verbose)
+    fitter.add_point(dens, normalization="none").add_data(records)
     fitter.migrad()
     write_parameter_file(os.path.join(directory, f"parameters_resolution_{point.name}.dat"),
                          fitter.parameters, fitter.values)
@@ -152,6 +163,11 @@ def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--no-gradient", action="store_true",
                    help="let Minuit differentiate numerically")
+    p.add_argument("--numpy", action="store_true",
+                   help="use the numpy density instead of the compiled one")
+    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--model-cache", default=None, help="folder for compiled models")
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many reconstructed MC events per point")
     p.add_argument("--seed", type=int, default=1, help="seed of the fit-result sample")
@@ -159,11 +175,14 @@ def main(argv=None):
     p.add_argument("--no-plot", action="store_true", help="no plots")
     args = p.parse_args(argv)
     results = {}
+    modules = None if args.numpy else resolution.compile_density([args.vector_length],
+                                                                 build_dir=args.model_cache)
     for point in config.select(args.process, args.energy):
         t = time.perf_counter()
         fitter, summary, hist = fit_point(
             point, args.directory, gradient=not args.no_gradient, max_events=args.max_events,
-            make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000), seed=args.seed)
+            make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000), seed=args.seed,
+            modules=modules, vector_length=args.vector_length, precision=args.precision)
         ratios = np.array([r for r, _ in summary.values()])
         chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in hist.items())
         print(f"{point.name}: valid = {fitter.minuit.valid}, fitted/simulated widths "

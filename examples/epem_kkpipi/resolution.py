@@ -135,3 +135,19 @@ def smear(gen, sigma, masses, rng):
         p[:, 3] = np.sqrt(pm2 * pm2 + masses[t] ** 2)
         out[t] = p
     return out
+
+
+def compile_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``resolution_density.pyx`` (``{L: module}``)."""
+    import os
+    from vecampfit.model_compiler import compile_model
+    return compile_model(os.path.join(common.HERE, "resolution_density.pyx"),
+                         list(vector_lengths), build_dir=build_dir, verbose=verbose)
+
+
+def fitter_density_cython(modules, point, precision="float64", vector_length=None):
+    """The compiled resolution density (with gradient) for the fitter."""
+    from vecampfit.fitter import Density
+    return Density.from_model(modules, precision, vector_length=vector_length,
+                              fill_event_buffer=lambda rec, const: event_fields(rec, point),
+                              name=f"resolution {point.name}")
