@@ -55,6 +55,7 @@ def test_compiled_polynomial_equals_numpy(compiled):
                                                  common.BACKGROUND_TRUTH), rtol=1e-14)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["kpkmpippim_1900_mev", "kskspippim_1950_mev"])
 def test_fit_recovers_the_generated_polynomial(tmp_path, compiled, name):
     import fit_background

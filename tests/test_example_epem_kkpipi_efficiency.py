@@ -88,6 +88,7 @@ def test_gradient_against_finite_differences(mc_dir, name, data_efficiency):
     print(f"{name}: largest gradient difference from finite differences {worst:.1e}")
 
 
+@pytest.mark.slow
 def test_fit_with_explicit_gradient_agrees_with_numerical(mc_dir):
     """Same minimum with the explicit gradient and with Minuit's numerical
     one (values within 0.1 of their errors, F within 0.01), and the fitted
@@ -143,6 +144,7 @@ def test_compiled_efficiency_equals_numpy(mc_dir, compiled):
             np.testing.assert_allclose(d32.evaluate(fields, p), ref, rtol=1e-3, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
     import fit_efficiency
     point = config.POINTS["kpkmpippim_2000_mev"]

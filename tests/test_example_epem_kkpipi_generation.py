@@ -103,6 +103,7 @@ def test_reconstructed_fraction_and_weights():
     assert 0.1 < ok.mean() < 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_detector", [False, True])
 def test_accept_reject_follows_the_density(with_detector):
     """Histogram of M(K1 pi1 pi2) of accept-reject signal events against

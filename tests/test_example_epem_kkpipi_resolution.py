@@ -71,6 +71,7 @@ def test_gradient_and_normalization(mc_dir):
     assert total == pytest.approx(at(0.0) * np.sqrt(2 * np.pi) * s[w][0], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_fit_recovers_the_simulated_widths_and_the_histograms(mc_dir):
     import fit_resolution
     d, point = mc_dir
@@ -139,6 +140,7 @@ def test_compiled_density_equals_numpy(mc_dir, compiled):
     assert np.all(np.isnan(dens.evaluate(fields, bad))) and np.all(np.isnan(resolution.density(fields, bad)))
 
 
+@pytest.mark.slow
 def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
     import fit_resolution
     d, point = mc_dir
