@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Generate vecampfit's numpy wrappers of block routines, and their reference table.
+
+Reads the registry ``tools/block_routines.py`` and the signatures of the
+block routines from ``vecampfit/<module>.pxd``, and writes
+
+* with ``--module``: the Cython include file ``_<module>_blocks.pxi`` (from
+  the Tempita template ``tools/block_wrappers.pxi.tp``), which
+  ``vecampfit/_<module>.pyx`` includes: for each registered routine NAME of
+  the module, ``NAME_kernel(inputs..., outputs...)`` applies NAME over whole
+  arrays, in blocks of ``VECTOR_LENGTH`` with a padded last block;
+* with ``--docs``: the reStructuredText page ``docs/api/block_routines.rst``,
+  the table of every block routine that the ``.pxd`` files declare.
+
+Usage::
+
+    generate_block_wrappers.py --module kinematics --pxd vecampfit/kinematics.pxd \\
+        --template tools/block_wrappers.pxi.tp --output _kinematics_blocks.pxi
+    generate_block_wrappers.py --docs docs/api/block_routines.rst [--package vecampfit]
+"""
+
+import argparse
+import importlib.util
+import os
+import re
+from collections import namedtuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+Argument = namedtuple("Argument", "type name")
+Signature = namedtuple("Signature", "module returns name arguments")
+Wrapper = namedtuple("Wrapper", "name size loop_parameters parameters arguments scratch "
+                                "declarations loads stores call docstring")
+
+# The block types of vecampfit: a routine with a pointer to one of them works
+# on VECTOR_LENGTH events at once.
+BLOCK_TYPES = ("floating", "complex_vector", "complex_matrix_2x2", "complex_lu_2x2")
+SCALAR_TYPES = ("floating", "double", "float", "int", "bint")
+# Names the generated loops use themselves.
+RESERVED = ("size", "block", "start", "lanes", "i")
+
+_ROUTINE = re.compile(r"^cdef inline (\w+) (\w+)\((.*?)\)\s*noexcept", re.S | re.M)
+
+
+def load_registry(path=os.path.join(HERE, "block_routines.py")):
+    spec = importlib.util.spec_from_file_location("_vecampfit_block_routines", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def parse_pxd(path):
+    """Return {name: Signature} of the public block routines declared in a ``.pxd``."""
+    module = os.path.splitext(os.path.basename(path))[0]
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    routines = {}
+    for returns, name, params in _ROUTINE.findall(text):
+        if name.startswith("_"):
+            continue
+        arguments = []
+        for param in " ".join(params.split()).split(","):
+            m = re.fullmatch(r"\s*(.*?)\s*(\w+)\s*", param)
+            arguments.append(Argument(m.group(1).replace(" *", "*").replace("*", " *"), m.group(2)))
+        if any(_is_block_pointer(a.type) for a in arguments):
+            routines[name] = Signature(module, returns, name, arguments)
+    return routines
+
+
+def _is_block_pointer(ctype):
+    return ctype.endswith("*") and ctype.replace("const ", "").rstrip(" *") in BLOCK_TYPES
+
+
+def signature_text(sig):
+    """The C declaration of a routine, as the ``.pxd`` writes it."""
+    args = ", ".join(f"{a.type}{'' if a.type.endswith('*') else ' '}{a.name}" for a in sig.arguments)
+    return f"{sig.returns} {sig.name}({args})"
+
+
+def wrapper(registry, routine, sig):
+    """What the template needs to write the wrapper of one registered routine."""
+    specs = dict(routine.arguments)
+    unknown = set(specs) - {a.name for a in sig.arguments}
+    if unknown:
+        raise ValueError(f"{routine.module}.{routine.name}: no argument {sorted(unknown)} in the .pxd")
+    inputs, outputs, scratch, decls, loads, stores, call, pads = [], [], [], [], [], [], [], []
+    for a in sig.arguments:
+        if a.name in RESERVED:
+            raise ValueError(f"{routine.module}.{routine.name}: argument name {a.name!r} is reserved")
+        spec = specs.get(a.name)
+        base = a.type.replace("const ", "").rstrip(" *")
+        const = a.type.startswith("const ")
+        complex_ = base == "complex_vector"
+        if isinstance(spec, registry.Computed):
+            decls.append(f"cdef {a.type} {a.name} = <{a.type}>({spec.expression})")
+            call.append(a.name)
+            continue
+        if not a.type.endswith("*"):
+            if a.type not in SCALAR_TYPES:
+                raise ValueError(f"{routine.module}.{routine.name}: cannot pass {a.type} {a.name}")
+            inputs.append(f"{a.type} {a.name}")
+            call.append(a.name)
+            continue
+        if base not in ("floating", "complex_vector"):
+            raise ValueError(f"{routine.module}.{routine.name}: no wrapper for {a.type} {a.name}")
+        if spec is None and const:
+            raise ValueError(f"{routine.module}.{routine.name}: {a.name} needs its padding in the registry")
+        if spec is None:
+            spec = registry.VectorsOut(1) if not complex_ else None
+        block = a.name + "_block"
+        target = outputs if not const else inputs
+        if isinstance(spec, registry.Whole):
+            inputs.append(f"const floating[::1] {a.name}")
+            call.append(f"&{a.name}[0]")
+            continue
+        if complex_:
+            pad_count = 0 if spec is None else len(spec.pads)
+            if pad_count not in ((0,) if spec is None else (2,)):
+                raise ValueError(f"{routine.module}.{routine.name}: {a.name} is complex: pad (re, im)")
+            memview = "const floating[::1]" if const else "floating[::1]"
+            target.append(f"{memview} {a.name}_re, {memview} {a.name}_im")
+            scratch.append(a.name)
+            if spec is not None:
+                pads.append(f"cdef floating {a.name}_pad_re = <floating>({spec.pads[0]})")
+                pads.append(f"cdef floating {a.name}_pad_im = <floating>({spec.pads[1]})")
+                loads.append(f"_load_padded_complex({block}, {a.name}_re, {a.name}_im, start, lanes, "
+                             f"{a.name}_pad_re, {a.name}_pad_im)")
+            if not const:
+                stores.append(f"_store_lanes_complex({a.name}_re, {a.name}_im, {block}, start, lanes)")
+            call.append(block)
+            continue
+        columns = (len(spec.pads) if isinstance(spec, registry.Vectors)
+                   else spec.components if isinstance(spec, registry.VectorsOut) else 1)
+        if isinstance(spec, (registry.Vectors, registry.VectorsOut)) and spec != registry.VectorsOut(1):
+            memview = "const floating[:, ::1]" if const else "floating[:, ::1]"
+            decls.append(f"cdef floating {block}[{columns} * VECTOR_LENGTH]")
+            for j in range(columns):
+                part = f"&{block}[{j} * VECTOR_LENGTH]" if j else block
+                if const:
+                    loads.append(f"_load_padded_column({part}, {a.name}, start, lanes, {j}, {spec.pads[j]})")
+                else:
+                    stores.append(f"_store_lanes_column({a.name}, {part}, start, lanes, {j})")
+        else:
+            if isinstance(spec, registry.Padded) != const or len(getattr(spec, "pads", "1")) != 1:
+                raise ValueError(f"{routine.module}.{routine.name}: {a.name}: one real pad for an input")
+            memview = "const floating[::1]" if const else "floating[::1]"
+            decls.append(f"cdef floating {block}[VECTOR_LENGTH]")
+            if isinstance(spec, (registry.Padded, registry.InPlace)):
+                pads.append(f"cdef floating {a.name}_pad = <floating>({spec.pads[0]})")
+                loads.append(f"_load_padded({block}, {a.name}, start, lanes, {a.name}_pad)")
+            if not const:
+                stores.append(f"_store_lanes({a.name}, {block}, start, lanes)")
+        target.append(f"{memview} {a.name}")
+        call.append(block)
+    parameters = inputs + outputs
+    names = [p.split()[-1] for p in ", ".join(parameters).split(", ")]
+    size = next(p.split()[-1] for p in ", ".join(parameters).split(", ") if "[" in p)
+    padding = ", ".join(f"{name} = {', '.join(spec.pads)}" for name, spec in routine.arguments.items()
+                        if hasattr(spec, "pads"))
+    docstring = (f"{routine.name} of vecampfit/{routine.module}.pxd over whole arrays"
+                 + (f" (padding lanes: {padding})." if padding else "."))
+    return Wrapper(
+        name=routine.name, size=size,
+        loop_parameters=", ".join([f"complex_vector *{s}_block" for s in scratch] + parameters),
+        parameters=", ".join(parameters), arguments=", ".join(names), scratch=scratch,
+        declarations=decls + pads, loads=loads, stores=stores, call=", ".join(call),
+        docstring=docstring,
+    )
+
+
+def render_module(registry, module, pxd, template):
+    from Cython.Tempita import Template
+
+    signatures = parse_pxd(pxd)
+    routines = []
+    for r in registry.ROUTINES:
+        if r.module != module:
+            continue
+        if r.name not in signatures:
+            raise ValueError(f"{module}.{r.name}: no such block routine in {pxd}")
+        routines.append(wrapper(registry, r, signatures[r.name]))
+    with open(template, encoding="utf-8") as f:
+        return Template(f.read(), name=os.path.basename(template)).substitute(
+            module=module, routines=routines)
+
+
+def render_docs(registry, package):
+    """The reference table of the block routines, as reStructuredText."""
+    wrapped = {(r.module, r.name): r.name + "_kernel" for r in registry.ROUTINES}
+    wrapped.update({(m, n): w for m, n, w in registry.HAND_WRITTEN})
+    lines = [
+        ".. Generated by tools/generate_block_wrappers.py --docs from the .pxd files and",
+        "   tools/block_routines.py: do not edit.",
+        "",
+        "Block routines",
+        "==============",
+        "",
+        "The block routines that Cython code cimports from vecampfit (see",
+        ":doc:`../design`): each works on ``VECTOR_LENGTH`` events at once, on real",
+        "vectors ``floating x[VECTOR_LENGTH]`` and complex vectors ``complex_vector``",
+        "(``re`` and ``im`` arrays of ``VECTOR_LENGTH``).  Cimport them as",
+        "``from vecampfit.<module> cimport <routine>``.  The last column names the",
+        "private function of ``vecampfit._<module>`` that applies the routine over",
+        "whole numpy arrays (behind the public functions of ``vecampfit.<module>``);",
+        "``-`` where only Cython code uses the routine.",
+        "",
+    ]
+    pxd_dir = os.path.join(package)
+    for name in sorted(f for f in os.listdir(pxd_dir) if f.endswith(".pxd") and not f.startswith("_")):
+        signatures = parse_pxd(os.path.join(pxd_dir, name))
+        if not signatures:
+            continue
+        module = name[:-4]
+        title = f"vecampfit.{module}"
+        lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1",
+                  "   :widths: 25 55 20", "",
+                  "   * - Routine", "     - Signature", "     - Array wrapper"]
+        for sig in signatures.values():
+            w = wrapped.get((module, sig.name))
+            lines += [f"   * - ``{sig.name}``", f"     - ``{signature_text(sig)}``",
+                      f"     - ``{w}``" if w else "     - \\-"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--registry", default=os.path.join(HERE, "block_routines.py"),
+                        help="the registry (default: block_routines.py beside this script)")
+    parser.add_argument("--module", help="write the wrappers of this module")
+    parser.add_argument("--pxd", help="the module's .pxd (with --module)")
+    parser.add_argument("--template", default=os.path.join(HERE, "block_wrappers.pxi.tp"),
+                        help="the Tempita template (with --module)")
+    parser.add_argument("--output", help="output .pxi (with --module)")
+    parser.add_argument("--docs", help="write the reference table to this .rst file")
+    parser.add_argument("--package", default=os.path.join(HERE, os.pardir, "vecampfit"),
+                        help="the folder of the .pxd files (with --docs)")
+    args = parser.parse_args(argv)
+    registry = load_registry(args.registry)
+    if args.module:
+        if not (args.pxd and args.output):
+            parser.error("--module needs --pxd and --output")
+        _write(args.output, render_module(registry, args.module, args.pxd, args.template))
+    if args.docs:
+        _write(args.docs, render_docs(registry, args.package))
+    if not (args.module or args.docs):
+        parser.error("nothing to do: give --module or --docs")
+
+
+if __name__ == "__main__":
+    main()
