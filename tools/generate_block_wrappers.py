@@ -98,7 +98,7 @@ def wrapper(registry, routine, sig):
         if not a.type.endswith("*"):
             if a.type not in SCALAR_TYPES:
                 raise ValueError(f"{routine.module}.{routine.name}: cannot pass {a.type} {a.name}")
-            inputs.append(f"{a.type} {a.name}")
+            inputs.append((a.type, a.name))
             call.append(a.name)
             continue
         if base not in ("floating", "complex_vector"):
@@ -110,7 +110,7 @@ def wrapper(registry, routine, sig):
         block = a.name + "_block"
         target = outputs if not const else inputs
         if isinstance(spec, registry.Whole):
-            inputs.append(f"const floating[::1] {a.name}")
+            inputs.append(("const floating[::1]", a.name))
             call.append(f"&{a.name}[0]")
             continue
         if complex_:
@@ -118,7 +118,7 @@ def wrapper(registry, routine, sig):
             if pad_count not in ((0,) if spec is None else (2,)):
                 raise ValueError(f"{routine.module}.{routine.name}: {a.name} is complex: pad (re, im)")
             memview = "const floating[::1]" if const else "floating[::1]"
-            target.append(f"{memview} {a.name}_re, {memview} {a.name}_im")
+            target += [(memview, a.name + "_re"), (memview, a.name + "_im")]
             scratch.append(a.name)
             if spec is not None:
                 pads.append(f"cdef floating {a.name}_pad_re = <floating>({spec.pads[0]})")
@@ -150,11 +150,11 @@ def wrapper(registry, routine, sig):
                 loads.append(f"_load_padded({block}, {a.name}, start, lanes, {a.name}_pad)")
             if not const:
                 stores.append(f"_store_lanes({a.name}, {block}, start, lanes)")
-        target.append(f"{memview} {a.name}")
+        target.append((memview, a.name))
         call.append(block)
-    parameters = inputs + outputs
-    names = [p.split()[-1] for p in ", ".join(parameters).split(", ")]
-    size = next(p.split()[-1] for p in ", ".join(parameters).split(", ") if "[" in p)
+    parameters = [f"{ctype} {name}" for ctype, name in inputs + outputs]
+    names = [name for _, name in inputs + outputs]
+    size = next(name for ctype, name in inputs + outputs if "[" in ctype)
     padding = ", ".join(f"{name} = {', '.join(spec.pads)}" for name, spec in routine.arguments.items()
                         if hasattr(spec, "pads"))
     docstring = (f"{routine.name} of vecampfit/{routine.module}.pxd over whole arrays"
