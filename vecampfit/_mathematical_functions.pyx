@@ -40,8 +40,7 @@ def chebyshev_basis_kernel(const floating[::1] x, int degree, floating[::1] work
 
 # Scalar versions, one per precision (the Python layer picks by type).
 
-def scalar64(int kind, double x, double y=0, double z=0):
-    """kind 0: exp, 1: log, 2: floor, 3: logistic, 4: power, 5: Kallen lambda."""
+cdef floating _scalar(int kind, floating x, floating y, floating z) noexcept nogil:
     if kind == 0:
         return exp_scalar(x)
     elif kind == 1:
@@ -53,18 +52,13 @@ def scalar64(int kind, double x, double y=0, double z=0):
     elif kind == 4:
         return power_scalar(x, y)
     return kallen_lambda_scalar(x, y, z)
+
+
+def scalar64(int kind, double x, double y=0, double z=0):
+    """kind 0: exp, 1: log, 2: floor, 3: logistic, 4: power, 5: Kallen lambda."""
+    return _scalar(kind, x, y, z)
 
 
 def scalar32(int kind, float x, float y=0, float z=0):
     """As scalar64 in float32 (the result is returned as a Python float)."""
-    if kind == 0:
-        return exp_scalar(x)
-    elif kind == 1:
-        return log_scalar(x)
-    elif kind == 2:
-        return floor_scalar(x)
-    elif kind == 3:
-        return logistic_scalar(x)
-    elif kind == 4:
-        return power_scalar(x, y)
-    return kallen_lambda_scalar(x, y, z)
+    return _scalar(kind, x, y, z)
