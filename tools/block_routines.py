@@ -15,6 +15,12 @@ tell is written here:
 * ``vectors_out(c)``: an output of shape ``(n, c)``;
 * ``in_place(pad)`` or ``in_place(pad_re, pad_im)``: an array that the
   routine reads and overwrites (padded like an input);
+* ``packed(array, column, pads, **real_fields)``: complex numbers stored
+  as (re, im) column pairs of the 2-D real array ``array`` (a real view of a
+  complex numpy array), from ``column`` on: one pair for a complex vector,
+  one pair per complex field, in the order of the ``.pxd``, for a struct of
+  them (2x2 matrices, LU factors); ``pads`` gives (re, im) of each pair for
+  an input, and each real field of the struct names its 1-D array (and pad);
 * ``whole()``: an array handed to the routine as one pointer (a table);
 * ``computed(expression)``: a scalar argument that the wrapper computes
   from the other arguments (a table's length).
@@ -34,6 +40,7 @@ Padded = namedtuple("Padded", "pads")
 Vectors = namedtuple("Vectors", "pads")
 VectorsOut = namedtuple("VectorsOut", "components")
 InPlace = namedtuple("InPlace", "pads")
+Packed = namedtuple("Packed", "array column pads real_fields")
 Whole = namedtuple("Whole", "")
 Computed = namedtuple("Computed", "expression")
 Routine = namedtuple("Routine", "module name arguments")
@@ -57,6 +64,11 @@ def vectors_out(components):
 def in_place(*pads):
     """An array read and overwritten by the routine, padded with ``pads``."""
     return InPlace(pads)
+
+
+def packed(array, column=0, pads=(), **real_fields):
+    """Complex numbers in (re, im) column pairs of ``array`` from ``column`` on."""
+    return Packed(array, column, tuple(pads), real_fields)
 
 
 def whole():
@@ -187,6 +199,27 @@ def _vector4():
     )
 
 
+def _linear_algebra():
+    la = "linear_algebra"
+    identity = ("1", "0", "0", "0", "0", "0", "1", "0")
+    matrix = packed("a", pads=identity)
+    lu = packed("lu", pads=identity, pivot=("pivot", "0"))
+    out1, out2 = packed("out"), packed("out", 2)
+    b1, b2 = packed("b", 0, ("0", "0")), packed("b", 2, ("0", "0"))
+    return [
+        routine(la, "multiply", out=packed("out"), a=matrix, b=packed("b", pads=identity)),
+        routine(la, "multiply_vector", y1=out1, y2=out2, a=matrix,
+                x1=packed("x", 0, ("0", "0")), x2=packed("x", 2, ("0", "0"))),
+        routine(la, "determinant", det=out1, a=matrix),
+        routine(la, "lu_decompose", lu=packed("out", pivot=("out_pivot",)), a=matrix),
+        routine(la, "lu_determinant", det=out1, lu=lu),
+        routine(la, "lu_solve", x1=out1, x2=out2, lu=lu, b1=b1, b2=b2),
+        routine(la, "lu_inverse", out=packed("out"), lu=lu),
+        routine(la, "solve", x1=out1, x2=out2, a=matrix, b1=b1, b2=b2),
+        routine(la, "inverse", out=packed("out"), a=matrix),
+    ]
+
+
 ROUTINES = (
     _complex_vector()
     + [routine("geometry", "azimuthal_angle_difference", phi1=padded("0"), phi2=padded("0"))]
@@ -208,6 +241,7 @@ ROUTINES = (
         routine("kinematics", "dalitz_inside", m12s=DALITZ_M12S, m23s=padded("0")),
         routine("kinematics", "dalitz_cos_helicity_angle", m12s=DALITZ_M12S, m23s=padded("0")),
     ]
+    + _linear_algebra()
     + _mathematical_functions()
     + [routine("quantum_mechanics", n, cos_half=padded("1"), sin_half=padded("0")) for n in (
         "d_function", "d_function_sum", "d_function_recurrence")]
@@ -217,15 +251,12 @@ ROUTINES = (
 )
 
 # Block routines whose numpy wrappers are written by hand in _<module>.pyx
-# (several routines chained in one loop, 2x2 matrices, outputs of another
-# shape), listed for the reference table: (module, routine, wrapper).
+# (several routines chained in one loop, outputs of another shape), listed
+# for the reference table: (module, routine, wrapper).
 HAND_WRITTEN = (
     [("complex_vector", "sum", "sum_kernel")]
     + [("high_energy_physics", "k_matrix_" + part, "k_matrix_kernel") for part in (
         "denominator_1", "denominator_s_wave_1", "denominator_2", "denominator_s_wave_2",
         "amplitude_1", "amplitude_s_wave_1", "amplitude_2", "amplitude_s_wave_2")]
-    + [("linear_algebra", name, "apply") for name in (
-        "multiply", "multiply_vector", "determinant", "lu_decompose", "lu_determinant",
-        "lu_solve", "lu_inverse", "solve", "inverse")]
     + [("mathematical_functions", "chebyshev_basis", "chebyshev_basis_kernel")]
 )

@@ -31,6 +31,9 @@ Argument = namedtuple("Argument", "type name")
 Signature = namedtuple("Signature", "module returns name arguments")
 Wrapper = namedtuple("Wrapper", "name size loop_parameters parameters arguments scratch "
                                 "declarations loads stores call docstring")
+# A struct of block vectors (2x2 matrices, LU factors): its fields in the
+# order of the .pxd, each (name, complex?).
+Struct = namedtuple("Struct", "name fields")
 
 # The block types of vecampfit: a routine with a pointer to one of them works
 # on VECTOR_LENGTH events at once.
@@ -40,6 +43,7 @@ SCALAR_TYPES = ("floating", "double", "float", "int", "bint")
 RESERVED = ("size", "block", "start", "lanes", "i")
 
 _ROUTINE = re.compile(r"^cdef inline (\w+) (\w+)\((.*?)\)\s*noexcept", re.S | re.M)
+_STRUCT = re.compile(r"^cdef struct (\w+)_float64:\n((?:    .*\n)+)", re.M)
 
 
 def load_registry(path=os.path.join(HERE, "block_routines.py")):
@@ -67,6 +71,20 @@ def parse_pxd(path):
     return routines
 
 
+def parse_structs(path):
+    """Return {name: Struct} of the block structs declared in a ``.pxd`` (float64 layout)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    structs = {}
+    for name, body in _STRUCT.findall(text):
+        fields = []
+        for line in body.splitlines():
+            m = re.fullmatch(r"\s*(\w+) (\w+)(\[VECTOR_LENGTH\])?\s*", line)
+            fields.append((m.group(2), m.group(1) == "complex_vector_float64"))
+        structs[name] = Struct(name, fields)
+    return structs
+
+
 def _is_block_pointer(ctype):
     return ctype.endswith("*") and ctype.replace("const ", "").rstrip(" *") in BLOCK_TYPES
 
@@ -77,8 +95,12 @@ def signature_text(sig):
     return f"{sig.returns} {sig.name}({args})"
 
 
-def wrapper(registry, routine, sig):
-    """What the template needs to write the wrapper of one registered routine."""
+def wrapper(registry, routine, sig, structs=None):
+    """What the template needs to write the wrapper of one registered routine.
+
+    ``structs`` ({name: Struct}) describes the block structs that ``packed``
+    arguments may have.
+    """
     specs = dict(routine.arguments)
     unknown = set(specs) - {a.name for a in sig.arguments}
     if unknown:
@@ -101,6 +123,11 @@ def wrapper(registry, routine, sig):
             inputs.append((a.type, a.name))
             call.append(a.name)
             continue
+        if isinstance(spec, registry.Packed):
+            _packed(a, base, const, spec, (structs or {}).get(base), inputs, outputs, scratch,
+                    loads, stores)
+            call.append(a.name + "_block")
+            continue
         if base not in ("floating", "complex_vector"):
             raise ValueError(f"{routine.module}.{routine.name}: no wrapper for {a.type} {a.name}")
         if spec is None and const:
@@ -119,7 +146,7 @@ def wrapper(registry, routine, sig):
                 raise ValueError(f"{routine.module}.{routine.name}: {a.name} is complex: pad (re, im)")
             memview = "const floating[::1]" if const else "floating[::1]"
             target += [(memview, a.name + "_re"), (memview, a.name + "_im")]
-            scratch.append(a.name)
+            scratch.append(("complex_vector", a.name))
             if spec is not None:
                 pads.append(f"cdef floating {a.name}_pad_re = <floating>({spec.pads[0]})")
                 pads.append(f"cdef floating {a.name}_pad_im = <floating>({spec.pads[1]})")
@@ -161,27 +188,66 @@ def wrapper(registry, routine, sig):
                  + (f" (padding lanes: {padding})." if padding else "."))
     return Wrapper(
         name=routine.name, size=size,
-        loop_parameters=", ".join([f"complex_vector *{s}_block" for s in scratch] + parameters),
+        loop_parameters=", ".join([f"{t} *{s}_block" for t, s in scratch] + parameters),
         parameters=", ".join(parameters), arguments=", ".join(names), scratch=scratch,
         declarations=decls + pads, loads=loads, stores=stores, call=", ".join(call),
         docstring=docstring,
     )
 
 
+def _packed(a, base, const, spec, struct, inputs, outputs, scratch, loads, stores):
+    """Loads or stores of an argument kept as (re, im) column pairs of a 2-D array."""
+    if base == "complex_vector":
+        pairs = [(a.name + "_block", spec.column)]
+        real_fields = []
+    elif struct is not None:
+        complex_fields = [f for f, is_complex in struct.fields if is_complex]
+        pairs = [(f"&{a.name}_block.{f}", spec.column + 2 * j) for j, f in enumerate(complex_fields)]
+        real_fields = [f for f, is_complex in struct.fields if not is_complex]
+    else:
+        raise ValueError(f"{a.name}: {a.type} is not a block struct of this .pxd")
+    if const and len(spec.pads) != 2 * len(pairs):
+        raise ValueError(f"{a.name}: needs {2 * len(pairs)} pads, (re, im) of each pair")
+    if set(real_fields) != set(spec.real_fields):
+        raise ValueError(f"{a.name}: name the arrays of its real fields {real_fields}")
+    target = inputs if const else outputs
+    memview = "const floating" if const else "floating"
+    if (memview + "[:, ::1]", spec.array) not in target:
+        target.append((memview + "[:, ::1]", spec.array))
+    scratch.append((base, a.name))
+    for j, (block, column) in enumerate(pairs):
+        if const:
+            loads.append(f"_load_padded_complex_columns({block}, {spec.array}, start, lanes, {column}, "
+                         f"{spec.pads[2 * j]}, {spec.pads[2 * j + 1]})")
+        else:
+            stores.append(f"_store_lanes_complex_columns({spec.array}, {block}, start, lanes, {column})")
+    for field in real_fields:
+        array = spec.real_fields[field][0]
+        target.append((memview + "[::1]", array))
+        if const:
+            loads.append(f"_load_padded_field({a.name}_block.{field}, {array}, start, lanes, "
+                         f"{spec.real_fields[field][1]})")
+        else:
+            stores.append(f"_store_lanes_field({array}, {a.name}_block.{field}, start, lanes)")
+
+
 def render_module(registry, module, pxd, template):
     from Cython.Tempita import Template
 
     signatures = parse_pxd(pxd)
+    structs = parse_structs(pxd)
     routines = []
     for r in registry.ROUTINES:
         if r.module != module:
             continue
         if r.name not in signatures:
             raise ValueError(f"{module}.{r.name}: no such block routine in {pxd}")
-        routines.append(wrapper(registry, r, signatures[r.name]))
+        routines.append(wrapper(registry, r, signatures[r.name], structs))
+    used_structs = sorted({t for r in routines for t, _ in r.scratch} & set(structs))
+    packed = any("_columns(" in line or "_field(" in line for r in routines for line in r.loads + r.stores)
     with open(template, encoding="utf-8") as f:
         return Template(f.read(), name=os.path.basename(template)).substitute(
-            module=module, routines=routines)
+            module=module, routines=routines, structs=used_structs, packed=packed)
 
 
 def render_docs(registry, package):
