@@ -250,3 +250,24 @@ def test_k_matrix_pole_in_place_tail(n):
     m_pole, g = 1.1, 0.7
     (after,) = _check_tail(k.k_matrix_add_pole_1_kernel, [s, m_pole, g], [k11], {0})
     np.testing.assert_allclose(after, before + g * g / (m_pole**2 - s), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", TAIL_SIZES)
+def test_packed_matrix_solve_and_lu_tail(n, dtype):
+    from vecampfit import _linear_algebra as k
+
+    rng = _rng(n)
+    ctype = np.complex64 if dtype == np.float32 else np.complex128
+    a = (rng.normal(size=(n, 2, 2)) + 1j * rng.normal(size=(n, 2, 2)) + 3 * np.eye(2)).astype(ctype)
+    b = (rng.normal(size=(n, 2)) + 1j * rng.normal(size=(n, 2))).astype(ctype)
+    a_rows, b_rows = a.view(dtype).reshape(n, 8), b.view(dtype).reshape(n, 4)
+    (x,) = _check_tail(k.solve_kernel, [a_rows, b_rows], [np.empty((n, 4), dtype)], {0, 1})
+    expected = np.linalg.solve(a.astype(np.complex128), b.astype(np.complex128)[..., None])[..., 0]
+    tol = 100 * np.finfo(dtype).eps
+    np.testing.assert_allclose(x.view(ctype), expected, rtol=tol, atol=tol)
+    lu, pivot = _check_tail(k.lu_decompose_kernel, [a_rows], [np.empty((n, 8), dtype), np.empty(n, dtype)],
+                            {0})
+    (det,) = _check_tail(k.lu_determinant_kernel, [lu, pivot], [np.empty((n, 2), dtype)], {0, 1})
+    np.testing.assert_allclose(det.view(ctype)[:, 0], np.linalg.det(a.astype(np.complex128)),
+                               rtol=tol, atol=tol)
