@@ -92,6 +92,12 @@ def test_hand_written_routine_is_cimportable(entry):
     assert callable(getattr(importlib.import_module(f"vecampfit._{module}"), wrapper))
 
 
+def test_kernel_files_include_their_generated_wrappers():
+    for module in sorted({r.module for r in registry.ROUTINES}):
+        with open(os.path.join(ROOT, "vecampfit", f"_{module}.pyx"), encoding="utf-8") as f:
+            assert f'include "vecampfit/_{module}_blocks.pxi"' in f.read(), module
+
+
 def test_routines_are_registered_once():
     keys = [(r.module, r.name) for r in registry.ROUTINES]
     assert len(keys) == len(set(keys))
