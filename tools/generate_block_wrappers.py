@@ -95,6 +95,20 @@ def signature_text(sig):
     return f"{sig.returns} {sig.name}({args})"
 
 
+class _Wrapper:
+    """The pieces of one generated wrapper, filled in argument by argument."""
+
+    def __init__(self):
+        self.inputs, self.outputs = [], []  # (C or memoryview type, name) of the entry point
+        self.scratch = []  # (block type, argument): a block of each precision
+        self.declarations, self.pads, self.loads, self.stores, self.call = [], [], [], [], []
+
+    def parameter(self, const, ctype, name):
+        target = self.inputs if const else self.outputs
+        if (ctype, name) not in target:  # packed arrays are shared by several arguments
+            target.append((ctype, name))
+
+
 def wrapper(registry, routine, sig, structs=None):
     """What the template needs to write the wrapper of one registered routine.
 
@@ -105,130 +119,135 @@ def wrapper(registry, routine, sig, structs=None):
     unknown = set(specs) - {a.name for a in sig.arguments}
     if unknown:
         raise ValueError(f"{routine.module}.{routine.name}: no argument {sorted(unknown)} in the .pxd")
-    inputs, outputs, scratch, decls, loads, stores, call, pads = [], [], [], [], [], [], [], []
+    w = _Wrapper()
     for a in sig.arguments:
+        where = f"{routine.module}.{routine.name}: {a.name}"
         if a.name in RESERVED:
-            raise ValueError(f"{routine.module}.{routine.name}: argument name {a.name!r} is reserved")
+            raise ValueError(f"{where}: the name is reserved")
         spec = specs.get(a.name)
         base = a.type.replace("const ", "").rstrip(" *")
         const = a.type.startswith("const ")
-        complex_ = base == "complex_vector"
         if isinstance(spec, registry.Computed):
-            decls.append(f"cdef {a.type} {a.name} = <{a.type}>({spec.expression})")
-            call.append(a.name)
-            continue
-        if not a.type.endswith("*"):
+            w.declarations.append(f"cdef {a.type} {a.name} = <{a.type}>({spec.expression})")
+            w.call.append(a.name)
+        elif not a.type.endswith("*"):
             if a.type not in SCALAR_TYPES:
-                raise ValueError(f"{routine.module}.{routine.name}: cannot pass {a.type} {a.name}")
-            inputs.append((a.type, a.name))
-            call.append(a.name)
-            continue
-        if isinstance(spec, registry.Packed):
-            _packed(a, base, const, spec, (structs or {}).get(base), inputs, outputs, scratch,
-                    loads, stores)
-            call.append(a.name + "_block")
-            continue
-        if base not in ("floating", "complex_vector"):
-            raise ValueError(f"{routine.module}.{routine.name}: no wrapper for {a.type} {a.name}")
-        if spec is None and const:
-            raise ValueError(f"{routine.module}.{routine.name}: {a.name} needs its padding in the registry")
-        if spec is None:
-            spec = registry.VectorsOut(1) if not complex_ else None
-        block = a.name + "_block"
-        target = outputs if not const else inputs
-        if isinstance(spec, registry.Whole):
-            inputs.append(("const floating[::1]", a.name))
-            call.append(f"&{a.name}[0]")
-            continue
-        if complex_:
-            pad_count = 0 if spec is None else len(spec.pads)
-            if pad_count not in ((0,) if spec is None else (2,)):
-                raise ValueError(f"{routine.module}.{routine.name}: {a.name} is complex: pad (re, im)")
-            memview = "const floating[::1]" if const else "floating[::1]"
-            target += [(memview, a.name + "_re"), (memview, a.name + "_im")]
-            scratch.append(("complex_vector", a.name))
-            if spec is not None:
-                pads.append(f"cdef floating {a.name}_pad_re = <floating>({spec.pads[0]})")
-                pads.append(f"cdef floating {a.name}_pad_im = <floating>({spec.pads[1]})")
-                loads.append(f"_load_padded_complex({block}, {a.name}_re, {a.name}_im, start, lanes, "
-                             f"{a.name}_pad_re, {a.name}_pad_im)")
-            if not const:
-                stores.append(f"_store_lanes_complex({a.name}_re, {a.name}_im, {block}, start, lanes)")
-            call.append(block)
-            continue
-        columns = (len(spec.pads) if isinstance(spec, registry.Vectors)
-                   else spec.components if isinstance(spec, registry.VectorsOut) else 1)
-        if isinstance(spec, (registry.Vectors, registry.VectorsOut)) and spec != registry.VectorsOut(1):
-            memview = "const floating[:, ::1]" if const else "floating[:, ::1]"
-            decls.append(f"cdef floating {block}[{columns} * VECTOR_LENGTH]")
-            for j in range(columns):
-                part = f"&{block}[{j} * VECTOR_LENGTH]" if j else block
-                if const:
-                    loads.append(f"_load_padded_column({part}, {a.name}, start, lanes, {j}, {spec.pads[j]})")
-                else:
-                    stores.append(f"_store_lanes_column({a.name}, {part}, start, lanes, {j})")
+                raise ValueError(f"{where}: cannot pass a {a.type}")
+            w.parameter(True, a.type, a.name)
+            w.call.append(a.name)
+        elif isinstance(spec, registry.Whole):
+            w.parameter(True, "const floating[::1]", a.name)
+            w.call.append(f"&{a.name}[0]")
+        elif const and not isinstance(spec, (registry.Padded, registry.Vectors, registry.Packed)):
+            raise ValueError(f"{where}: an input needs its padding in the registry")
+        elif isinstance(spec, registry.Packed):
+            _packed(w, a, base, const, spec, (structs or {}).get(base), where)
+        elif base == "complex_vector":
+            _complex(w, a, const, spec, where)
+        elif base == "floating" and isinstance(spec, (registry.Vectors, registry.VectorsOut)):
+            _vectors(w, a, const, spec)
+        elif base == "floating":
+            _real(w, a, const, spec, where)
         else:
-            if isinstance(spec, registry.Padded) != const or len(getattr(spec, "pads", "1")) != 1:
-                raise ValueError(f"{routine.module}.{routine.name}: {a.name}: one real pad for an input")
-            memview = "const floating[::1]" if const else "floating[::1]"
-            decls.append(f"cdef floating {block}[VECTOR_LENGTH]")
-            if isinstance(spec, (registry.Padded, registry.InPlace)):
-                pads.append(f"cdef floating {a.name}_pad = <floating>({spec.pads[0]})")
-                loads.append(f"_load_padded({block}, {a.name}, start, lanes, {a.name}_pad)")
-            if not const:
-                stores.append(f"_store_lanes({a.name}, {block}, start, lanes)")
-        target.append((memview, a.name))
-        call.append(block)
-    parameters = [f"{ctype} {name}" for ctype, name in inputs + outputs]
-    names = [name for _, name in inputs + outputs]
-    size = next(name for ctype, name in inputs + outputs if "[" in ctype)
+            raise ValueError(f"{where}: no wrapper for a {a.type}")
+    arguments = w.inputs + w.outputs
     padding = ", ".join(f"{name} = {', '.join(spec.pads)}" for name, spec in routine.arguments.items()
                         if hasattr(spec, "pads"))
-    docstring = (f"{routine.name} of vecampfit/{routine.module}.pxd over whole arrays"
-                 + (f" (padding lanes: {padding})." if padding else "."))
     return Wrapper(
-        name=routine.name, size=size,
-        loop_parameters=", ".join([f"{t} *{s}_block" for t, s in scratch] + parameters),
-        parameters=", ".join(parameters), arguments=", ".join(names), scratch=scratch,
-        declarations=decls + pads, loads=loads, stores=stores, call=", ".join(call),
-        docstring=docstring,
+        name=routine.name,
+        size=next(name for ctype, name in arguments if "[" in ctype),
+        loop_parameters=", ".join([f"{t} *{s}_block" for t, s in w.scratch]
+                                  + [f"{ctype} {name}" for ctype, name in arguments]),
+        parameters=", ".join(f"{ctype} {name}" for ctype, name in arguments),
+        arguments=", ".join(name for _, name in arguments),
+        scratch=w.scratch, declarations=w.declarations + w.pads, loads=w.loads, stores=w.stores,
+        call=", ".join(w.call),
+        docstring=(f"{routine.name} of vecampfit/{routine.module}.pxd over whole arrays"
+                   + (f" (padding lanes: {padding})." if padding else ".")),
     )
 
 
-def _packed(a, base, const, spec, struct, inputs, outputs, scratch, loads, stores):
-    """Loads or stores of an argument kept as (re, im) column pairs of a 2-D array."""
+def _real(w, a, const, spec, where):
+    """One real value per event: an input, an output or an array updated in place."""
+    if spec is not None and len(spec.pads) != 1:
+        raise ValueError(f"{where}: a real argument takes one pad")
+    block = a.name + "_block"
+    w.declarations.append(f"cdef floating {block}[VECTOR_LENGTH]")
+    if spec is not None:  # an input, or an array updated in place
+        w.pads.append(f"cdef floating {a.name}_pad = <floating>({spec.pads[0]})")
+        w.loads.append(f"_load_padded({block}, {a.name}, start, lanes, {a.name}_pad)")
+    if not const:
+        w.stores.append(f"_store_lanes({a.name}, {block}, start, lanes)")
+    w.parameter(const, "const floating[::1]" if const else "floating[::1]", a.name)
+    w.call.append(block)
+
+
+def _vectors(w, a, const, spec):
+    """A (n, c) array of vectors, loaded as c blocks of VECTOR_LENGTH."""
+    block = a.name + "_block"
+    columns = len(spec.pads) if const else spec.components
+    w.declarations.append(f"cdef floating {block}[{columns} * VECTOR_LENGTH]")
+    for j in range(columns):
+        part = f"&{block}[{j} * VECTOR_LENGTH]" if j else block
+        if const:
+            w.loads.append(f"_load_padded_column({part}, {a.name}, start, lanes, {j}, {spec.pads[j]})")
+        else:
+            w.stores.append(f"_store_lanes_column({a.name}, {part}, start, lanes, {j})")
+    w.parameter(const, "const floating[:, ::1]" if const else "floating[:, ::1]", a.name)
+    w.call.append(block)
+
+
+def _complex(w, a, const, spec, where):
+    """A complex vector from (to) separate arrays of real and imaginary parts."""
+    if spec is not None and len(spec.pads) != 2:
+        raise ValueError(f"{where}: a complex argument takes two pads, (re, im)")
+    block = a.name + "_block"
+    memview = "const floating[::1]" if const else "floating[::1]"
+    w.parameter(const, memview, a.name + "_re")
+    w.parameter(const, memview, a.name + "_im")
+    w.scratch.append(("complex_vector", a.name))
+    if spec is not None:  # an input, or an array updated in place
+        w.pads.append(f"cdef floating {a.name}_pad_re = <floating>({spec.pads[0]})")
+        w.pads.append(f"cdef floating {a.name}_pad_im = <floating>({spec.pads[1]})")
+        w.loads.append(f"_load_padded_complex({block}, {a.name}_re, {a.name}_im, start, lanes, "
+                       f"{a.name}_pad_re, {a.name}_pad_im)")
+    if not const:
+        w.stores.append(f"_store_lanes_complex({a.name}_re, {a.name}_im, {block}, start, lanes)")
+    w.call.append(block)
+
+
+def _packed(w, a, base, const, spec, struct, where):
+    """A complex vector, or a struct of them, in (re, im) column pairs of a 2-D array."""
     if base == "complex_vector":
-        pairs = [(a.name + "_block", spec.column)]
-        real_fields = []
+        pairs, real_fields = [(a.name + "_block", spec.column)], []
     elif struct is not None:
         complex_fields = [f for f, is_complex in struct.fields if is_complex]
         pairs = [(f"&{a.name}_block.{f}", spec.column + 2 * j) for j, f in enumerate(complex_fields)]
         real_fields = [f for f, is_complex in struct.fields if not is_complex]
     else:
-        raise ValueError(f"{a.name}: {a.type} is not a block struct of this .pxd")
+        raise ValueError(f"{where}: {a.type} is not a block struct of this .pxd")
     if const and len(spec.pads) != 2 * len(pairs):
-        raise ValueError(f"{a.name}: needs {2 * len(pairs)} pads, (re, im) of each pair")
+        raise ValueError(f"{where}: needs {2 * len(pairs)} pads, (re, im) of each pair")
     if set(real_fields) != set(spec.real_fields):
-        raise ValueError(f"{a.name}: name the arrays of its real fields {real_fields}")
-    target = inputs if const else outputs
+        raise ValueError(f"{where}: name the arrays of its real fields {real_fields}")
     memview = "const floating" if const else "floating"
-    if (memview + "[:, ::1]", spec.array) not in target:
-        target.append((memview + "[:, ::1]", spec.array))
-    scratch.append((base, a.name))
+    w.parameter(const, memview + "[:, ::1]", spec.array)
+    w.scratch.append((base, a.name))
     for j, (block, column) in enumerate(pairs):
         if const:
-            loads.append(f"_load_padded_complex_columns({block}, {spec.array}, start, lanes, {column}, "
-                         f"{spec.pads[2 * j]}, {spec.pads[2 * j + 1]})")
+            w.loads.append(f"_load_padded_complex_columns({block}, {spec.array}, start, lanes, {column}, "
+                           f"{spec.pads[2 * j]}, {spec.pads[2 * j + 1]})")
         else:
-            stores.append(f"_store_lanes_complex_columns({spec.array}, {block}, start, lanes, {column})")
+            w.stores.append(f"_store_lanes_complex_columns({spec.array}, {block}, start, lanes, {column})")
     for field in real_fields:
         array = spec.real_fields[field][0]
-        target.append((memview + "[::1]", array))
+        w.parameter(const, memview + "[::1]", array)
         if const:
-            loads.append(f"_load_padded_field({a.name}_block.{field}, {array}, start, lanes, "
-                         f"{spec.real_fields[field][1]})")
+            w.loads.append(f"_load_padded_field({a.name}_block.{field}, {array}, start, lanes, "
+                           f"{spec.real_fields[field][1]})")
         else:
-            stores.append(f"_store_lanes_field({array}, {a.name}_block.{field}, start, lanes)")
+            w.stores.append(f"_store_lanes_field({array}, {a.name}_block.{field}, start, lanes)")
+    w.call.append(a.name + "_block")
 
 
 def render_module(registry, module, pxd, template):
