@@ -3,8 +3,15 @@
 # during the build from tools/block_routines.py (see
 # tools/generate_block_wrappers.py); below, the sum of all elements.
 
+# The include also defines the padded loads and stores (_load_padded*,
+# _store_lanes*) that the loops below share with the generated ones.
 include "vecampfit/_complex_vector_blocks.pxi"
 
+from cython cimport floating
+
+from vecampfit.block cimport (
+    VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64,
+)
 cimport vecampfit.complex_vector as cv
 
 

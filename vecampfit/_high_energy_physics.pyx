@@ -5,8 +5,15 @@
 # gradients and the K-matrix (denominator and amplitude chained in one loop,
 # with 2x2 matrices).
 
+# The include also defines the padded loads and stores (_load_padded*,
+# _store_lanes*) that the loops below share with the generated ones.
 include "vecampfit/_high_energy_physics_blocks.pxi"
 
+from cython cimport floating
+
+from vecampfit.block cimport (
+    VECTOR_LENGTH, complex_vector, complex_vector_float32, complex_vector_float64,
+)
 from vecampfit.high_energy_physics cimport (
     blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_inverse_gradient_q2_scalar,
     k_matrix_denominator_1, k_matrix_denominator_s_wave_1, k_matrix_denominator_2,

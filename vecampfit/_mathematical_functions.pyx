@@ -4,8 +4,13 @@
 # tools/generate_block_wrappers.py); below, the Chebyshev basis (an output of
 # degree + 1 blocks), the tail integral and the scalar functions.
 
+# The include also defines the padded loads and stores (_load_padded*,
+# _store_lanes*) that the loops below share with the generated ones.
 include "vecampfit/_mathematical_functions_blocks.pxi"
 
+from cython cimport floating
+
+from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.mathematical_functions cimport (
     asymmetric_gaussian_tail_integral, chebyshev_basis, exp_scalar, log_scalar, floor_scalar,
     power_scalar, logistic_scalar, kallen_lambda_scalar,
