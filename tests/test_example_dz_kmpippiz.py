@@ -9,8 +9,10 @@ import pytest
 from vecampfit.fitter import Density
 from vecampfit.model_compiler import compile_model
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import common  # noqa: E402
 import model  # noqa: E402
 

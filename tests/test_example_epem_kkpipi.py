@@ -15,9 +15,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import model  # noqa: E402
 from vecampfit import generation, kinematics  # noqa: E402
 

@@ -13,9 +13,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import common  # noqa: E402
 import config  # noqa: E402
 import model  # noqa: E402

@@ -14,9 +14,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import config  # noqa: E402
 import generation_models  # noqa: E402
 import resolution  # noqa: E402

@@ -14,9 +14,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "laura_genfit3k")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import fit3k  # noqa: E402
 import generate3k  # noqa: E402
 import genfit3k  # noqa: E402
