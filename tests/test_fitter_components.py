@@ -99,6 +99,18 @@ def test_components_and_couplings(model):
         Components(["a"], [("polar", "A9", "P2")], comp.function, d.parameters)
     with pytest.raises(DensityError, match="the coupling's two parameters are both 'R3'"):
         Components(["a"], [("cartesian", "R3", "R3")], comp.function, d.parameters)
+    # A fixed magnitude and a scale, given as a number or as a model constant.
+    fixed = Components(["a", "b"], [("polar_degrees", 2.0, "P2", 0.5),
+                                    ("cartesian", "R3", 0.25, "N")],
+                       comp.function, d.parameters, constants={"N": 3.0})
+    np.testing.assert_allclose(fixed.couplings(p), [np.exp(1j * np.pi / 3), 3 * (0.3 + 0.25j)],
+                               rtol=1e-15)
+    jf = fixed.coupling_jacobian(p)
+    assert set(np.flatnonzero(np.abs(jf).sum(axis=0))) == {5, 6}
+    np.testing.assert_allclose(jf[0, 5], 1j * np.exp(1j * np.pi / 3) * np.pi / 180, rtol=1e-15)
+    np.testing.assert_allclose(jf[1, 6], 3.0, rtol=1e-15)
+    with pytest.raises(DensityError, match="scale 'M' is not a constant of the model"):
+        Components(["a"], [("cartesian", "R3", "I3", "M")], comp.function, d.parameters)
     # A phase shared by two components: its derivative is the sum of both.
     shared = Components(["a", "b", "c"], [("polar_degrees", "A2", "P2"),
                                           ("polar_degrees", "R3", "P2"), ("fixed", 1, 0)],
@@ -110,7 +122,7 @@ def test_components_and_couplings(model):
     dn[5] -= h
     np.testing.assert_allclose(jac[:, 5], (shared.couplings(up) - shared.couplings(dn)) / (2 * h),
                                atol=1e-8)
-    with pytest.raises(DensityError, match="is not \\(form, a, b\\)"):
+    with pytest.raises(DensityError, match="is not \\(form, a, b\\[, scale\\]\\)"):
         Components(["a"], [("exponential", "R3", "I3")], comp.function, d.parameters)
 
 

@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import model  # noqa: E402
-from vecampfit import numeric_integration, particle_data, vector4  # noqa: E402
+from vecampfit import kinematics, numeric_integration, particle_data, vector4  # noqa: E402
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -66,9 +66,10 @@ def fill_signal_event_buffer(records, m=MASSES):
         lo = (m[a] + m[b]) ** 2
         mm = np.sqrt(np.maximum(m2[pair], lo))
         fields[f"m_{pair}"] = mm
-        fields[f"q_{pair}"] = np.sqrt(np.maximum(model.breakup_momentum_squared(mm, m[a], m[b]), 0))
-        fields[f"p_{pair}"] = np.sqrt(np.maximum(
-            model.breakup_momentum_squared(m["md"], np.minimum(mm, m["md"] - m[c]), m[c]), 0))
+        fields[f"q_{pair}"] = np.sqrt(np.maximum(kinematics.decay_momentum_squared(mm, m[a], m[b]),
+                                                 0))
+        fields[f"p_{pair}"] = np.sqrt(np.maximum(kinematics.decay_momentum_squared(
+            m["md"], np.minimum(mm, m["md"] - m[c]), m[c]), 0))
     return fields
 
 

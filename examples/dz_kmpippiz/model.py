@@ -29,6 +29,7 @@ Phases are in degrees, masses and widths in GeV, radii in GeV^-1.
 import numpy as np
 
 from vecampfit import high_energy_physics as hep
+from vecampfit import kinematics
 
 #: Resonances: parameter prefix, pair (channel), spin J, CLEO values of mass,
 #: width, magnitude and phase (degrees), and a label.
@@ -91,15 +92,10 @@ def default_parameters():
 
 
 def breakup_momentum(m, ma, mb):
-    """Two-body breakup momentum of m -> a b (NaN below threshold)."""
-    m = np.asarray(m, dtype=float)
+    """Two-body breakup momentum of m -> a b (GeV; NaN below threshold), from
+    :func:`vecampfit.kinematics.decay_momentum_squared`."""
     with np.errstate(invalid="ignore"):
-        return np.sqrt((m * m - (ma + mb) ** 2) * (m * m - (ma - mb) ** 2)) / (2 * m)
-
-
-def breakup_momentum_squared(m, ma, mb):
-    """Squared breakup momentum of m -> a b, negative below threshold (GeV^2)."""
-    return (m * m - (ma + mb) ** 2) * (m * m - (ma - mb) ** 2) / (4 * m * m)
+        return np.sqrt(kinematics.decay_momentum_squared(m, ma, mb))
 
 
 def event_buffer_fields(m2_km_pip, m2_km_piz, masses):
@@ -160,7 +156,7 @@ def amplitude(fields, params, masses):
         fd = hep.blatt_weisskopf(pd, p["D_R"], j)
         if name not in OMIT_FD0:
             # 1/F_D(p0) from p0^2, continued below threshold while it stays defined.
-            fd = fd * hep.blatt_weisskopf_inverse_gradient_q2(breakup_momentum_squared(md, m0, mc), p["D_R"], j)[0]
+            fd = fd * hep.blatt_weisskopf_inverse_gradient_q2(kinematics.decay_momentum_squared(md, m0, mc), p["D_R"], j)[0]
         bw = hep.breit_wigner_q_f_nophsp(m, q, q0, m0, g0, r, j)
         if j == 0:
             angular = 1.0

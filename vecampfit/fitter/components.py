@@ -59,10 +59,12 @@ class Components:
     names : sequence of str
         One name per component.
     couplings : sequence of tuple
-        Per component ``(form, first, second)``: ``("polar_degrees",
-        magnitude, phase)``, ``("polar", magnitude, phase)`` (radians),
-        ``("cartesian", real, imaginary)`` with parameter names of the
-        density, or ``("fixed", real, imaginary)`` with numbers.
+        Per component ``(form, first, second[, scale])``: ``("polar_degrees",
+        magnitude, phase)``, ``("polar", magnitude, phase)`` (radians) or
+        ``("cartesian", real, imaginary)``, each a parameter name of the
+        density or a number (fixed), or ``("fixed", real, imaginary)``; the
+        optional ``scale`` (a number or the name of a model constant)
+        multiplies the coupling.
     function : scipy.LowLevelCallable
         The block function writing :math:`X_k` (real part at ``2 k L + i``,
         imaginary part at ``(2 k + 1) L + i``).
@@ -70,6 +72,8 @@ class Components:
         The density's parameter names, in its order.
     owner : str
         Name of the density (for messages).
+    constants : dict, optional
+        The density's constants (for scales given by name).
 
     Attributes
     ----------
@@ -87,36 +91,47 @@ class Components:
         one parameter given as both of a coupling's.
     """
 
-    def __init__(self, names, couplings, function, parameters, owner="density"):
+    def __init__(self, names, couplings, function, parameters, owner="density", constants=None):
         self.names = tuple(names)
         self.owner = owner
         parameters = tuple(parameters)
+        constants = dict(constants or {})
         if len(couplings) != len(self.names):
             raise DensityError(f"{owner}: {len(couplings)} couplings for {len(self.names)} "
                                f"components")
         self._forms = []
         used = {}
         for name, c in zip(self.names, couplings):
-            if len(c) != 3 or c[0] not in COUPLING_FORMS:
+            if len(c) not in (3, 4) or c[0] not in COUPLING_FORMS:
                 raise DensityError(f"{owner}: component {name}: coupling {c!r} is not (form, a, "
-                                   f"b) with a form of {COUPLING_FORMS}")
-            form, a, b = c
+                                   f"b[, scale]) with a form of {COUPLING_FORMS}")
+            form, a, b = c[:3]
+            scale = c[3] if len(c) == 4 else 1.0
+            if isinstance(scale, str):
+                if scale not in constants:
+                    raise DensityError(f"{owner}: component {name}: the coupling's scale "
+                                       f"{scale!r} is not a constant of the model")
+                scale = constants[scale]
+            scale = float(scale)
             if form == "fixed":
-                self._forms.append((form, complex(float(a), float(b)), None))
+                self._forms.append((form, scale * complex(float(a), float(b)), None, 1.0))
                 continue
             idx = []
-            for p in (a, b):
-                if p not in parameters:
-                    raise DensityError(f"{owner}: component {name}: coupling parameter {p!r} "
-                                       f"is not a parameter of the density")
-                # A parameter may be shared by the couplings of several
-                # components (a common phase): the Jacobian sums them.
-                used.setdefault(p, name)
-                idx.append(parameters.index(p))
-            if idx[0] == idx[1]:
+            for q in (a, b):
+                if isinstance(q, str):
+                    if q not in parameters:
+                        raise DensityError(f"{owner}: component {name}: coupling parameter "
+                                           f"{q!r} is not a parameter of the density")
+                    # A parameter may be shared by the couplings of several
+                    # components (a common phase): the Jacobian sums them.
+                    used.setdefault(q, name)
+                    idx.append(parameters.index(q))
+                else:
+                    idx.append(float(q))            # a fixed magnitude, phase, ...
+            if isinstance(a, str) and a == b:
                 raise DensityError(f"{owner}: component {name}: the coupling's two parameters "
                                    f"are both {a!r}")
-            self._forms.append((form, idx[0], idx[1]))
+            self._forms.append((form, idx[0], idx[1], scale))
         self.coupling_parameters = np.array(sorted(parameters.index(p) for p in used),
                                             dtype=np.intp)
         self.other_parameters = np.array([k for k in range(len(parameters))
@@ -132,6 +147,10 @@ class Components:
         """Number of components :math:`K`."""
         return len(self.names)
 
+    @staticmethod
+    def _value(p, q):
+        return p[q] if isinstance(q, (int, np.integer)) else q
+
     def couplings(self, params):
         """The couplings :math:`c_k` (complex128, one per component).
 
@@ -142,14 +161,16 @@ class Components:
         """
         p = np.asarray(params, dtype=np.float64)
         c = np.empty(self.n_components, dtype=np.complex128)
-        for k, (form, a, b) in enumerate(self._forms):
+        for k, (form, a, b, scale) in enumerate(self._forms):
             if form == "fixed":
                 c[k] = a
-            elif form == "cartesian":
-                c[k] = complex(p[a], p[b])
+                continue
+            x, y = self._value(p, a), self._value(p, b)
+            if form == "cartesian":
+                c[k] = scale * complex(x, y)
             else:
-                phi = np.deg2rad(p[b]) if form == "polar_degrees" else p[b]
-                c[k] = p[a] * complex(np.cos(phi), np.sin(phi))
+                phi = np.deg2rad(y) if form == "polar_degrees" else y
+                c[k] = scale * x * complex(np.cos(phi), np.sin(phi))
         return c
 
     def coupling_jacobian(self, params):
@@ -164,21 +185,28 @@ class Components:
         """
         p = np.asarray(params, dtype=np.float64)
         jac = np.zeros((self.n_components, self.n_parameters), dtype=np.complex128)
-        for k, (form, a, b) in enumerate(self._forms):
+        for k, (form, a, b, scale) in enumerate(self._forms):
             if form == "fixed":
                 continue
+            is_a = isinstance(a, (int, np.integer))
+            is_b = isinstance(b, (int, np.integer))
             if form == "cartesian":
-                jac[k, a], jac[k, b] = 1.0, 1j
+                if is_a:
+                    jac[k, a] += scale
+                if is_b:
+                    jac[k, b] += 1j * scale
                 continue
-            scale = np.pi / 180 if form == "polar_degrees" else 1.0
-            phi = p[b] * scale
-            e = complex(np.cos(phi), np.sin(phi))
-            jac[k, a] = e
-            jac[k, b] = 1j * p[a] * e * scale
+            unit = np.pi / 180 if form == "polar_degrees" else 1.0
+            x, y = self._value(p, a), self._value(p, b)
+            e = complex(np.cos(y * unit), np.sin(y * unit))
+            if is_a:
+                jac[k, a] += scale * e
+            if is_b:
+                jac[k, b] += 1j * scale * x * e * unit
         return jac
 
 
-def components_from_description(desc, precision, parameters, owner):
+def components_from_description(desc, precision, parameters, owner, constants=None):
     """:class:`Components` from a model description's ``"components"`` entry
     (None if the model has none or lacks this precision)."""
     comp = desc.get("components")
@@ -187,4 +215,4 @@ def components_from_description(desc, precision, parameters, owner):
     function = comp["functions"].get(precision)
     if function is None:
         return None
-    return Components(comp["names"], comp["couplings"], function, parameters, owner)
+    return Components(comp["names"], comp["couplings"], function, parameters, owner, constants)

@@ -217,8 +217,10 @@ cdef inline object component_description(
 
     ``names``: one name per component; ``couplings``: per component
     ``("polar_degrees", magnitude, phase)``, ``("polar", magnitude, phase)``
-    (radians), ``("cartesian", real, imaginary)`` (parameter names) or
-    ``("fixed", real, imaginary)`` (numbers); the functions have the
+    (radians) or ``("cartesian", real, imaginary)``, each a parameter name
+    or a number, or ``("fixed", real, imaginary)``, optionally with a fourth
+    element, a scale (a number or the name of a model constant) that
+    multiplies the coupling; the functions have the
     signature of a density and write X_k of lane i to out[2 k L + i] (real
     part) and out[(2 k + 1) L + i] (imaginary part), without the coupling.
     """

@@ -371,7 +371,7 @@ class Density:
                       vector_length=desc["vector_length"], name=label)
         from .components import components_from_description
         density.components = components_from_description(desc, precision, desc["parameters"],
-                                                         label)
+                                                         label, values)
         return density
 
     def _set_length(self, length, what):
