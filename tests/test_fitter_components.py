@@ -95,14 +95,15 @@ def test_components_and_couplings(model):
         np.testing.assert_allclose(jac[:, j], (comp.couplings(up) - comp.couplings(dn)) / (2 * h),
                                    atol=1e-8)
     np.testing.assert_allclose(d.evaluate({"m": M_DATA}, p), reference(M_DATA, P0), rtol=1e-13)
-    with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter"):
+    with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter \\(or "
+                                           "constant\\)"):
         Components(["a"], [("polar", "A9", "P2")], comp.function, d.parameters)
     with pytest.raises(DensityError, match="the coupling's two parameters are both 'R3'"):
         Components(["a"], [("cartesian", "R3", "R3")], comp.function, d.parameters)
     # A fixed magnitude and a scale, given as a number or as a model constant.
-    fixed = Components(["a", "b"], [("polar_degrees", 2.0, "P2", 0.5),
+    fixed = Components(["a", "b"], [("polar_degrees", "MAG", "P2", 0.5),
                                     ("cartesian", "R3", 0.25, "N")],
-                       comp.function, d.parameters, constants={"N": 3.0})
+                       comp.function, d.parameters, constants={"N": 3.0, "MAG": 2.0})
     np.testing.assert_allclose(fixed.couplings(p), [np.exp(1j * np.pi / 3), 3 * (0.3 + 0.25j)],
                                rtol=1e-15)
     jf = fixed.coupling_jacobian(p)

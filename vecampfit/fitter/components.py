@@ -62,7 +62,8 @@ class Components:
         Per component ``(form, first, second[, scale])``: ``("polar_degrees",
         magnitude, phase)``, ``("polar", magnitude, phase)`` (radians) or
         ``("cartesian", real, imaginary)``, each a parameter name of the
-        density or a number (fixed), or ``("fixed", real, imaginary)``; the
+        density, the name of one of its constants, or a number (both fixed
+        in the fit), or ``("fixed", real, imaginary)``; the
         optional ``scale`` (a number or the name of a model constant)
         multiplies the coupling.
     function : scipy.LowLevelCallable
@@ -118,10 +119,13 @@ class Components:
                 continue
             idx = []
             for q in (a, b):
+                if isinstance(q, str) and q not in parameters and q in constants:
+                    q = float(constants[q])       # a model constant: fixed in the fit
                 if isinstance(q, str):
                     if q not in parameters:
                         raise DensityError(f"{owner}: component {name}: coupling parameter "
-                                           f"{q!r} is not a parameter of the density")
+                                           f"{q!r} is not a parameter (or constant) of the "
+                                           f"density")
                     # A parameter may be shared by the couplings of several
                     # components (a common phase): the Jacobian sums them.
                     used.setdefault(q, name)
