@@ -152,3 +152,10 @@ def test_fit_recovers_the_generated_amplitudes(samples, compiled):
         ff = fractions[d.name]
         for comp in ("K1 -> K* pi", "K1 -> rho K"):
             assert 0 < ff[comp][0] < 1 and 0 < ff[comp][1] < 0.2, (d.name, comp, ff[comp])
+    # projections of the fitted model on the normalization MC describe the data
+    for k, d in enumerate(samples):
+        proj = fit_signal.projections(fitter, d, k)
+        for key, h in proj.items():
+            assert h["chi2"] / h["ndf"] < 2.0, (d.name, key, h["chi2"], h["ndf"])
+            assert np.sum(h["fit"]) == pytest.approx(fitter.points[k].data_events.n_events)
+            assert 0 < np.sum(h["background"]) < np.sum(h["fit"])

@@ -28,8 +28,11 @@ amplitudes.  Sequence: fix all, release the free amplitudes and the
 background fractions, MIGRAD, HESSE; random starts (``--seed``, printed
 when not given).  Writes to ``--directory``: ``parameters_signal_result.dat``,
 ``results_signal.txt``, ``signal_result.root``, ``signal_density.root``
-(density values of every point) and ``fit_fractions.txt`` (fit fractions of
-the K1 -> K* pi and K1 -> rho K channels per point with their errors).
+(density values of every point), ``fit_fractions.txt`` (fit fractions of
+the K1 -> K* pi and K1 -> rho K channels per point with their errors) and,
+for the points at 2000 MeV (``--plot-energy``), the projections onto
+M(K1 pi2), M(pi1 pi2), M(K1 pi1 pi2) ``signal_projections_<point>.png``
+with their chi2 in ``signal_projections.txt``.
 Run ``python fit_signal.py --help``.
 """
 
@@ -105,6 +108,11 @@ class SimultaneousFitPoint:
                 f"{self.name}: no background parameters {self.background_parameter_file!r}; "
                 f"run fit_background.py for this point first")
         return read_parameter_file(self.background_parameter_file)
+
+    def missing_files(self):
+        """The point's input files that do not exist (list of str)."""
+        return [f for f in (self.data_file, self.mc_file, self.background_parameter_file)
+                if not os.path.exists(f)]
 
     def data(self):
         """Data records of the point."""
@@ -368,6 +376,90 @@ def fractions_text(fractions):
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------
+# Projections
+# ---------------------------------------------------------------------------
+
+def projections(fitter, declaration, index, *, mc_events=None, bins=25):
+    r"""Projections of a fit point onto M(K1 pi2), M(pi1 pi2), M(K1 pi1 pi2).
+
+    The fit is the fitted density evaluated on the point's normalization MC,
+    :math:`w_k [(1 - f) S_k / I_S + f B_k / I_B]` histogrammed and scaled to
+    the number of data events; the background is its
+    :math:`w_k f B_k / I_B` part with the same scale.  The chi2 of a
+    projection uses the data count plus the MC statistical variance of the
+    prediction in each bin with a prediction above 5 events.
+
+    Parameters
+    ----------
+    fitter : vecampfit.fitter.Fitter
+        After the fit (its values are used).
+    declaration : SimultaneousFitPoint
+    index : int
+        The declaration's fit point in ``fitter``.
+    mc_events : int, optional
+        As given to :func:`build`.
+    bins : int
+
+    Returns
+    -------
+    dict
+        Per projection: ``edges``, ``data``, ``fit``, ``background``,
+        ``chi2``, ``ndf``.
+    """
+    from fit_background import PROJECTIONS, _mass
+    fp = fitter.points[index]
+    data = declaration.data()
+    mc, _ = declaration.normalization(mc_events)
+    w = np.asarray(fp.norm_events.weight_array(), dtype=np.float64)
+    if len(w) != len(mc["weight"]):
+        raise ValueError(f"{declaration.name}: the fit has {len(w)} normalization events, the "
+                         f"MC file {len(mc['weight'])} (give the same mc_events)")
+    cols = fitter.likelihood.density_columns(fp, fitter.values, "normalization")
+    total = w * cols["total"]
+    bkg = w * sum(v for k, v in cols.items() if k.startswith("background_"))
+    scale = fp.data_events.n_events / total.sum()
+    dm, mm = common.momenta_of(data), common.momenta_of(mc)
+    out = {}
+    for name, parts, _ in PROJECTIONS:
+        x, y = _mass(dm, parts), _mass(mm, parts)
+        edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
+        h, _ = np.histogram(x, edges)
+        f, _ = np.histogram(y, edges, weights=total * scale)
+        f2, _ = np.histogram(y, edges, weights=(total * scale) ** 2)
+        b, _ = np.histogram(y, edges, weights=bkg * scale)
+        ok = f > 5
+        chi2 = float(np.sum((h[ok] - f[ok]) ** 2 / (f[ok] + f2[ok])))
+        out[name] = {"edges": edges, "data": h, "fit": f, "background": b, "chi2": chi2,
+                     "ndf": int(ok.sum())}
+    return out
+
+
+def plot_projections(proj, path, title):
+    """The paper's figure: data with errors, fit (solid), background (dashed histogram)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from fit_background import PROJECTIONS
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for ax, (name, _, label) in zip(axes, PROJECTIONS):
+        h = proj[name]
+        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
+        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
+                    label="data")
+        ax.plot(c, h["fit"], "-", color="C0", label="fit")
+        ax.stairs(h["background"], h["edges"], linestyle="--", color="C3", label="background")
+        ax.set_xlabel(label)
+        ax.set_ylabel("events")
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def parse(argv=None):
     """The program's options."""
     p = common.parser(__doc__.split("\n\n")[0])
@@ -382,6 +474,10 @@ def parse(argv=None):
                    help="use only the first N generated MC events of each point")
     p.add_argument("--fraction-events", type=int, default=50000,
                    help="phase-space events for the fit fractions (0: none)")
+    p.add_argument("--plot-energy", action="append", type=int, choices=model.ENERGIES_MEV,
+                   help="plot the projections of the points at this energy (repeatable; "
+                        "default: 2000)")
+    p.add_argument("--no-plot", action="store_true", help="no projections")
     p.add_argument("--no-density-file", action="store_true",
                    help="do not write signal_density.root")
     p.add_argument("--model-cache", default=None, help="folder for compiled models")
@@ -396,6 +492,10 @@ def main(argv=None):
     except ValueError as exc:
         p.error(str(exc))
     declarations = simultaneous_fit_points(points, args.directory)
+    missing = [f for d in declarations for f in d.missing_files()]
+    if missing:
+        p.error("missing input files (run generate.py and fit_background.py for these points "
+                "first): " + ", ".join(missing))
     signal_modules = common.compile_signal_density([args.vector_length],
                                                    build_dir=args.model_cache)
     background_modules = background.compile_density([args.vector_length],
@@ -424,6 +524,22 @@ def main(argv=None):
         with open(os.path.join(d, "fit_fractions.txt"), "w") as f:
             f.write(text)
         print(text)
+    if not args.no_plot:
+        energies = args.plot_energy or [2000]
+        lines = []
+        for k, decl in enumerate(declarations):
+            if decl.point.energy_mev not in energies:
+                continue
+            proj = projections(fitter, decl, k, mc_events=args.mc_events)
+            plot_projections(proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
+                             f"{config.PROCESS_LABELS[decl.point.process]}, "
+                             f"{decl.point.energy_mev} MeV, signal fit")
+            lines += [f"{decl.name} {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins"
+                      for name, h in proj.items()]
+        if lines:
+            with open(os.path.join(d, "signal_projections.txt"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print("\n".join(lines))
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU, "
           f"{fitter.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")
     return fitter, declarations, fractions
