@@ -159,3 +159,29 @@ def test_fit_recovers_the_generated_amplitudes(samples, compiled):
             assert h["chi2"] / h["ndf"] < 2.0, (d.name, key, h["chi2"], h["ndf"])
             assert np.sum(h["fit"]) == pytest.approx(fitter.points[k].data_events.n_events)
             assert 0 < np.sum(h["background"]) < np.sum(h["fit"])
+
+
+@pytest.mark.slow
+def test_pull_study(tmp_path, compiled, model_cache):
+    """A few small pseudoexperiments through vecampfit.studies: every fit
+    valid, the pooled pulls of all free parameters centred at 0 with a width
+    near 1 (per-parameter pulls need the program's 20 or more experiments)."""
+    import functools
+
+    import pull_study
+    from vecampfit.studies import run_study
+    run = functools.partial(pull_study.experiment, point_names=("kpkmpippim_2000_mev",),
+                            data_events=1500, mc_events=40000, vector_length=L,
+                            model_cache=model_cache)
+    table = run_study(run, 5, seed=3, results=str(tmp_path / "pulls.jsonl"), progress=False)
+    assert not table.failed, table.failed
+    assert all(r["valid"] for r in table.rows)
+    out, pooled, n_valid = pull_study.summary(table)
+    assert n_valid == 5 and set(out) == set(table.rows[0]["names"])
+    print(pull_study.summary_text(out, pooled, n_valid, len(table)))
+    assert abs(np.mean(pooled)) < 3 / np.sqrt(pooled.size) * 1.5
+    assert 0.7 < np.std(pooled, ddof=1) < 1.4
+    # the study resumes from its results file without running experiments again
+    again = run_study(lambda i, s: 1 / 0, 5, seed=3, results=str(tmp_path / "pulls.jsonl"),
+                      progress=False)
+    assert [r["values"] for r in again.rows] == [r["values"] for r in table.rows]
