@@ -185,3 +185,23 @@ def test_pull_study(tmp_path, compiled, model_cache):
     again = run_study(lambda i, s: 1 / 0, 5, seed=3, results=str(tmp_path / "pulls.jsonl"),
                       progress=False)
     assert [r["values"] for r in again.rows] == [r["values"] for r in table.rows]
+
+
+def test_program_writes_the_result_files(samples, compiled, model_cache, capsys):
+    directory = os.path.dirname(samples[0].data_file)
+    with pytest.raises(SystemExit):
+        fit_signal.main(["--directory", directory, "--process", "kskspippim", "--energy", "1800"])
+    assert "data_kskspippim_1800_mev.root" in capsys.readouterr().err
+    fitter, decl, fractions = fit_signal.main(
+        ["--directory", directory, "--process", "kpkmpippim", "--energy", "2000",
+         "--vector-length", str(L), "--model-cache", model_cache, "--seed", "4",
+         "--fraction-events", "2000", "--quiet"])
+    assert [d.name for d in decl] == ["kpkmpippim_2000_mev"] and fitter.minuit.valid
+    assert "Random seed: 4" in capsys.readouterr().out
+    for name in ("parameters_signal_result.dat", "results_signal.txt", "signal_result.root",
+                 "signal_density.root", "fit_fractions.txt", "signal_projections.txt",
+                 "signal_projections_kpkmpippim_2000_mev.png"):
+        assert os.path.getsize(os.path.join(directory, name)) > 0, name
+    lines = open(os.path.join(directory, "fit_fractions.txt")).read().splitlines()
+    assert len(lines) == 1 + len(fit_signal.FRACTION_COMPONENTS)
+    assert lines[1].startswith("kpkmpippim_2000_mev K1->K*pi ")

@@ -505,6 +505,8 @@ def main(argv=None):
                    vector_length=args.vector_length, precision=args.precision,
                    threads=args.threads, seed=args.seed, randomize=not args.no_random_start,
                    mc_events=args.mc_events, verbose=not args.quiet)
+    if args.quiet:                       # the fitter prints it when verbose
+        print(f"Random seed: {fitter.seed}")
     print(f"{len(declarations)} points: " + ", ".join(
         f"{d.name} ({fp.data_events.n_events} data, {fp.norm_events.n_events} MC)"
         for d, fp in zip(declarations, fitter.points)))
