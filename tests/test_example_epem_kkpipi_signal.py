@@ -100,6 +100,20 @@ def test_simultaneous_likelihood_is_the_sum_of_the_points(samples, compiled):
     np.testing.assert_allclose(g_sim, g_sum, rtol=1e-10, atol=1e-9 * np.max(np.abs(g_sum)))
 
 
+def test_compiled_likelihood_equals_the_numpy_form(samples, compiled):
+    signal, bkg = compiled
+    table = fit_signal.initial_parameters(samples)
+    fast = fit_signal.build(samples, signal, bkg, parameters=table, vector_length=L,
+                            randomize=False, verbose=False)
+    slow = fit_signal.build(samples, None, None, parameters=table, randomize=False,
+                            verbose=False)
+    assert not slow.use_gradient and fast.use_gradient
+    x = truth(fast, samples) + np.random.default_rng(8).normal(0, 0.05, len(table))
+    f_fast, f_slow = fast.evaluate(x)[0], slow.evaluate(x)[0]
+    print(f"F compiled {f_fast!r}, numpy {f_slow!r}")
+    assert f_fast == pytest.approx(f_slow, rel=1e-11)
+
+
 def test_fraction_jacobian_equals_finite_differences(samples, compiled):
     signal, bkg = compiled
     d = samples[2]

@@ -94,11 +94,15 @@ class SimultaneousFitPoint:
         return self.point.name
 
     def signal_density(self, modules, precision="float64", vector_length=None):
-        """The compiled signal density of the point (with its gradient)."""
+        """The compiled signal density of the point (with its gradient), or
+        its numpy form (no gradient) when ``modules`` is None."""
+        if modules is None:
+            return common.signal_density_numpy(self.point)
         return common.signal_density_cython(modules, self.point, precision, vector_length)
 
     def background_density(self, modules, precision="float64", vector_length=None):
-        """The background polynomial of the point (compiled)."""
+        """The background polynomial of the point (compiled, or numpy when
+        ``modules`` is None)."""
         return background.density(self.point, modules, precision, vector_length)
 
     def background_parameters(self):
@@ -216,8 +220,9 @@ def build(declarations, signal_modules, background_modules, *, parameters=None,
     Parameters
     ----------
     declarations : list of SimultaneousFitPoint
-    signal_modules, background_modules : dict
-        Compiled signal and background densities ``{L: module}``.
+    signal_modules, background_modules : dict or None
+        Compiled signal and background densities ``{L: module}``; None: the
+        numpy forms (then float64, L = 1, no analytic gradient for the signal).
     parameters : ParameterTable, optional
         Default :func:`initial_parameters`.
     vector_length, precision, threads, seed, randomize, use_gradient, unused_parameters, verbose
@@ -234,6 +239,10 @@ def build(declarations, signal_modules, background_modules, *, parameters=None,
         raise ValueError("the simultaneous fit needs at least one point")
     if parameters is None:
         parameters = initial_parameters(declarations)
+    if signal_modules is None or background_modules is None:
+        if signal_modules is not None or background_modules is not None:
+            raise ValueError("give compiled modules for both densities or for neither")
+        vector_length, precision, use_gradient = 1, "float64", False
     fitter = Fitter(parameters, precision=precision, vector_length=vector_length,
                     threads=threads, seed=seed, randomize=randomize, use_gradient=use_gradient,
                     on_invalid="large", unused_parameters=unused_parameters, verbose=verbose)
@@ -480,6 +489,8 @@ def parse(argv=None):
     p.add_argument("--no-plot", action="store_true", help="no projections")
     p.add_argument("--no-density-file", action="store_true",
                    help="do not write signal_density.root")
+    p.add_argument("--numpy", action="store_true",
+                   help="numpy densities (no analytic gradient; slow) instead of compiled ones")
     p.add_argument("--model-cache", default=None, help="folder for compiled models")
     p.add_argument("--quiet", action="store_true", help="no line per MIGRAD and HESSE")
     return p, p.parse_args(argv)
@@ -496,10 +507,12 @@ def main(argv=None):
     if missing:
         p.error("missing input files (run generate.py and fit_background.py for these points "
                 "first): " + ", ".join(missing))
-    signal_modules = common.compile_signal_density([args.vector_length],
-                                                   build_dir=args.model_cache)
-    background_modules = background.compile_density([args.vector_length],
-                                                    build_dir=args.model_cache)
+    signal_modules = background_modules = None
+    if not args.numpy:
+        signal_modules = common.compile_signal_density([args.vector_length],
+                                                       build_dir=args.model_cache)
+        background_modules = background.compile_density([args.vector_length],
+                                                        build_dir=args.model_cache)
     t0 = time.perf_counter()
     fitter = build(declarations, signal_modules, background_modules,
                    vector_length=args.vector_length, precision=args.precision,
