@@ -1,9 +1,9 @@
-"""The e+e- -> K K-bar pi pi workflow up to the signal fit in one command: generate, fit the efficiency (MC and data), the resolution and the background.
+"""The e+e- -> K K-bar pi pi workflow in one command: generate, fit the efficiency (MC and data), the resolution and the background, then the simultaneous signal fit of the chosen points.
 
     python examples/epem_kkpipi/run.py [--directory epem_output] [--process ...] [--energy ...]
 
 Every step is also a program of its own (generate.py, fit_efficiency.py,
-fit_resolution.py, fit_background.py, each with ``--help``); sample sizes
+fit_resolution.py, fit_background.py, fit_signal.py, each with ``--help``); sample sizes
 are those of config.py unless given here.  The first run compiles the
 models; later runs take them from vecampfit's cache.
 """
@@ -19,6 +19,7 @@ import common  # noqa: E402
 import fit_background  # noqa: E402
 import fit_efficiency  # noqa: E402
 import fit_resolution  # noqa: E402
+import fit_signal  # noqa: E402
 import generate  # noqa: E402
 
 
@@ -31,6 +32,7 @@ def main(argv=None):
                    help="background-sample events per point")
     p.add_argument("--seed", type=int, default=1, help="random seed of the generation")
     p.add_argument("--skip-generation", action="store_true", help="use the files already there")
+    p.add_argument("--fit-seed", type=int, default=1, help="seed of the signal fit's random start")
     args = p.parse_args(argv)
     select = []
     for proc in args.process or []:
@@ -50,6 +52,7 @@ def main(argv=None):
     fit_efficiency.main(common_args + ["--data-efficiency"])
     fit_resolution.main(common_args)
     fit_background.main(common_args)
+    fit_signal.main(common_args + ["--seed", str(args.fit_seed)])
     print(f"workflow took {time.perf_counter() - t0:.1f} s; results in {os.path.abspath(args.directory)}")
 
 
