@@ -16,9 +16,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import background  # noqa: E402
 import common  # noqa: E402
 import config  # noqa: E402

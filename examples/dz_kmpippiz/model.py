@@ -92,10 +92,15 @@ def default_parameters():
 
 
 def breakup_momentum(m, ma, mb):
-    """Two-body breakup momentum of m -> a b (GeV; NaN below threshold), from
+    """Two-body breakup momentum of m -> a b (GeV; NaN below threshold and
+    where a mass is not finite), from
     :func:`vecampfit.kinematics.decay_momentum_squared`."""
+    m, ma, mb = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (m, ma, mb)))
+    valid = np.isfinite(m) & np.isfinite(ma) & np.isfinite(mb) & (m > 0)
+    q2 = kinematics.decay_momentum_squared(np.where(valid, m, 1.0), np.where(valid, ma, 0.0),
+                                           np.where(valid, mb, 0.0))
     with np.errstate(invalid="ignore"):
-        return np.sqrt(kinematics.decay_momentum_squared(m, ma, mb))
+        return np.where(valid, np.sqrt(q2), np.nan)
 
 
 def event_buffer_fields(m2_km_pip, m2_km_piz, masses):
