@@ -1,0 +1,337 @@
+"""Lineshapes of isobar-model resonances: formula, Cython template, numpy form.
+
+Each lineshape is a small class with
+
+* ``roles``: the quantities it reads (mass, width, radius, couplings ...);
+* ``fill(ctx, comp)``: Cython lines of the parameter-buffer filler (double
+  precision) that precompute what depends on the parameters only, with
+  the derivatives its gradient rule needs;
+* ``value(ctx, comp, inst, tag)``: Cython lines of one event (lane ``i``)
+  that set ``<tag>_re`` and ``<tag>_im``;
+* ``gradient(ctx, comp, inst, tag)``: the same and the derivatives with
+  respect to each role, returned as ``{role: (re, im)}`` local names: the
+  lineshape's gradient rule, in one place;
+* ``numpy(kin, comp, inst, values)``: the complex value in numpy (the
+  reference evaluation), through :mod:`vecampfit.high_energy_physics`.
+
+``comp`` is the resonance (its quantities by role, spin, pair and key),
+``inst`` the ordered daughters (a, b, c) of one term (two terms for a
+resonance in a pair with an identical particle), ``ctx`` the code
+generator's context (see ``vecampfit.isobar._generator``).  Units: GeV for
+masses, widths and couplings g, GeV^-1 for radii.
+"""
+
+import numpy as np
+
+from vecampfit import high_energy_physics as hep
+
+from ._kinematics import breakup_momentum_squared
+
+__all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner", "Flatte",
+           "LINESHAPES", "lineshape"]
+
+
+class Lineshape:
+    """Base of the lineshapes (see the module description)."""
+
+    name = None
+    roles = ()
+    #: Largest orbital angular momentum the lineshape supports.
+    max_spin = 5
+
+    def check(self, comp, model):
+        """Raise ValueError naming the resonance if it cannot be built."""
+
+    def extra_roles(self, comp):
+        return ()
+
+    def to_dict(self):
+        return {"name": self.name}
+
+
+def _check_above_threshold(comp, model, what="q0"):
+    a, b = comp.pair
+    ma, mb = model.daughter_mass(a), model.daughter_mass(b)
+    m0 = comp.quantities["mass"].value
+    if not m0 > ma + mb:
+        raise ValueError(
+            f"resonance {comp.key!r} ({comp.lineshape.name}): mass {m0!r} GeV is not above the "
+            f"threshold {ma + mb!r} GeV of its pair ({model.daughter_names[a]} "
+            f"{model.daughter_names[b]}): the pair cannot produce it ({what} is undefined)")
+
+
+class BreitWignerNoPhaseSpace(Lineshape):
+    """Relativistic Breit-Wigner without phase-space factor (paper eq. breit_wigner_q_f_nophsp).
+
+    .. math::
+
+        B(m) = \\frac{F_R(q)/F_R(q_0)}{m_0^2 - m^2 - i m_0 \\Gamma(m)},\\qquad
+        \\Gamma(m) = \\Gamma_0 \\left(\\frac{q}{q_0}\\right)^{2L+1}
+        \\frac{m_0}{m} \\frac{F_R^2(q)}{F_R^2(q_0)},
+
+    with :math:`F_R` the Blatt-Weisskopf factor of radius ``r`` and orbital
+    angular momentum ``L`` (the resonance spin), ``q`` (``q_0``) the breakup
+    momentum of the pair at ``m`` (``m_0``).  Roles: ``mass``, ``width``,
+    ``radius``.  Block routine:
+    ``high_energy_physics.breit_wigner_q_f_nophsp_scalar`` and its
+    ``_gradient_scalar`` (derivatives by m0, Gamma0, r).
+    """
+
+    name = "breit_wigner_nophsp"
+    roles = ("mass", "width", "radius")
+    routine = "breit_wigner_q_f_nophsp"
+
+    def check(self, comp, model):
+        _check_above_threshold(comp, model)
+
+    def fill(self, ctx, comp):
+        a, b = comp.pair
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
+                 f"r = {ctx.q(comp.quantities['radius'])}",
+                 f"q0 = _breakup(m0, {ctx.mass(a)}, {ctx.mass(b)}, &dq0)",
+                 f"{s('M0')} = m0",
+                 f"{s('G0')} = {ctx.q(comp.quantities['width'])}",
+                 f"{s('R')} = r",
+                 f"{s('INV_Q0')} = 1 / q0",
+                 f"{s('DINV_Q0_DM0')} = -dq0 / (q0 * q0)",
+                 f"blatt_weisskopf_inverse_gradient_scalar(q0, r, {comp.spin}, &inv, &d_dq, &d_dr)",
+                 f"{s('INV_F0')} = inv",
+                 f"{s('DINV_F0_DM0')} = d_dq * dq0",
+                 f"{s('DINV_F0_DR')} = d_dr")
+        ctx.use("_breakup", "blatt_weisskopf_inverse_gradient_scalar")
+
+    def _args(self, ctx, comp, inst):
+        a, b, _ = inst
+        return (ctx.field_m(a, b), ctx.field_q(a, b), ctx.slot(comp, "M0"), ctx.slot(comp, "G0"),
+                ctx.slot(comp, "INV_Q0"))
+
+    def value(self, ctx, comp, inst, tag):
+        m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
+        re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
+        ctx.use(f"{self.routine}_scalar")
+        ctx.emit(f"{self.routine}_scalar({m}, {q}, {m0}, {g0}, {iq0}, {ctx.slot(comp, 'R')}, "
+                 f"{ctx.slot(comp, 'INV_F0')}, {comp.spin}, &{re}, &{im})")
+        return re, im
+
+    def gradient(self, ctx, comp, inst, tag):
+        m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
+        names = [ctx.var(f"{tag}_{x}") for x in ("re", "im", "dm_re", "dm_im", "dg_re", "dg_im",
+                                                    "dr_re", "dr_im")]
+        ctx.use(f"{self.routine}_gradient_scalar")
+        ctx.emit(f"{self.routine}_gradient_scalar(",
+                 f"    {m}, {q}, {m0}, {g0}, {iq0}, {ctx.slot(comp, 'DINV_Q0_DM0')},",
+                 f"    {ctx.slot(comp, 'R')}, {ctx.slot(comp, 'INV_F0')}, "
+                 f"{ctx.slot(comp, 'DINV_F0_DM0')}, {ctx.slot(comp, 'DINV_F0_DR')}, {comp.spin},",
+                 "    " + ", ".join("&" + n for n in names) + ")")
+        return (names[0], names[1]), {"mass": (names[2], names[3]), "width": (names[4], names[5]),
+                                      "radius": (names[6], names[7])}
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        m0, g0, r = (values[comp.quantities[x].name] for x in ("mass", "width", "radius"))
+        q0 = float(np.sqrt(breakup_momentum_squared(m0, kin.masses[a], kin.masses[b])))
+        fn = getattr(hep, self.routine)
+        return fn(kin.m(a, b), kin.q(a, b), q0, m0, g0, r, comp.spin)
+
+
+class BreitWigner(BreitWignerNoPhaseSpace):
+    """Relativistic Breit-Wigner with phase-space factor (paper eq. breit_wigner_q_f).
+
+    .. math::
+
+        B(m) = \\left(\\frac{q}{q_0}\\right)^L
+        \\frac{F_R(q)/F_R(q_0)}{m_0^2 - m^2 - i m_0 \\Gamma(m)},
+
+    :math:`\\Gamma(m)` as in :class:`BreitWignerNoPhaseSpace`.  Block
+    routine: ``high_energy_physics.breit_wigner_q_f_scalar`` and its
+    ``_gradient_scalar``.
+    """
+
+    name = "breit_wigner"
+    routine = "breit_wigner_q_f"
+
+
+# d(1/D) for X = 1/D = re + i im and dD = da - i db:  -X^2 dD.
+_D_INVERSE = '''
+cdef inline void _d_inverse(floating re, floating im, floating da, floating db,
+                            floating *dre, floating *dim) noexcept nogil:
+    """d(1/D) = -X^2 dD for X = 1/D = re + i im and dD = da - i db."""
+    cdef floating x2r = re * re - im * im
+    cdef floating x2i = 2 * re * im
+    dre[0] = -(x2r * da + x2i * db)
+    dim[0] = -(x2i * da - x2r * db)
+'''
+
+
+class ConstantWidthBreitWigner(Lineshape):
+    """Breit-Wigner with constant width.
+
+    .. math::
+
+        B(m) = \\frac{1}{m_0^2 - m^2 - i m_0 \\Gamma_0}
+
+    (``high_energy_physics.breit_wigner_constant_width_m0``).  Roles:
+    ``mass``, ``width``.  Gradient rule: with :math:`D = a - i b`,
+    :math:`a = m_0^2 - m^2`, :math:`b = m_0\\Gamma_0`,
+    :math:`\\partial B = -B^2 (\\partial a - i \\partial b)`,
+    :math:`\\partial_{m_0}(a, b) = (2 m_0, \\Gamma_0)`,
+    :math:`\\partial_{\\Gamma_0}(a, b) = (0, m_0)`.
+    """
+
+    name = "constant_width"
+    roles = ("mass", "width")
+
+    def fill(self, ctx, comp):
+        ctx.emit(f"{ctx.slot(comp, 'M0')} = {ctx.q(comp.quantities['mass'])}",
+                 f"{ctx.slot(comp, 'G0')} = {ctx.q(comp.quantities['width'])}",
+                 f"{ctx.slot(comp, 'MG')} = {ctx.slot(comp, 'M0')} * {ctx.slot(comp, 'G0')}")
+
+    def value(self, ctx, comp, inst, tag):
+        a, b, _ = inst
+        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
+        re, im, u, v, d = (ctx.var(f"{tag}_{x}") for x in ("re", "im", "a", "b", "d"))
+        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
+                 f"{v} = {ctx.slot(comp, 'MG')}",
+                 f"{d} = 1 / ({u} * {u} + {v} * {v})",
+                 f"{re} = {u} * {d}",
+                 f"{im} = {v} * {d}")
+        return re, im
+
+    def gradient(self, ctx, comp, inst, tag):
+        re, im = self.value(ctx, comp, inst, tag)
+        ctx.support("_d_inverse", _D_INVERSE)
+        names = [ctx.var(f"{tag}_{x}") for x in ("dm_re", "dm_im", "dg_re", "dg_im")]
+        m0, g0 = ctx.slot(comp, "M0"), ctx.slot(comp, "G0")
+        ctx.emit(f"_d_inverse({re}, {im}, 2 * {m0}, {g0}, &{names[0]}, &{names[1]})",
+                 f"_d_inverse({re}, {im}, 0, {m0}, &{names[2]}, &{names[3]})")
+        return (re, im), {"mass": (names[0], names[1]), "width": (names[2], names[3])}
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        m0, g0 = (values[comp.quantities[x].name] for x in ("mass", "width"))
+        return hep.breit_wigner_constant_width_m0(kin.m(a, b), m0, g0)
+
+
+class Flatte(Lineshape):
+    """Flatte (coupled-channel) lineshape.
+
+    .. math::
+
+        A(m) = \\frac{1}{m_0^2 - m^2 - i m_0 (g_1 \\rho_1(m) + g_2 \\rho_2(m))},
+        \\qquad \\rho_k = 2 q_k / m,
+
+    :math:`q_k` the breakup momentum of channel ``k`` at ``m``, continued
+    below its threshold as :math:`q_k = i |q_k|`
+    (``high_energy_physics.flatte``).  Channel 1 is the resonance's pair;
+    channel 2 a pair of particles given by name or mass (``channel2``).
+    Roles: ``mass``, ``g1``, ``g2`` (GeV).  The factors
+    :math:`2|q_k|/m` above (``v_k``) and below (``u_k``) threshold are event
+    fields, so that with :math:`D = a - i b`,
+    :math:`a = m_0^2 - m^2 + m_0 (g_1 u_1 + g_2 u_2)`,
+    :math:`b = m_0 (g_1 v_1 + g_2 v_2)`; gradient rule
+    :math:`\\partial A = -A^2 (\\partial a - i \\partial b)`.
+
+    Parameters
+    ----------
+    channel2 : tuple of two str or float
+        The second channel's particles (names in ``vecampfit.particle_data``)
+        or masses (GeV).
+    """
+
+    name = "flatte"
+    roles = ("mass", "g1", "g2")
+
+    def __init__(self, channel2):
+        if not (isinstance(channel2, (tuple, list)) and len(channel2) == 2):
+            raise ValueError(f"flatte: channel2 must be two particles or masses, got {channel2!r}")
+        self.channel2 = tuple(channel2)
+
+    def to_dict(self):
+        return {"name": self.name, "channel2": list(self.channel2)}
+
+    def extra_roles(self, comp):
+        return ("channel2_a", "channel2_b")
+
+    def _fields(self, ctx, comp, inst):
+        """Event fields u_1, v_1, u_2, v_2 of one term."""
+        a, b, _ = inst
+        ch2 = (comp.quantities["channel2_a"].name, comp.quantities["channel2_b"].name)
+        out = []
+        for k in (1, 2):
+            for part, below in (("u", True), ("v", False)):
+                out.append(ctx.field(
+                    f"flatte_{part}{k}_{ctx.pair_label(a, b)}_{comp.key}",
+                    lambda kin, values, a=a, b=b, k=k, below=below: _flatte_part(
+                        kin, a, b, (kin.masses[a], kin.masses[b]) if k == 1
+                        else (values[ch2[0]], values[ch2[1]]), below)))
+        return out
+
+    def fill(self, ctx, comp):
+        for role, slot in (("mass", "M0"), ("g1", "G1"), ("g2", "G2")):
+            ctx.emit(f"{ctx.slot(comp, slot)} = {ctx.q(comp.quantities[role])}")
+
+    def value(self, ctx, comp, inst, tag):
+        u1, v1, u2, v2 = self._fields(ctx, comp, inst)
+        a, b, _ = inst
+        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
+        g1, g2 = ctx.slot(comp, "G1"), ctx.slot(comp, "G2")
+        re, im, su, sv, x, y, d = (ctx.var(f"{tag}_{n}") for n in ("re", "im", "su", "sv", "a",
+                                                                    "b", "d"))
+        ctx.emit(f"{su} = {g1} * {u1} + {g2} * {u2}",
+                 f"{sv} = {g1} * {v1} + {g2} * {v2}",
+                 f"{x} = ({m0} - {m}) * ({m0} + {m}) + {m0} * {su}",
+                 f"{y} = {m0} * {sv}",
+                 f"{d} = 1 / ({x} * {x} + {y} * {y})",
+                 f"{re} = {x} * {d}",
+                 f"{im} = {y} * {d}")
+        return re, im
+
+    def gradient(self, ctx, comp, inst, tag):
+        re, im = self.value(ctx, comp, inst, tag)
+        u1, v1, u2, v2 = self._fields(ctx, comp, inst)
+        ctx.support("_d_inverse", _D_INVERSE)
+        m0 = ctx.slot(comp, "M0")
+        su, sv = f"{tag}_su", f"{tag}_sv"
+        out = {}
+        for role, da, db in (("mass", f"2 * {m0} + {su}", sv), ("g1", f"{m0} * {u1}",
+                                                                 f"{m0} * {v1}"),
+                             ("g2", f"{m0} * {u2}", f"{m0} * {v2}")):
+            dre, dim = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
+            ctx.emit(f"_d_inverse({re}, {im}, {da}, {db}, &{dre}, &{dim})")
+            out[role] = (dre, dim)
+        return (re, im), out
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        m0, g1, g2, m21, m22 = (values[comp.quantities[x].name]
+                                for x in ("mass", "g1", "g2", "channel2_a", "channel2_b"))
+        return hep.flatte(kin.m(a, b), m0, g1, g2, kin.masses[a], kin.masses[b], m21, m22)
+
+
+def _flatte_part(kin, a, b, masses, below):
+    """2|q|/m of m_ab -> masses where q^2 < 0 (below) or q^2 >= 0 (above), else 0."""
+    m = kin.m(a, b)
+    q2 = kin.q_squared(a, b, *masses)
+    w = 2 * np.sqrt(np.abs(q2)) / m
+    return np.where(q2 < 0, w, 0.0) if below else np.where(q2 >= 0, w, 0.0)
+
+
+#: Lineshapes by name.
+LINESHAPES = {cls.name: cls for cls in (BreitWignerNoPhaseSpace, BreitWigner,
+                                        ConstantWidthBreitWigner, Flatte)}
+
+
+def lineshape(spec, owner="resonance"):
+    """A lineshape object from a name, a dict (``{"name": ..., options}``) or an object."""
+    if isinstance(spec, Lineshape):
+        return spec
+    if isinstance(spec, dict):
+        spec = dict(spec)
+        name = spec.pop("name", None)
+    else:
+        name, spec = spec, {}
+    if name not in LINESHAPES:
+        raise ValueError(f"{owner}: unknown lineshape {name!r} (known: "
+                         f"{', '.join(sorted(LINESHAPES))})")
+    return LINESHAPES[name](**spec)
