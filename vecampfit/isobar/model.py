@@ -519,8 +519,7 @@ class IsobarModel:
                 "parent_radius": pr.to_dict() if hasattr(pr, "to_dict") else pr,
                 "variables": {k: list(v) for k, v in self.variables.items()},
                 "momenta": list(self.momenta) if self.momenta else None,
-                "constants": {n: q.value for n, q in self._quantities.items()
-                              if q.kind == "constant"},
+                "quantities": [q.to_dict() for q in self._quantities.values()],
                 "components": comps}
 
     @classmethod
@@ -540,9 +539,12 @@ class IsobarModel:
                 parent_form_factor=d["parent_form_factor"], parent_radius=pr,
                 variables={k: tuple(v) for k, v in d["variables"].items()},
                 momenta=d.get("momenta"))
-        for n, v in d.get("constants", {}).items():
-            if n in m._quantities:
-                m._quantities[n].value = float(v)
+        for q in d.get("quantities", ()):
+            q = quantity_from_dict(q)
+            if q.name in m._quantities:
+                m._quantities[q.name].value = q.value
+            else:
+                m._register(q, "the model description")
         for c in d["components"]:
             cp = dict(c["coupling"])
             form = cp.pop("form")

@@ -1,0 +1,297 @@
+"""vecampfit.isobar: a model not in the paper (D+ -> K- pi+ pi+ with identical
+pions, a Flatte S-wave, a constant-width P-wave with the helicity spin
+factor) against a numpy amplitude written here from four-momenta; gradients
+against finite differences; component amplitudes; the plain-text
+description, the parameter table; errors naming the model element."""
+
+import os
+
+import numpy as np
+import pytest
+
+from vecampfit import generation, particle_data
+from vecampfit.isobar import Cartesian, Constant, IsobarModel, Parameter, Polar, fit_fractions
+
+M_D, M_K, M_PI = (particle_data.mass(n) for n in ("D+", "K-", "pi+"))
+M_ETAP = particle_data.mass("eta'(958)")
+KST = particle_data.get("K*(892)~0")
+
+
+def dplus_model():
+    m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
+                    parent_form_factor="unnormalized", parent_radius=5.0)
+    m.parameter("R_KST", 2.0)
+    m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0", radius="R_KST",
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("K0ST", ("K-", "pi+"), 0, mass=1.425, g1=0.30, g2=0.20,
+                    lineshape={"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                    coupling=Cartesian(0.8, -0.4))
+    m.add_resonance("KST2", ("K-", "pi+"), 1, lineshape="constant_width", mass=1.717,
+                    width=0.322, spin_factor="helicity", coupling=Polar(0.5, 60.0))
+    m.add_nonresonant("NR", Polar(Parameter("NR_A", 1.2, fixed=True), 30.0))
+    return m
+
+
+# ---------------------------------------------------------------------------
+# The independent numpy amplitude (four-momenta, boosts, complex square roots)
+# ---------------------------------------------------------------------------
+
+def _minv2(p):
+    return p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1)
+
+
+def _boost_to_rest(p, frame):
+    """Four-momenta p boosted into the rest frame of the four-momenta ``frame``."""
+    b = frame[:, :3] / frame[:, 3:4]
+    b2 = np.sum(b * b, axis=1)
+    g = 1 / np.sqrt(1 - b2)
+    bp = np.sum(b * p[:, :3], axis=1)
+    e = g * (p[:, 3] - bp)
+    vec = p[:, :3] + ((g - 1) * bp / b2 - g * p[:, 3])[:, None] * b
+    return np.column_stack([vec, e])
+
+
+def _bw_factor(q, r):
+    return 1 / np.sqrt(1 + (q * r) ** 2)
+
+
+def _q(m, m1, m2):
+    return np.sqrt((m * m - (m1 + m2) ** 2) * (m * m - (m1 - m2) ** 2) + 0j) / (2 * m)
+
+
+def reference_amplitude(k, pa, pb, v):
+    """A = sum_c c X_c, symmetrized over the two pi+ (pa forms the pair)."""
+    total = v["NR_A"] * np.exp(1j * np.radians(v["NR_P"])) + 0j
+    for p1, p2 in ((pa, pb), (pb, pa)):
+        pair = k + p1
+        m = np.sqrt(_minv2(pair))
+        k_star = _boost_to_rest(k, pair)
+        q = np.linalg.norm(k_star[:, :3], axis=1)
+        p_spec = np.linalg.norm(p2[:, :3], axis=1)
+        # K*(892): Breit-Wigner without phase-space factor, D form factor, Zemach A_1.
+        m0, g0, r = v["KST_M"], v["KST_G"], v["R_KST"]
+        q0 = _q(m0, M_K, M_PI).real
+        ratio = _bw_factor(q, r) / _bw_factor(q0, r)
+        width = g0 * (q / q0) ** 3 * (m0 / m) * ratio ** 2
+        bw = ratio / (m0 ** 2 - m ** 2 - 1j * m0 * width)
+        zemach = (_minv2(k + p2) - _minv2(p1 + p2)
+                  + (M_D ** 2 - M_PI ** 2) * (M_PI ** 2 - M_K ** 2) / m0 ** 2)
+        fd = _bw_factor(p_spec, v["DP_R"])
+        total = total + v["KST_A"] * np.exp(1j * np.radians(v["KST_P"])) * bw * fd * zemach
+        # K*0(1430): Flatte with K- pi+ and K- eta'(958), analytic continuation.
+        m0 = v["K0ST_M"]
+        rho1 = 2 * _q(m, M_K, M_PI) / m
+        rho2 = 2 * _q(m, M_K, M_ETAP) / m
+        flatte = 1 / (m0 ** 2 - m ** 2 - 1j * m0 * (v["K0ST_G1"] * rho1 + v["K0ST_G2"] * rho2))
+        total = total + (v["K0ST_RE"] + 1j * v["K0ST_IM"]) * flatte
+        # K*(1680): constant width, D form factor, helicity cos(theta) of K- in the pair frame
+        # from the pair's flight direction.
+        m0, g0 = v["KST2_M"], v["KST2_G"]
+        cw = 1 / (m0 ** 2 - m ** 2 - 1j * m0 * g0)
+        cos = (np.sum(k_star[:, :3] * pair[:, :3], axis=1)
+               / (q * np.linalg.norm(pair[:, :3], axis=1)))
+        total = total + v["KST2_A"] * np.exp(1j * np.radians(v["KST2_P"])) * cw * fd * cos
+    return total
+
+
+@pytest.fixture(scope="module")
+def events():
+    ev = generation.phase_space(M_D, [M_K, M_PI, M_PI], 2000, seed=21)
+    k, pa, pb = ev.momenta
+    return {"k": k, "pa": pa, "pb": pb, "weights": ev.weights,
+            "records": {"m2_km_pip2": _minv2(k + pb), "m2_km_pip1": _minv2(k + pa)}}
+
+
+@pytest.fixture(scope="module")
+def dplus(model_cache):
+    m = dplus_model()
+    m.variables = {"m2_km_pip1": (0, 1), "m2_km_pip2": (0, 2)}
+    return m, m.compile((1, 4), directory=os.path.join(model_cache, "isobar"),
+                        build_dir=model_cache)
+
+
+def _random_values(m, rng, scale=0.02):
+    return {n: v * (1 + scale * rng.standard_normal()) for n, v in m.values().items()}
+
+
+def test_third_model_against_independent_numpy(dplus, events):
+    m, compiled = dplus
+    rng = np.random.default_rng(1)
+    for trial in range(3):
+        values = m.values() if trial == 0 else _random_values(m, rng)
+        ref = reference_amplitude(events["k"], events["pa"], events["pb"], values)
+        ref = np.abs(ref) ** 2
+        np.testing.assert_allclose(m.density(events["records"], values), ref, rtol=1e-10)
+        for length in (1, 4):
+            d = compiled.density("float64", length)
+            x = [values[n] for n in d.parameters]
+            got = d.evaluate(d.event_buffer(events["records"], records=True), x)
+            np.testing.assert_allclose(got, ref, rtol=1e-10)
+
+
+def test_third_model_is_symmetric_in_the_identical_pions(dplus, events):
+    m, compiled = dplus
+    r = events["records"]
+    swapped = {"m2_km_pip1": r["m2_km_pip2"], "m2_km_pip2": r["m2_km_pip1"]}
+    d = compiled.density("float64", 4)
+    x = [m.values()[n] for n in d.parameters]
+    a = d.evaluate(d.event_buffer(r, records=True), x)
+    b = d.evaluate(d.event_buffer(swapped, records=True), x)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_third_model_gradient_against_finite_differences(dplus, events):
+    m, compiled = dplus
+    d = compiled.density("float64", 4)
+    values = _random_values(m, np.random.default_rng(2))
+    x = np.array([values[n] for n in d.parameters])
+    buf = d.event_buffer(events["records"], records=True)
+    _, grad = d.evaluate(buf, x, True)
+    for k, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[k]), 1)
+        up, dn = dict(values), dict(values)
+        up[name] += h
+        dn[name] -= h
+        fd = (np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], up)) ** 2
+              - np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], dn)) ** 2) / (2 * h)
+        scale = np.max(np.abs(fd))
+        assert scale > 0, name
+        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * scale, err_msg=name)
+
+
+def test_float32_density_close_to_float64(dplus, events):
+    m, compiled = dplus
+    d64, d32 = compiled.density("float64", 4), compiled.density("float32", 4)
+    x = [m.values()[n] for n in d64.parameters]
+    a = d64.evaluate(d64.event_buffer(events["records"], records=True), x)
+    b = d32.evaluate(d32.event_buffer(events["records"], records=True), x)
+    np.testing.assert_allclose(b, a, rtol=1e-3)
+
+
+def test_component_kernel_equals_numpy_components(dplus, events):
+    m, compiled = dplus
+    values = _random_values(m, np.random.default_rng(4))
+    ref = m.component_amplitudes(events["records"], values)
+    got = compiled.component_amplitudes(events["records"], values, vector_length=4)
+    for k, c in enumerate(m.components):
+        np.testing.assert_allclose(got[k], ref[c.key], rtol=1e-10, atol=1e-12)
+    assert compiled.component_kernel("float64") is not None
+
+
+def test_fixed_parameter_and_constant_roles(dplus):
+    m, compiled = dplus
+    table = m.parameter_table()
+    assert table["NR_A"].step == 0
+    assert table["KST_P"].step == pytest.approx(0.1)
+    assert "KST_M" in compiled.parameters and table["KST_M"].value == KST.mass
+    assert "R_KST" in compiled.parameters and "KST_R" not in compiled.parameters
+    # Constants: masses (and eta'(958) of the Flatte channel) are not parameters.
+    consts = m.constant_defaults()
+    assert consts["M_DP"] == M_D and consts["M_ETA958"] == M_ETAP
+    text = m.parameter_file_text()
+    first = text.splitlines()[0].split()
+    assert first[0] == compiled.parameters[0] and float(first[1]) == m.values()[first[0]]
+
+
+def test_fit_fractions_of_the_third_model(dplus, events):
+    m, compiled = dplus
+    w = events["weights"]
+    numpy_ff = fit_fractions(m, events["records"], w)
+    compiled_ff = fit_fractions(compiled, events["records"], w)
+    np.testing.assert_allclose(compiled_ff.matrix, numpy_ff.matrix, rtol=1e-9, atol=1e-13)
+    a = reference_amplitude(events["k"], events["pa"], events["pb"], m.values())
+    assert compiled_ff.total + np.sum(np.triu(compiled_ff.matrix, 1)) == pytest.approx(1)
+    # Each fraction directly from the reference amplitude with one coupling kept.
+    for c in m.components:
+        v = m.values()
+        for other in m.components:
+            if other.key != c.key:
+                for q in other.coupling_quantities.values():
+                    if q.name.endswith(("_A", "_RE", "_IM")):
+                        v[q.name] = 0.0
+        ac = reference_amplitude(events["k"], events["pa"], events["pb"], v)
+        expected = np.dot(w, np.abs(ac) ** 2) / np.dot(w, np.abs(a) ** 2)
+        assert compiled_ff.fractions[c.key] == pytest.approx(expected, rel=1e-9)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    m = dplus_model()
+    for name in ("model.json", "model.yaml"):
+        if name.endswith("yaml"):
+            pytest.importorskip("yaml")
+        path = tmp_path / name
+        m.save(path)
+        back = IsobarModel.load(path)
+        assert back.source() == m.source()
+        assert back.parameter_file_text() == m.parameter_file_text()
+        assert back.constant_defaults() == m.constant_defaults()
+
+
+def test_source_is_readable_and_complete():
+    src = dplus_model().source()
+    for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
+                  "cdef void density_gradient", "cdef void component_amplitudes",
+                  "breit_wigner_q_f_nophsp_gradient_scalar", "_d_inverse"):
+        assert piece in src
+
+
+# ---------------------------------------------------------------------------
+# Errors name the model element
+# ---------------------------------------------------------------------------
+
+def _base():
+    return IsobarModel("D0", ["K-", "pi+", "pi0"])
+
+
+def test_error_pair_below_the_resonance_threshold():
+    m = IsobarModel("B+", ["K+", "K+", "K-"])
+    with pytest.raises(ValueError, match=r"resonance 'F0'.*threshold.*cannot produce"):
+        m.add_resonance("F0", ("K+", "K-"), 0, mass=0.95, width=0.05, coupling=Polar(1, 0))
+
+
+def test_error_pair_charge_cannot_produce_the_resonance():
+    with pytest.raises(ValueError, match=r"resonance 'RHO0'.*rho\(770\)0.*cannot decay"):
+        _base().add_resonance("RHO0", ("pi+", "pi0"), 1, particle="rho(770)0",
+                              coupling=Polar(1, 0))
+
+
+def test_error_pair_not_in_the_final_state():
+    with pytest.raises(ValueError, match=r"resonance 'X'.*'eta'.*not a daughter"):
+        _base().add_resonance("X", ("K-", "eta"), 0, mass=1.4, width=0.1, coupling=Polar(1, 0))
+
+
+def test_error_spin_not_supported_by_the_spin_factor():
+    with pytest.raises(ValueError, match=r"resonance 'K3'.*zemach.*spin 0\.\.2, not 3"):
+        _base().add_resonance("K3", ("K-", "pi+"), 3, mass=1.78, width=0.16,
+                              coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'K5'.*laura.*not 5"):
+        _base().add_resonance("K5", ("K-", "pi+"), 5, mass=1.78, width=0.16,
+                              spin_factor="laura", parent_form_factor="unnormalized",
+                              coupling=Polar(1, 0))
+
+
+def test_error_parameter_declared_twice():
+    m = _base()
+    m.add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05, coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'K2' mass.*'KST_M' is declared twice"):
+        m.add_resonance("K2", ("K-", "pi0"), 1, mass=Parameter("KST_M", 0.89), width=0.05,
+                        coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match="component 'KST' is declared twice"):
+        m.add_resonance("KST", ("K-", "pi0"), 1, mass=0.89, width=0.05, coupling=Polar(1, 0))
+
+
+def test_error_unknown_lineshape():
+    with pytest.raises(ValueError, match=r"resonance 'KST': unknown lineshape 'breit_wigner_q'"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05,
+                              lineshape="breit_wigner_q", coupling=Polar(1, 0))
+
+
+def test_error_unknown_shared_name_and_scale_kind():
+    with pytest.raises(ValueError, match=r"resonance 'KST' radius.*'R_SHARED'"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05,
+                              radius="R_SHARED", coupling=Polar(1, 0))
+    m = _base()
+    m.parameter("N", 2.0)
+    with pytest.raises(ValueError, match="scale must be a constant"):
+        m.add_nonresonant("NR", Cartesian(1, 0, scale="N"))
+    assert isinstance(m.constant("N2", 1.0), Constant)
