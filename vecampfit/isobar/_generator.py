@@ -343,40 +343,59 @@ def _lane_function(layout, kind):
         xs.append(x)
         dxs.append(dx)
         if kind == "components":
-            ctx.emit(f"out[{2 * k} * VECTOR_LENGTH + i] = {x[0]}",
-                     f"out[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}")
+            ctx.emit(f"o[{2 * k} * VECTOR_LENGTH + i] = {x[0]}",
+                     f"o[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}")
         else:
             _accumulate(ctx, comp, x)
     if kind != "components":
         ctx.emit("out[i] = are * are + aim * aim")
+    second = []
     if kind == "gradient":
-        ctx.emit("ar = 2 * are", "ai = 2 * aim")
+        # The first loop stores 2A, X_k and dX_k/dp per lane into the local
+        # array t; the second forms dS/dp = Re(conj(2A) (c dX + dc X)) from it.
+        stored = {}
+
+        def t(name):
+            if name not in stored:
+                stored[name] = len(stored)
+                ctx.emit(f"t[{stored[name]} * VECTOR_LENGTH + i] = {name}")
+            return f"t[{stored[name]} * VECTOR_LENGTH + i]"
+        ctx.emit("are = 2 * are", "aim = 2 * aim")
+        ar, ai = t("are"), t("aim")
         layout.support.setdefault("_re_conj_mul", _RE_CONJ_MUL)
         for p in layout.parameters:
             terms = []
             for comp, x, dx in zip(comps, xs, dxs):
                 if p in dx:
-                    terms.append(f"_re_conj_mul(ar, ai, {ctx.slot(comp, 'C_RE')}, "
-                                 f"{ctx.slot(comp, 'C_IM')}, {dx[p][0]}, {dx[p][1]})")
+                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, 'C_RE')}, "
+                                 f"{ctx.slot(comp, 'C_IM')}, {t(dx[p][0])}, {t(dx[p][1])})")
                 for role in _coupling_derivatives(comp).get(p, ()):
-                    terms.append(f"_re_conj_mul(ar, ai, {ctx.slot(comp, f'DC_{role}_RE')}, "
-                                 f"{ctx.slot(comp, f'DC_{role}_IM')}, {x[0]}, {x[1]})")
+                    xr, xi = (x[0] if x[0] in ("1", "0") else t(x[0]),
+                              x[1] if x[1] in ("1", "0") else t(x[1]))
+                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, f'DC_{role}_RE')}, "
+                                 f"{ctx.slot(comp, f'DC_{role}_IM')}, {xr}, {xi})")
             expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else (terms or ["0"])[0]
-            ctx.emit(f"g[PAR_{p} * VECTOR_LENGTH + i] = {expr}")
+            second.append(f"g[PAR_{p} * VECTOR_LENGTH + i] = {expr}")
+        n_stored = len(stored)
     head = list(_LANE_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
     if kind == "gradient":
         head += ["    # The gradient is formed in a local array (which cannot overlap the",
                  "    # parameter buffer) and copied out at the end.",
-                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]"]
-    extra = ("are", "aim") + (("ar", "ai") if kind == "gradient" else ())
+                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]",
+                 f"    cdef floating t[{max(n_stored, 1)} * VECTOR_LENGTH]"]
     if kind == "components":
-        extra = ()
+        head += ["    # Formed in a local array (which cannot overlap the parameter buffer).",
+                 "    cdef floating o[2 * N_COMPONENTS * VECTOR_LENGTH]"]
+    extra = () if kind == "components" else ("are", "aim")
     head += _declare(ctx, "floating", extra) + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
     body = head + _indent(ctx.lines, 8)
     if kind == "gradient":
+        body += ["    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
         body += ["    for i in range(N_PARAMETERS * VECTOR_LENGTH):", "        gradient[i] = g[i]"]
+    if kind == "components":
+        body += ["    for i in range(2 * N_COMPONENTS * VECTOR_LENGTH):", "        out[i] = o[i]"]
     return body
 
 
