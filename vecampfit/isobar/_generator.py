@@ -134,14 +134,20 @@ class Context:
 # Per term and per component
 # ---------------------------------------------------------------------------
 
+def _static_fns(comp):
+    fns = [f.numpy for f in comp.static_factors]
+    extra = comp.lineshape.event_factor(comp)
+    return fns + ([extra] if extra is not None else [])
+
+
 def _static_field(ctx, comp, inst, n):
-    """The event field holding the product of a term's constant-only factors."""
-    factors = comp.static_factors
+    """The event field holding the product of a term's event-only factors."""
+    fns = _static_fns(comp)
 
     def compute(kin, values):
         out = 1.0
-        for f in factors:
-            out = out * f.numpy(kin, comp, inst, values)
+        for f in fns:
+            out = out * f(kin, comp, inst, values)
         return out
     return ctx.field(f"w_{comp.key}_{n}", compute)
 
@@ -155,7 +161,7 @@ def _term_value(ctx, comp, inst, n):
     tag = f"{comp.key}_{n}"
     re, im = comp.lineshape.value(ctx, comp, inst, f"{tag}_l")
     reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
-    if comp.static_factors:
+    if _static_fns(comp):
         reals.append(_static_field(ctx, comp, inst, n))
     if not reals:
         return re, im
@@ -174,7 +180,7 @@ def _term_gradient(ctx, comp, inst, n):
         v, dv = f.gradient(ctx, comp, inst, f"{tag}_r{j}")
         reals.append(v)
         dreals.append(dv)
-    if comp.static_factors:
+    if _static_fns(comp):
         reals.append(_static_field(ctx, comp, inst, n))
         dreals.append({})
     if reals:

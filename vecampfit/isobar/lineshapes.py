@@ -45,6 +45,12 @@ class Lineshape:
     def extra_roles(self, comp):
         return ()
 
+    def event_factor(self, comp):
+        """A real factor of the lineshape that depends on the event only, as
+        ``f(kin, comp, inst, values)``, or None.  The generator multiplies it
+        into the term's event field with the other event-only factors."""
+        return None
+
     def to_dict(self):
         return {"name": self.name}
 
@@ -75,38 +81,137 @@ class BreitWignerNoPhaseSpace(Lineshape):
     ``radius``.  Block routine:
     ``high_energy_physics.breit_wigner_q_f_nophsp_scalar`` and its
     ``_gradient_scalar`` (derivatives by m0, Gamma0, r).
+
+    With a constant radius the event form is used instead: :math:`F_R(q)`
+    and :math:`G = q^{2L+1} F_R^2(q) / m` are event fields,
+    :math:`B = N F_R(q) / (m_0^2 - m^2 - i C G)` (:math:`F_R(q)` in the term's event factor) with
+    :math:`C = \\Gamma_0 m_0^2 / (q_0^{2L+1} F_R^2(q_0))` and
+    :math:`N = 1/F_R(q_0)` from the parameter buffer (one division and no
+    square root per event), and the gradient rule
+    :math:`\\partial_{m_0} B = N' Z - B Z (2 m_0 - i C' G)`,
+    :math:`\\partial_{\\Gamma_0} B = i (C/\\Gamma_0) G B Z`, :math:`Z = 1/D`.
     """
 
     name = "breit_wigner_nophsp"
     roles = ("mass", "width", "radius")
     routine = "breit_wigner_q_f_nophsp"
 
+    phase_space = False
+
     def check(self, comp, model):
         _check_above_threshold(comp, model)
 
+    @staticmethod
+    def _event_form(comp):
+        """With a constant radius, F_R(q) and q^(2L+1) F_R(q)^2 / m depend on the
+        event only: they go to the event buffer (no square root per event)."""
+        return comp.quantities["radius"].kind == "constant"
+
+    # -- the parameter buffer ---------------------------------------------
     def fill(self, ctx, comp):
         a, b = comp.pair
         s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        j = comp.spin
         ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
                  f"r = {ctx.q(comp.quantities['radius'])}",
                  f"q0 = _breakup(m0, {ctx.mass(a)}, {ctx.mass(b)}, &dq0)",
-                 f"{s('M0')} = m0",
-                 f"{s('G0')} = {ctx.q(comp.quantities['width'])}",
-                 f"{s('R')} = r",
-                 f"{s('INV_Q0')} = 1 / q0",
-                 f"{s('DINV_Q0_DM0')} = -dq0 / (q0 * q0)",
-                 f"blatt_weisskopf_inverse_gradient_scalar(q0, r, {comp.spin}, &inv, &d_dq, &d_dr)",
-                 f"{s('INV_F0')} = inv",
-                 f"{s('DINV_F0_DM0')} = d_dq * dq0",
-                 f"{s('DINV_F0_DR')} = d_dr")
+                 f"blatt_weisskopf_inverse_gradient_scalar(q0, r, {j}, &inv, &d_dq, &d_dr)")
         ctx.use("_breakup", "blatt_weisskopf_inverse_gradient_scalar")
+        if not self._event_form(comp):
+            ctx.emit(f"{s('M0')} = m0",
+                     f"{s('G0')} = {ctx.q(comp.quantities['width'])}",
+                     f"{s('R')} = r",
+                     f"{s('INV_Q0')} = 1 / q0",
+                     f"{s('DINV_Q0_DM0')} = -dq0 / (q0 * q0)",
+                     f"{s('INV_F0')} = inv",
+                     f"{s('DINV_F0_DM0')} = d_dq * dq0",
+                     f"{s('DINV_F0_DR')} = d_dr")
+            return
+        # Event form: B = N F(q) / (m0^2 - m^2 - i C G), G = q^(2L+1) F(q)^2 / m,
+        # C = Gamma0 m0^2 / (q0^(2L+1) F(q0)^2), N = 1/F(q0) (times q0^-L with the
+        # phase-space factor, whose q^L is in the event field F).
+        ctx.emit(f"k1 = m0 * m0 * inv * inv / q0 ** {2 * j + 1}",
+                 f"{s('M0')} = m0",
+                 f"{s('CG')} = k1",
+                 f"{s('C')} = {ctx.q(comp.quantities['width'])} * k1",
+                 f"{s('DC_DM0')} = {ctx.q(comp.quantities['width'])} * k1 * (2 / m0 + 2 * d_dq "
+                 f"* dq0 / inv - {2 * j + 1} * dq0 / q0)")
+        if self.phase_space and j > 0:
+            ctx.emit(f"{s('N')} = inv / q0 ** {j}",
+                     f"{s('DN_DM0')} = (d_dq * dq0 - {j} * inv * dq0 / q0) / q0 ** {j}")
+        else:
+            ctx.emit(f"{s('N')} = inv", f"{s('DN_DM0')} = d_dq * dq0")
 
+    # -- the event form ---------------------------------------------------
+    def event_factor(self, comp):
+        if not self._event_form(comp):
+            return None
+        j, ps = comp.spin, self.phase_space
+
+        def f(kin, comp, inst, values):
+            q = kin.q(inst[0], inst[1])
+            r = values[comp.quantities["radius"].name]
+            return hep.blatt_weisskopf(q, r, j) * (q ** j if ps else 1.0)
+        return f
+
+    def _event_field(self, ctx, comp, inst):
+        """G = q^(2L+1) F(q)^2 / m (F(q) itself is in the term's event factor)."""
+        a, b, _ = inst
+        j, pl = comp.spin, ctx.pair_label(a, b)
+        radius = comp.quantities["radius"].name
+
+        def g(kin, values):
+            q = kin.q(a, b)
+            return q ** (2 * j + 1) * hep.blatt_weisskopf(q, values[radius], j) ** 2 / kin.m(a, b)
+        return ctx.field(f"bw_g{j}_{pl}_{radius}", g)
+
+    def _event_value(self, ctx, comp, inst, tag):
+        a, b, _ = inst
+        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
+        g = self._event_field(ctx, comp, inst)
+        u, v, d, re, im = (ctx.var(f"{tag}_{x}") for x in ("a", "b", "d", "re", "im"))
+        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
+                 f"{v} = {ctx.slot(comp, 'C')} * {g}",
+                 f"{d} = {ctx.slot(comp, 'N')} / ({u} * {u} + {v} * {v})",
+                 f"{re} = {u} * {d}",
+                 f"{im} = {v} * {d}")
+        return re, im
+
+    def _event_gradient(self, ctx, comp, inst, tag):
+        # With Z = 1/D = (a + i b)/(a^2 + b^2) and X = N Z (F(q) is in the event factor):
+        #   dX/dm0 = N' Z - X Z (2 m0 - i C' G),   dX/dGamma0 = i (C/Gamma0) G X Z.
+        a, b, _ = inst
+        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
+        g = self._event_field(ctx, comp, inst)
+        n = [ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
+                                              "dm_re", "dm_im", "dg_re", "dg_im", "cp")]
+        u, v, inv, zr, zi, re, im, yr, yi, dmr, dmi, dgr, dgi, cp = n
+        nf = ctx.slot(comp, "N")
+        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
+                 f"{v} = {ctx.slot(comp, 'C')} * {g}",
+                 f"{inv} = 1 / ({u} * {u} + {v} * {v})",
+                 f"{zr} = {u} * {inv}",
+                 f"{zi} = {v} * {inv}",
+                 f"{re} = {nf} * {zr}",
+                 f"{im} = {nf} * {zi}",
+                 f"{yr} = {re} * {zr} - {im} * {zi}",
+                 f"{yi} = {re} * {zi} + {im} * {zr}",
+                 f"{cp} = {ctx.slot(comp, 'DC_DM0')} * {g}",
+                 f"{dmr} = {ctx.slot(comp, 'DN_DM0')} * {zr} - (2 * {m0} * {yr} + {cp} * {yi})",
+                 f"{dmi} = {ctx.slot(comp, 'DN_DM0')} * {zi} - (2 * {m0} * {yi} - {cp} * {yr})",
+                 f"{dgr} = -{ctx.slot(comp, 'CG')} * {g} * {yi}",
+                 f"{dgi} = {ctx.slot(comp, 'CG')} * {g} * {yr}")
+        return (re, im), {"mass": (dmr, dmi), "width": (dgr, dgi)}
+
+    # -- the general form: the library's block routines --------------------
     def _args(self, ctx, comp, inst):
         a, b, _ = inst
         return (ctx.field_m(a, b), ctx.field_q(a, b), ctx.slot(comp, "M0"), ctx.slot(comp, "G0"),
                 ctx.slot(comp, "INV_Q0"))
 
     def value(self, ctx, comp, inst, tag):
+        if self._event_form(comp):
+            return self._event_value(ctx, comp, inst, tag)[:2]
         m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
         re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
         ctx.use(f"{self.routine}_scalar")
@@ -115,6 +220,8 @@ class BreitWignerNoPhaseSpace(Lineshape):
         return re, im
 
     def gradient(self, ctx, comp, inst, tag):
+        if self._event_form(comp):
+            return self._event_gradient(ctx, comp, inst, tag)
         m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
         names = [ctx.var(f"{tag}_{x}") for x in ("re", "im", "dm_re", "dm_im", "dg_re", "dg_im",
                                                     "dr_re", "dr_im")]
@@ -150,6 +257,7 @@ class BreitWigner(BreitWignerNoPhaseSpace):
 
     name = "breit_wigner"
     routine = "breit_wigner_q_f"
+    phase_space = True
 
 
 # d(1/D) for X = 1/D = re + i im and dD = da - i db:  -X^2 dD.
