@@ -295,3 +295,89 @@ def test_error_unknown_shared_name_and_scale_kind():
     with pytest.raises(ValueError, match="scale must be a constant"):
         m.add_nonresonant("NR", Cartesian(1, 0, scale="N"))
     assert isinstance(m.constant("N2", 1.0), Constant)
+
+
+# ---------------------------------------------------------------------------
+# A user's lineshape (block routine) and event generation
+# ---------------------------------------------------------------------------
+
+USER_BW = '''
+cdef inline void my_bw(floating m, const floating *p, floating *re, floating *im) noexcept nogil:
+    # 1 / (m0^2 - m^2 - i m0 Gamma0), p = (m0, Gamma0)
+    cdef floating a = p[0] * p[0] - m * m
+    cdef floating b = p[0] * p[1]
+    cdef floating d = 1 / (a * a + b * b)
+    re[0] = a * d
+    im[0] = b * d
+
+
+cdef inline void my_bw_gradient(floating m, const floating *p, floating *re, floating *im,
+                                floating *d_re, floating *d_im) noexcept nogil:
+    my_bw(m, p, re, im)
+    # d(1/D) = -(1/D)^2 dD,  dD/dm0 = 2 m0 - i Gamma0,  dD/dGamma0 = -i m0
+    cdef floating x2r = re[0] * re[0] - im[0] * im[0]
+    cdef floating x2i = 2 * re[0] * im[0]
+    d_re[0] = -(x2r * 2 * p[0] + x2i * p[1])
+    d_im[0] = -(x2i * 2 * p[0] - x2r * p[1])
+    d_re[1] = -(x2i * p[0])
+    d_im[1] = x2r * p[0]
+'''
+
+
+def my_bw_numpy(m, m0, g0):
+    return 1 / (m0 ** 2 - m ** 2 - 1j * m0 * g0)
+
+
+def _kstar_model(lineshape):
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], spin_factor="helicity",
+                    parent_form_factor="none")
+    m.add_resonance("KST", ("K-", "pi+"), 1, lineshape=lineshape, mass=0.8955, width=0.0473,
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149, coupling=Polar(0.8, 40.0))
+    m.add_nonresonant("NR", Cartesian(0.3, 0.1))
+    return m
+
+
+def test_user_lineshape_equals_the_built_in_one(model_cache):
+    from vecampfit.isobar import UserLineshape
+    user = _kstar_model(UserLineshape("my_bw", ("mass", "width"), USER_BW,
+                                      "test_isobar:my_bw_numpy"))
+    builtin = _kstar_model("constant_width")
+    assert user.parameter_names() == builtin.parameter_names()
+    d = {}
+    for name, m in (("user", user), ("builtin", builtin)):
+        d[name] = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                            name=f"kstar_{name}", build_dir=model_cache).density("float64", 4)
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                500, seed=5)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    x = np.array([v * 1.01 for v in user.values().values()])
+    a = d["user"].evaluate(d["user"].event_buffer(records, records=True), x, True)
+    b = d["builtin"].evaluate(d["builtin"].event_buffer(records, records=True), x, True)
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-13)
+    np.testing.assert_allclose(a[1], b[1], rtol=1e-12, atol=1e-12 * np.max(np.abs(b[1])))
+    np.testing.assert_allclose(user.density(records, x), b[0], rtol=1e-12)
+    back = IsobarModel.from_dict(user.to_dict())
+    assert back.source() == user.source()
+
+
+def test_generated_events_follow_the_density(dplus):
+    from vecampfit.isobar import generate_events
+    m, compiled = dplus
+    ev = generate_events(m, 20000, seed=3, compiled=compiled)
+    assert set(ev) == {"km_momentum", "pip2_momentum", "pip3_momentum", "m2_km_pip1",
+                       "m2_km_pip2"}
+    # Expected distribution of m^2(K- pi+_1): weighted phase space times |A|^2.
+    ps = generation.phase_space(M_D, [M_K, M_PI, M_PI], 400_000, seed=4)
+    k, pa, pb = ps.momenta
+    w = ps.weights * np.abs(reference_amplitude(k, pa, pb, m.values())) ** 2
+    edges = np.linspace((M_K + M_PI) ** 2, (M_D - M_PI) ** 2, 21)
+    expected = np.histogram(_minv2(k + pa), edges, weights=w)[0]
+    expected = expected / expected.sum() * 20000
+    observed = np.histogram(ev["m2_km_pip1"], edges)[0]
+    chi2 = np.sum((observed - expected) ** 2 / expected)
+    assert chi2 < 45, chi2   # 20 bins: P(chi2 > 45) ~ 1e-3
+    flat = np.histogram(_minv2(k + pa), edges, weights=ps.weights)[0]
+    flat = flat / flat.sum() * 20000
+    assert np.sum((observed - flat) ** 2 / flat) > 200   # the test can tell |A|^2 from phase space

@@ -20,12 +20,13 @@ Example
 
 from .angular import HelicitySpinFactor, LauraSpinFactor, ParentFormFactor, ZemachSpinFactor
 from .fractions import FitFractions, fit_fractions
+from .generate import generate_events
 from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner, Flatte,
-                         LINESHAPES)
+                         LINESHAPES, UserLineshape)
 from .model import CompiledIsobarModel, Component, IsobarModel
 from .quantities import Cartesian, Constant, Parameter, Polar
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "Cartesian", "CompiledIsobarModel",
            "Component", "Constant", "ConstantWidthBreitWigner", "FitFractions", "Flatte",
            "HelicitySpinFactor", "IsobarModel", "LINESHAPES", "LauraSpinFactor", "Parameter",
-           "ParentFormFactor", "Polar", "ZemachSpinFactor", "fit_fractions"]
+           "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "fit_fractions", "generate_events"]

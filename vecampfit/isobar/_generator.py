@@ -94,6 +94,11 @@ class Context:
         self.vars.setdefault(name, None)
         return name
 
+    def array(self, name, size):
+        """A local array of ``size`` elements (declared with the locals)."""
+        self.vars.setdefault(f"{name}[{size}]", None)
+        return name
+
     def use(self, *routines):
         self.layout.imports.update(r for r in routines if not r.startswith("_"))
 

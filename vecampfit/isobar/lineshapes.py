@@ -28,7 +28,7 @@ from vecampfit import high_energy_physics as hep
 from ._kinematics import breakup_momentum_squared
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner", "Flatte",
-           "LINESHAPES", "lineshape"]
+           "LINESHAPES", "UserLineshape", "lineshape"]
 
 
 class Lineshape:
@@ -439,7 +439,109 @@ def lineshape(spec, owner="resonance"):
         name = spec.pop("name", None)
     else:
         name, spec = spec, {}
+    if name == "user":
+        return _user(**spec)
     if name not in LINESHAPES:
         raise ValueError(f"{owner}: unknown lineshape {name!r} (known: "
                          f"{', '.join(sorted(LINESHAPES))})")
     return LINESHAPES[name](**spec)
+
+
+class UserLineshape(Lineshape):
+    """A lineshape written by the user as a block routine (one event) in Cython.
+
+    The user gives the Cython source of two ``cdef inline`` functions of one
+    event, with ``p`` the lineshape's quantities in the order of ``roles``
+    (read from the parameter buffer):
+
+    .. code-block:: cython
+
+        cdef inline void NAME(floating m, const floating *p, floating *re,
+                              floating *im) noexcept nogil
+        cdef inline void NAME_gradient(floating m, const floating *p, floating *re,
+                                       floating *im, floating *d_re,
+                                       floating *d_im) noexcept nogil
+
+    ``m`` is the invariant mass of the pair (GeV); the gradient form also
+    writes ``d_re[k] + i d_im[k]``, the derivative by ``p[k]``.  The source is
+    copied into the generated module (it may ``cimport`` vecampfit's
+    ``.pxd`` routines and use ``sqrt``, ``cos``, ``sin`` and ``M_PI``).  The
+    numpy form ``numpy(m, *values) -> complex array`` is the reference (and
+    what :meth:`IsobarModel.amplitude` uses); give it as a callable or as
+    ``"module:function"`` (the only form a saved model can keep).
+
+    Parameters
+    ----------
+    name : str
+        Name of the Cython function (an identifier).
+    roles : sequence of str
+        Names of its quantities (``mass``, ``width``, or any identifiers).
+    cython : str
+        The Cython source of ``NAME`` and ``NAME_gradient``.
+    numpy : callable or str
+    """
+
+    def __init__(self, name, roles, cython, numpy):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"user lineshape: name {name!r} is not an identifier")
+        for fn in (name, name + "_gradient"):
+            if f"{fn}(" not in cython:
+                raise ValueError(f"user lineshape {name!r}: the Cython source does not define "
+                                 f"{fn}(...)")
+        self.name = name
+        self.roles = tuple(roles)
+        self.cython = cython
+        self._numpy = numpy
+
+    def to_dict(self):
+        if not isinstance(self._numpy, str):
+            raise ValueError(f"user lineshape {self.name!r}: give numpy as 'module:function' to "
+                             f"save the model")
+        return {"name": "user", "function": self.name, "roles": list(self.roles),
+                "cython": self.cython, "numpy": self._numpy}
+
+    def _numpy_function(self):
+        fn = self._numpy
+        if isinstance(fn, str):
+            import importlib
+            module, _, attr = fn.partition(":")
+            fn = getattr(importlib.import_module(module), attr)
+        return fn
+
+    def fill(self, ctx, comp):
+        for k, role in enumerate(self.roles):
+            ctx.emit(f"{ctx.slot(comp, f'U{k}')} = {ctx.q(comp.quantities[role])}")
+
+    def _call(self, ctx, comp, inst):
+        ctx.support(f"user:{self.name}", self.cython)
+        for k in range(len(self.roles)):
+            ctx.slot(comp, f"U{k}")
+        return ctx.field_m(inst[0], inst[1]), f"&{ctx.slot(comp, 'U0')}"
+
+    def value(self, ctx, comp, inst, tag):
+        m, p = self._call(ctx, comp, inst)
+        re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
+        ctx.emit(f"{self.name}({m}, {p}, &{re}, &{im})")
+        return re, im
+
+    def gradient(self, ctx, comp, inst, tag):
+        m, p = self._call(ctx, comp, inst)
+        re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
+        n = len(self.roles)
+        dre = [ctx.var(f"{tag}_d{k}_re") for k in range(n)]
+        dim = [ctx.var(f"{tag}_d{k}_im") for k in range(n)]
+        ctx.array(f"{tag}_dre", n)
+        ctx.array(f"{tag}_dim", n)
+        ctx.emit(f"{self.name}_gradient({m}, {p}, &{re}, &{im}, {tag}_dre, {tag}_dim)")
+        ctx.emit(*(f"{dre[k]} = {tag}_dre[{k}]" for k in range(n)),
+                 *(f"{dim[k]} = {tag}_dim[{k}]" for k in range(n)))
+        return (re, im), {role: (dre[k], dim[k]) for k, role in enumerate(self.roles)}
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        args = [values[comp.quantities[r].name] for r in self.roles]
+        return np.asarray(self._numpy_function()(kin.m(a, b), *args), dtype=complex)
+
+
+def _user(function, roles, cython, numpy):
+    return UserLineshape(function, roles, cython, numpy)
