@@ -381,3 +381,81 @@ def test_generated_events_follow_the_density(dplus):
     flat = np.histogram(_minv2(k + pa), edges, weights=ps.weights)[0]
     flat = flat / flat.sum() * 20000
     assert np.sum((observed - flat) ** 2 / flat) > 200   # the test can tell |A|^2 from phase space
+
+
+# ---------------------------------------------------------------------------
+# Every template against the numpy evaluation and finite differences
+# ---------------------------------------------------------------------------
+
+def _coverage_model():
+    """Pieces the models above do not use: the Breit-Wigner with phase-space
+    factor (general and event form), Zemach spin 2, Laura++'s factors with a
+    free parent radius, the normalized parent form factor with a constant
+    radius, a coupling shared between two resonances, a fixed parameter."""
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_radius=Parameter("D_R", 4.0),
+                    spin_factor="zemach")
+    m.parameter("PHASE", 20.0)
+    m.add_resonance("KST2", ("K-", "pi+"), 2, lineshape="breit_wigner", mass=1.43, width=0.11,
+                    radius=1.8, coupling=Polar(0.7, "PHASE"))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, lineshape="breit_wigner", mass=0.775,
+                    width=Parameter("RHO_G", 0.149, fixed=True), radius=Constant("R_RHO", 1.5),
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("KSTM", ("K-", "pi0"), 1, mass=0.8915, width=0.05, radius=Constant("R", 2.0),
+                    parent_form_factor="normalized", parent_radius=Constant("R_DC", 5.0),
+                    coupling=Polar(0.4, "PHASE"))
+    m.add_resonance("K2M", ("pi0", "K-"), 2, mass=1.43, width=0.1, radius=1.5,
+                    spin_factor="laura", parent_form_factor="laura", coupling=Cartesian(0.3, 0.2))
+    m.add_resonance("K1H", ("K-", "pi0"), 3, mass=1.78, width=0.16, radius=1.5,
+                    spin_factor="helicity", parent_form_factor="unnormalized",
+                    coupling=Cartesian(0.2, -0.1))
+    return m
+
+
+@pytest.fixture(scope="module")
+def coverage(model_cache):
+    m = _coverage_model()
+    compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                         build_dir=model_cache)
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                1500, seed=8)
+    k, pi, pz = ev.momenta
+    return m, compiled, {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+
+
+def test_every_template_against_numpy(coverage):
+    m, compiled, records = coverage
+    d = compiled.density("float64", 4)
+    assert "PHASE" in d.parameters and "KST2_P" not in d.parameters
+    rng = np.random.default_rng(9)
+    buf = d.event_buffer(records, records=True)
+    for trial in range(3):
+        v = m.values() if trial == 0 else _random_values(m, rng)
+        x = np.array([v[n] for n in d.parameters])
+        np.testing.assert_allclose(d.evaluate(buf, x), m.density(records, v), rtol=1e-11)
+
+
+def test_every_template_gradient_against_finite_differences(coverage):
+    m, compiled, records = coverage
+    d = compiled.density("float64", 4)
+    buf = d.event_buffer(records, records=True)
+    v = _random_values(m, np.random.default_rng(10))
+    x = np.array([v[n] for n in d.parameters])
+    _, grad = d.evaluate(buf, x, True)
+    for k, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[k]), 1)
+        up, dn = dict(v), dict(v)
+        up[name] += h
+        dn[name] -= h
+        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
+        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
+                                   err_msg=name)
+
+
+def test_constants_change_the_compiled_density(coverage):
+    m, compiled, records = coverage
+    new = {"R_DC": 3.0, "R": 2.5, "M_PIZ": 0.135}
+    d = compiled.density("float64", 4, constants=new)
+    x = [m.values()[n] for n in d.parameters]
+    got = d.evaluate(d.event_buffer(records, records=True), x)
+    np.testing.assert_allclose(got, m.density(records, constants=new), rtol=1e-11)
+    assert not np.allclose(got, m.density(records), rtol=1e-6)
