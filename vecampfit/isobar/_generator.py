@@ -125,6 +125,9 @@ class Context:
     def pair_label(self, a, b):
         return self.layout.model.pair_label(a, b)
 
+    def field_s(self, a, b):
+        return self.field(f"s_{self.pair_label(a, b)}", lambda kin, values: kin.s_pair(a, b))
+
     def field_m(self, a, b):
         return self.field(f"m_{self.pair_label(a, b)}", lambda kin, values: kin.m(a, b))
 
@@ -164,10 +167,16 @@ def _product(names):
 def _term_value(ctx, comp, inst, n):
     """Lines for X of one term; returns its (re, im) local names."""
     tag = f"{comp.key}_{n}"
-    re, im = comp.lineshape.value(ctx, comp, inst, f"{tag}_l")
+    weighted = comp.lineshape.takes_weight(comp)
     reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
     if _static_fns(comp):
         reals.append(_static_field(ctx, comp, inst, n))
+    if reals and weighted:
+        # The lineshape multiplies the real factors in where it is cheapest.
+        w = ctx.var(f"{tag}_w")
+        ctx.emit(f"{w} = {_product(reals)}")
+        return comp.lineshape.value(ctx, comp, inst, f"{tag}_l", weight=w)
+    re, im = comp.lineshape.value(ctx, comp, inst, f"{tag}_l")
     if not reals:
         return re, im
     w, xr, xi = ctx.var(f"{tag}_w"), ctx.var(f"{tag}_xr"), ctx.var(f"{tag}_xi")

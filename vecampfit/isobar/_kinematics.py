@@ -56,6 +56,12 @@ class DalitzKinematics:
         lo = (self.masses[i] + self.masses[j]) ** 2
         return self._memo(("m", i, j), lambda: np.sqrt(np.maximum(self.s[(i, j)], lo)))
 
+    def s_pair(self, i, j):
+        """Squared invariant mass of the pair (GeV^2), at least its threshold."""
+        i, j = key(i, j)
+        lo = (self.masses[i] + self.masses[j]) ** 2
+        return self._memo(("s", i, j), lambda: np.maximum(self.s[(i, j)], lo))
+
     def q(self, i, j):
         """Breakup momentum of the pair in its rest frame (GeV)."""
         i, j = key(i, j)

@@ -45,6 +45,11 @@ class Lineshape:
     def extra_roles(self, comp):
         return ()
 
+    def takes_weight(self, comp):
+        """True if ``value(..., weight=w)`` multiplies a real factor ``w`` in
+        (where it costs least) and returns the product."""
+        return False
+
     def event_factor(self, comp):
         """A real factor of the lineshape that depends on the event only, as
         ``f(kin, comp, inst, values)``, or None.  The generator multiplies it
@@ -84,7 +89,7 @@ class BreitWignerNoPhaseSpace(Lineshape):
 
     With a constant radius the event form is used instead: :math:`F_R(q)`
     and :math:`G = q^{2L+1} F_R^2(q) / m` are event fields,
-    :math:`B = N F_R(q) / (m_0^2 - m^2 - i C G)` (:math:`F_R(q)` in the term's event factor) with
+    :math:`B = N F_R(q) / (m_0^2 - s - i C G)`, :math:`s = m^2` an event field (:math:`F_R(q)` in the term's event factor) with
     :math:`C = \\Gamma_0 m_0^2 / (q_0^{2L+1} F_R^2(q_0))` and
     :math:`N = 1/F_R(q_0)` from the parameter buffer (one division and no
     square root per event), and the gradient rule
@@ -132,6 +137,7 @@ class BreitWignerNoPhaseSpace(Lineshape):
         # phase-space factor, whose q^L is in the event field F).
         ctx.emit(f"k1 = m0 * m0 * inv * inv / q0 ** {2 * j + 1}",
                  f"{s('M0')} = m0",
+                 f"{s('M0SQ')} = m0 * m0",
                  f"{s('CG')} = k1",
                  f"{s('C')} = {ctx.q(comp.quantities['width'])} * k1",
                  f"{s('DC_DM0')} = {ctx.q(comp.quantities['width'])} * k1 * (2 / m0 + 2 * d_dq "
@@ -143,6 +149,9 @@ class BreitWignerNoPhaseSpace(Lineshape):
             ctx.emit(f"{s('N')} = inv", f"{s('DN_DM0')} = d_dq * dq0")
 
     # -- the event form ---------------------------------------------------
+    def takes_weight(self, comp):
+        return self._event_form(comp)
+
     def event_factor(self, comp):
         if not self._event_form(comp):
             return None
@@ -165,14 +174,14 @@ class BreitWignerNoPhaseSpace(Lineshape):
             return q ** (2 * j + 1) * hep.blatt_weisskopf(q, values[radius], j) ** 2 / kin.m(a, b)
         return ctx.field(f"bw_g{j}_{pl}_{radius}", g)
 
-    def _event_value(self, ctx, comp, inst, tag):
+    def _event_value(self, ctx, comp, inst, tag, weight=None):
         a, b, _ = inst
-        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
         g = self._event_field(ctx, comp, inst)
         u, v, d, re, im = (ctx.var(f"{tag}_{x}") for x in ("a", "b", "d", "re", "im"))
-        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
+        num = ctx.slot(comp, "N") + (f" * {weight}" if weight else "")
+        ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
                  f"{v} = {ctx.slot(comp, 'C')} * {g}",
-                 f"{d} = {ctx.slot(comp, 'N')} / ({u} * {u} + {v} * {v})",
+                 f"{d} = {num} / ({u} * {u} + {v} * {v})",
                  f"{re} = {u} * {d}",
                  f"{im} = {v} * {d}")
         return re, im
@@ -181,13 +190,13 @@ class BreitWignerNoPhaseSpace(Lineshape):
         # With Z = 1/D = (a + i b)/(a^2 + b^2) and X = N Z (F(q) is in the event factor):
         #   dX/dm0 = N' Z - X Z (2 m0 - i C' G),   dX/dGamma0 = i (C/Gamma0) G X Z.
         a, b, _ = inst
-        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
+        m0 = ctx.slot(comp, "M0")
         g = self._event_field(ctx, comp, inst)
         n = [ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
                                               "dm_re", "dm_im", "dg_re", "dg_im", "cp")]
         u, v, inv, zr, zi, re, im, yr, yi, dmr, dmi, dgr, dgi, cp = n
         nf = ctx.slot(comp, "N")
-        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
+        ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
                  f"{v} = {ctx.slot(comp, 'C')} * {g}",
                  f"{inv} = 1 / ({u} * {u} + {v} * {v})",
                  f"{zr} = {u} * {inv}",
@@ -209,9 +218,10 @@ class BreitWignerNoPhaseSpace(Lineshape):
         return (ctx.field_m(a, b), ctx.field_q(a, b), ctx.slot(comp, "M0"), ctx.slot(comp, "G0"),
                 ctx.slot(comp, "INV_Q0"))
 
-    def value(self, ctx, comp, inst, tag):
+    def value(self, ctx, comp, inst, tag, weight=None):
+        """With ``weight`` (the event form only), the value times that real factor."""
         if self._event_form(comp):
-            return self._event_value(ctx, comp, inst, tag)[:2]
+            return self._event_value(ctx, comp, inst, tag, weight)
         m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
         re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
         ctx.use(f"{self.routine}_scalar")
