@@ -459,3 +459,43 @@ def test_constants_change_the_compiled_density(coverage):
     got = d.evaluate(d.event_buffer(records, records=True), x)
     np.testing.assert_allclose(got, m.density(records, constants=new), rtol=1e-11)
     assert not np.allclose(got, m.density(records), rtol=1e-6)
+
+
+def test_k_matrix_against_independent_formula(model_cache):
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_form_factor="none")
+    m.add_resonance("KPI", ("K-", "pi+"), 0, lineshape={"name": "k_matrix", "poles": 2},
+                    mass1=1.40, g1=0.6, beta1_re=Parameter("KPI_BETA1_RE", 1.0, fixed=True),
+                    beta1_im=Constant("KPI_BETA1_IM", 0.0), mass2=1.85, g2=0.4, beta2_re=0.3,
+                    beta2_im=-0.5, background=0.2, coupling=Polar(1.0, 0.0))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149, coupling=Polar(0.5, 80.0))
+    with pytest.raises(ValueError, match=r"resonance 'KP1'.*k_matrix.*spin 0\.\.0, not 1"):
+        m.add_resonance("KP1", ("K-", "pi0"), 1, lineshape="k_matrix", mass1=1.4, g1=0.5,
+                        beta1_re=1, beta1_im=0, background=0, coupling=Polar(1, 0))
+    compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                         build_dir=model_cache)
+    mpz = particle_data.mass("pi0")
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, mpz], 1000, seed=12)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    v = _random_values(m, np.random.default_rng(13))
+    s = _minv2(k + pi)
+    kk = v["KPI_BACKGROUND"] + v["KPI_G1"] ** 2 / (v["KPI_MASS1"] ** 2 - s) \
+        + v["KPI_G2"] ** 2 / (v["KPI_MASS2"] ** 2 - s)
+    p = (v["KPI_BETA1_RE"] * v["KPI_G1"] / (v["KPI_MASS1"] ** 2 - s)
+         + complex(v["KPI_BETA2_RE"], v["KPI_BETA2_IM"]) * v["KPI_G2"] / (v["KPI_MASS2"] ** 2 - s))
+    rho = 2 * _q(np.sqrt(s), M_K, M_PI) / np.sqrt(s)
+    ref = p / (1 - 1j * kk * rho)
+    comps = compiled.component_amplitudes(records, v, vector_length=4)
+    np.testing.assert_allclose(comps[0], ref, rtol=1e-11)
+    d = compiled.density("float64", 4)
+    buf = d.event_buffer(records, records=True)
+    x = np.array([v[n] for n in d.parameters])
+    _, grad = d.evaluate(buf, x, True)
+    for j, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[j]), 1)
+        up, dn = dict(v), dict(v)
+        up[name] += h
+        dn[name] -= h
+        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
+        np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
+                                   err_msg=name)

@@ -22,11 +22,11 @@ from .angular import HelicitySpinFactor, LauraSpinFactor, ParentFormFactor, Zema
 from .fractions import FitFractions, fit_fractions
 from .generate import generate_events
 from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner, Flatte,
-                         LINESHAPES, UserLineshape)
+                         KMatrix, LINESHAPES, UserLineshape)
 from .model import CompiledIsobarModel, Component, IsobarModel
 from .quantities import Cartesian, Constant, Parameter, Polar
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "Cartesian", "CompiledIsobarModel",
            "Component", "Constant", "ConstantWidthBreitWigner", "FitFractions", "Flatte",
-           "HelicitySpinFactor", "IsobarModel", "LINESHAPES", "LauraSpinFactor", "Parameter",
+           "HelicitySpinFactor", "IsobarModel", "KMatrix", "LINESHAPES", "LauraSpinFactor", "Parameter",
            "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "fit_fractions", "generate_events"]

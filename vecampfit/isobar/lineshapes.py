@@ -28,7 +28,7 @@ from vecampfit import high_energy_physics as hep
 from ._kinematics import breakup_momentum_squared
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner", "Flatte",
-           "LINESHAPES", "UserLineshape", "lineshape"]
+           "KMatrix", "LINESHAPES", "UserLineshape", "lineshape"]
 
 
 class Lineshape:
@@ -435,9 +435,140 @@ def _flatte_part(kin, a, b, masses, below):
     return np.where(q2 < 0, w, 0.0) if below else np.where(q2 >= 0, w, 0.0)
 
 
+class KMatrix(Lineshape):
+    r"""One-channel K-matrix with ``poles`` poles, an S-wave lineshape.
+
+    .. math::
+
+        K = b + \sum_R \frac{g_R^2}{m_R^2 - s},\qquad
+        P = \sum_R \frac{\beta_R g_R}{m_R^2 - s},\qquad
+        A = \frac{P}{1 - i K \rho},\qquad \rho = \frac{2 q}{m}
+          = \sqrt{\Big(1 - \frac{(m_a + m_b)^2}{s}\Big)\Big(1 - \frac{(m_a - m_b)^2}{s}\Big)},
+
+    ``s`` the squared mass of the pair (a, b), :math:`\rho = i|\rho|` below
+    threshold (``high_energy_physics.k_matrix_p_vector_add_pole`` and
+    ``k_matrix_amplitude`` with one channel, Chung et al., Ann. Phys. 4
+    (1995) 404).  Roles: ``mass<R>``, ``g<R>`` (GeV), ``beta<R>_re``,
+    ``beta<R>_im`` (complex production coupling of pole R; fix one of them,
+    the component's coupling sets the overall scale and phase) and
+    ``background`` (``b``, dimensionless).  Spin 0 only.  Gradient rule:
+    :math:`\partial A = (\partial P - A\, \partial K (\rho_i - i \rho_r)) / D`,
+    :math:`D = 1 - i K \rho`.
+    """
+
+    name = "k_matrix"
+    max_spin = 0
+
+    def __init__(self, poles=1):
+        if isinstance(poles, bool) or not isinstance(poles, int) or poles < 1:
+            raise ValueError(f"k_matrix: poles must be a positive integer, got {poles!r}")
+        self.poles = poles
+        self.roles = tuple(x for r in range(1, poles + 1)
+                           for x in (f"mass{r}", f"g{r}", f"beta{r}_re", f"beta{r}_im")) + (
+                               "background",)
+
+    def to_dict(self):
+        return {"name": self.name, "poles": self.poles}
+
+    def check(self, comp, model):
+        a, b = comp.pair
+        for r in range(1, self.poles + 1):
+            m = comp.quantities[f"mass{r}"].value
+            if not m > model.daughter_mass(a) + model.daughter_mass(b):
+                raise ValueError(f"resonance {comp.key!r} (k_matrix): pole {r} mass {m!r} GeV is "
+                                 f"not above the threshold of its pair: the pair cannot produce it")
+
+    def fill(self, ctx, comp):
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        q = lambda role: ctx.q(comp.quantities[role])  # noqa: E731
+        for r in range(1, self.poles + 1):
+            ctx.emit(f"m0 = {q(f'mass{r}')}", f"r = {q(f'g{r}')}",
+                     f"{s(f'MSQ{r}')} = m0 * m0", f"{s(f'DM{r}')} = -2 * m0",
+                     f"{s(f'G{r}')} = r", f"{s(f'G2{r}')} = r * r",
+                     f"{s(f'BRE{r}')} = {q(f'beta{r}_re')}", f"{s(f'BIM{r}')} = {q(f'beta{r}_im')}",
+                     f"{s(f'BGRE{r}')} = {q(f'beta{r}_re')} * r",
+                     f"{s(f'BGIM{r}')} = {q(f'beta{r}_im')} * r")
+        ctx.emit(f"{s('B')} = {q('background')}")
+
+    def _fields(self, ctx, comp, inst):
+        a, b, _ = inst
+        pl = ctx.pair_label(a, b)
+
+        def rho(kin, values, part):
+            r2 = kin.q_squared(a, b, kin.masses[a], kin.masses[b]) * 4 / kin.s_pair(a, b)
+            r = np.sqrt(np.abs(r2))
+            return np.where(r2 >= 0, r, 0.0) if part == 0 else np.where(r2 < 0, r, 0.0)
+        return (ctx.field_s(a, b),
+                ctx.field(f"rho_re_{pl}", lambda kin, values: rho(kin, values, 0)),
+                ctx.field(f"rho_im_{pl}", lambda kin, values: rho(kin, values, 1)))
+
+    def _core(self, ctx, comp, inst, tag):
+        sv, rr, ri = self._fields(ctx, comp, inst)
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        e = [ctx.var(f"{tag}_e{r}") for r in range(1, self.poles + 1)]
+        k, pr, pi, dr, di, den, re, im = (ctx.var(f"{tag}_{x}") for x in (
+            "k", "pr", "pi", "dr", "di", "den", "re", "im"))
+        ctx.emit(*(f"{e[r - 1]} = 1 / ({s(f'MSQ{r}')} - {sv})" for r in range(1, self.poles + 1)))
+        ctx.emit(f"{k} = {s('B')} + " + " + ".join(f"{s(f'G2{r}')} * {e[r - 1]}"
+                                                    for r in range(1, self.poles + 1)),
+                 f"{pr} = " + " + ".join(f"{s(f'BGRE{r}')} * {e[r - 1]}"
+                                         for r in range(1, self.poles + 1)),
+                 f"{pi} = " + " + ".join(f"{s(f'BGIM{r}')} * {e[r - 1]}"
+                                         for r in range(1, self.poles + 1)),
+                 f"{dr} = 1 + {k} * {ri}",
+                 f"{di} = -{k} * {rr}",
+                 f"{den} = 1 / ({dr} * {dr} + {di} * {di})",
+                 f"{re} = ({pr} * {dr} + {pi} * {di}) * {den}",
+                 f"{im} = ({pi} * {dr} - {pr} * {di}) * {den}")
+        return re, im, e, dr, di, den, rr, ri
+
+    def value(self, ctx, comp, inst, tag):
+        return self._core(ctx, comp, inst, tag)[:2]
+
+    def gradient(self, ctx, comp, inst, tag):
+        re, im, e, dr, di, den, rr, ri = self._core(ctx, comp, inst, tag)
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        # A (rho_i - i rho_r), and 1/D = conj(D) den.
+        wr, wi = ctx.var(f"{tag}_wr"), ctx.var(f"{tag}_wi")
+        ctx.emit(f"{wr} = {re} * {ri} + {im} * {rr}", f"{wi} = {im} * {ri} - {re} * {rr}")
+        out = {}
+
+        def rule(role, dk, dpr, dpi):
+            tr, ti = f"({dpr} - {dk} * {wr})" if dk else dpr, f"({dpi} - {dk} * {wi})" if dk else dpi
+            xr, xi = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
+            ctx.emit(f"{xr} = ({tr} * {dr} + {ti} * {di}) * {den}",
+                     f"{xi} = ({ti} * {dr} - {tr} * {di}) * {den}")
+            out[role] = (xr, xi)
+        for r in range(1, self.poles + 1):
+            e2 = f"{e[r - 1]} * {e[r - 1]}"
+            rule(f"mass{r}", f"{s(f'DM{r}')} * {s(f'G2{r}')} * {e2}",
+                 f"{s(f'DM{r}')} * {s(f'BGRE{r}')} * {e2}", f"{s(f'DM{r}')} * {s(f'BGIM{r}')} * {e2}")
+            rule(f"g{r}", f"2 * {s(f'G{r}')} * {e[r - 1]}", f"{s(f'BRE{r}')} * {e[r - 1]}",
+                 f"{s(f'BIM{r}')} * {e[r - 1]}")
+            rule(f"beta{r}_re", None, f"{s(f'G{r}')} * {e[r - 1]}", "0")
+            rule(f"beta{r}_im", None, "0", f"{s(f'G{r}')} * {e[r - 1]}")
+        rule("background", "1", "0", "0")
+        return (re, im), out
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        v = lambda role: values[comp.quantities[role].name]  # noqa: E731
+        s = kin.s_pair(a, b)
+        k = p = None
+        for r in range(1, self.poles + 1):
+            k, p = hep.k_matrix_p_vector_add_pole(k, p, s, v(f"mass{r}"),
+                                                  complex(v(f"beta{r}_re"), v(f"beta{r}_im")),
+                                                  [v(f"g{r}")])
+        k = k.copy()
+        k[:, 0, 0] += v("background")
+        ma, mb = kin.masses[a], kin.masses[b]
+        rho = np.sqrt((1 - (ma + mb) ** 2 / s) * (1 - (ma - mb) ** 2 / s) + 0j)[:, None]
+        return hep.k_matrix_amplitude(k, p, rho)[:, 0]
+
+
 #: Lineshapes by name.
 LINESHAPES = {cls.name: cls for cls in (BreitWignerNoPhaseSpace, BreitWigner,
-                                        ConstantWidthBreitWigner, Flatte)}
+                                        ConstantWidthBreitWigner, Flatte, KMatrix)}
 
 
 def lineshape(spec, owner="resonance"):

@@ -412,6 +412,9 @@ class IsobarModel:
         comp.instances = tuple(self._pair_instances(pair, owner))
         comp.pair = comp.instances[0][:2]
         comp.lineshape = _lineshapes.lineshape(lineshape, owner)
+        if spin > comp.lineshape.max_spin:
+            raise ValueError(f"{owner}: the lineshape {comp.lineshape.name!r} supports spin "
+                             f"0..{comp.lineshape.max_spin}, not {spin}")
         if particle is not None:
             rec = particle_data.get(particle, self.pdg_edition)
             charge = sum(particle_data.get(self.daughter_names[i], self.pdg_edition).charge
@@ -456,7 +459,7 @@ class IsobarModel:
             else:
                 comp.quantities["parent_radius"] = self._model_parent_radius()
         sf = _angular.spin_factor(spin_factor or self.spin_factor, owner)
-        if "mass" in sf.roles and "mass" not in comp.quantities:
+        if sf.applies(comp) and "mass" in sf.roles and "mass" not in comp.quantities:
             raise ValueError(f"{owner}: the spin factor {sf.name!r} needs the resonance mass")
         if sf.applies(comp):
             factors.append(sf)
