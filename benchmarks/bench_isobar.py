@@ -6,7 +6,8 @@ and the densities vecampfit.isobar generates from the declarations in
 examples/*/isobar_model.py; times the density alone (one thread) over the
 same events for each vector length, precision, with and without gradient,
 and prints ns per event and the ratio generated / hand-written at the best
-L of each.
+L of each; also for the generated density with masses and widths compiled
+in as constants (IsobarModel.freeze).
 
     python benchmarks/bench_isobar.py [--events N] [--lengths 4,8,16] [--repeat 5]
                                       [--output benchmarks/results/isobar.md]
@@ -36,6 +37,11 @@ def _load(folder, name, alias):
     return mod
 
 
+def _frozen(model):
+    """The model with its masses and widths compiled in as constants."""
+    return model.freeze([p for p in model.parameter_names() if p.endswith(("_M", "_G"))])
+
+
 def dz_setup(lengths, n, seed):
     from vecampfit import generation
     common = _load("dz_kmpippiz", "common", "dz_common")
@@ -48,13 +54,16 @@ def dz_setup(lengths, n, seed):
     s1, s2 = common.dalitz_variables(recs)
     records = {"m2_km_pip": s1, "m2_km_piz": s2}
     hand = common.compile_models(lengths)
-    gen = im.build().compile(lengths)
+    model = im.build()
+    gen = model.compile(lengths)
+    frozen = _frozen(model).compile(lengths, name="isobar_dz_frozen")
     names = hm.parameter_names()
     x = dict(hm.default_parameters())
 
     def densities(length, precision, gradient):
         return (common.signal_density(hand, length, precision, gradient),
-                gen.density(precision, length, gradient=gradient))
+                gen.density(precision, length, gradient=gradient),
+                frozen.density(precision, length, gradient=gradient))
     return "D0 -> K- pi+ pi0 (CLEO)", densities, records, x, names
 
 
@@ -65,14 +74,17 @@ def g3k_setup(lengths, n, seed):
     reps = -(-n // len(m13))
     records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}
     hand = g.compile_density(lengths)
-    gen = im.build().compile(lengths)
+    model = im.build()
+    gen = model.compile(lengths)
+    frozen = _frozen(model).compile(lengths, name="isobar_g3k_frozen")
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    consts = {f"N_{k}": v for k, v in norm.items()}
     x = dict(g.GENERATED)
 
     def densities(length, precision, gradient):
         return (g.signal_density(hand[length], precision, g.masses(), norm, gradient),
-                gen.density(precision, length, gradient=gradient,
-                            constants={f"N_{k}": v for k, v in norm.items()}))
+                gen.density(precision, length, gradient=gradient, constants=consts),
+                frozen.density(precision, length, gradient=gradient, constants=consts))
     return "B+ -> K+ K+ K- (GenFit3K)", densities, records, x, list(g.PARAMETER_NAMES)
 
 
@@ -83,15 +95,15 @@ def run(setup, lengths, n, repeat, seed):
         for gradient in (False, True):
             times = {}
             for length in lengths:
-                hand, gen = densities(length, precision, gradient)
-                for label, d in (("hand", hand), ("generated", gen)):
+                hand, gen, frozen = densities(length, precision, gradient)
+                for label, d in (("hand", hand), ("generated", gen), ("frozen", frozen)):
                     buf = d.event_buffer(records, records=True)
                     p = [x[k] for k in d.parameters]
                     t = best_time(lambda: d.evaluate(buf, p, gradient, threads=1), repeat)
                     times[label, length] = 1e9 * t / n
-            best_h = min(lengths, key=lambda L: times["hand", L])
-            best_g = min(lengths, key=lambda L: times["generated", L])
-            rows.append((precision, gradient, times, best_h, best_g))
+            best = {k: min(lengths, key=lambda L: times[k, L])
+                    for k in ("hand", "generated", "frozen")}
+            rows.append((precision, gradient, times, best))
     return title, rows
 
 
@@ -101,15 +113,21 @@ def report(results, lengths, n):
            f"ns per event (best of repeats).", ""]
     for title, rows in results:
         out += [f"## {title}", "",
-                "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L}" for L in lengths)
-                + " | best hand | best gen | gen/hand |",
-                "|" + "---|" * (2 + 2 * len(lengths) + 3)]
-        for precision, gradient, t, bh, bg in rows:
-            cells = " | ".join(f"{t['hand', L]:.2f} | {t['generated', L]:.2f}" for L in lengths)
-            ratio = t["generated", bg] / t["hand", bh]
+                "hand: the example's Cython; gen: generated from isobar_model.py; frozen: "
+                "generated with masses and widths compiled in as constants (no gradient rows "
+                "for them).", "",
+                "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L} | frozen L={L}"
+                                                       for L in lengths)
+                + " | best hand | best gen | gen/hand | frozen/hand |",
+                "|" + "---|" * (2 + 3 * len(lengths) + 4)]
+        for precision, gradient, t, best in rows:
+            cells = " | ".join(f"{t['hand', L]:.2f} | {t['generated', L]:.2f} | "
+                               f"{t['frozen', L]:.2f}" for L in lengths)
+            bh, bg, bf = best["hand"], best["generated"], best["frozen"]
             out.append(f"| {precision} | {'yes' if gradient else 'no'} | {cells} | "
                        f"{t['hand', bh]:.2f} (L={bh}) | {t['generated', bg]:.2f} (L={bg}) | "
-                       f"{ratio:.3f} |")
+                       f"{t['generated', bg] / t['hand', bh]:.3f} | "
+                       f"{t['frozen', bf] / t['hand', bh]:.3f} |")
         out.append("")
     return "\n".join(out)
 

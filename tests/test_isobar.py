@@ -499,3 +499,24 @@ def test_k_matrix_against_independent_formula(model_cache):
         fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
         np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
                                    err_msg=name)
+
+
+def test_freeze_turns_parameters_into_constants(coverage, model_cache):
+    m, compiled, records = coverage
+    frozen = m.freeze(["KST2_M", "KST2_G"] + [n for n in m.parameter_names() if n.endswith("_R")])
+    assert "KST2_M" not in frozen.parameter_names() and "KST2_M" in frozen.constant_defaults()
+    assert set(frozen.parameter_names()) < set(m.parameter_names())
+    # Fixed parameters by default.
+    assert "RHO_G" not in m.freeze().parameter_names()
+    fc = frozen.compile((4,), directory=os.path.join(model_cache, "isobar"), name="frozen_cov",
+                        build_dir=model_cache)
+    d, dfull = fc.density("float64", 4), compiled.density("float64", 4)
+    v = m.values()
+    a, ga = d.evaluate(d.event_buffer(records, records=True), [v[n] for n in d.parameters], True)
+    b, gb = dfull.evaluate(dfull.event_buffer(records, records=True),
+                           [v[n] for n in dfull.parameters], True)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    rows = [dfull.parameters.index(n) for n in d.parameters]
+    np.testing.assert_allclose(ga, gb[rows], rtol=1e-10, atol=1e-12 * np.max(np.abs(gb)))
+    with pytest.raises(ValueError, match="cannot freeze"):
+        m.freeze(["NOPE"])

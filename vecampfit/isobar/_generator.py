@@ -188,6 +188,22 @@ def _term_gradient(ctx, comp, inst, n):
     """Lines for X of one term and dX/dp for each parameter p it depends on;
     returns (xr, xi), {p: (dre, dim)}."""
     tag = f"{comp.key}_{n}"
+    if not comp.dynamic_factors and _static_fns(comp) and comp.lineshape.takes_weight(comp):
+        # Only event-only real factors: the lineshape multiplies them in.
+        x, dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l",
+                                        weight=_static_field(ctx, comp, inst, n))
+        out = {}
+        for p in comp.parameter_names():
+            parts = [dl[r] for r, q in comp.quantities.items()
+                     if q.kind == "parameter" and q.name == p and r in dl]
+            if len(parts) == 1:
+                out[p] = parts[0]
+            elif parts:
+                dre, dim = ctx.var(f"{tag}_d{p}_re"), ctx.var(f"{tag}_d{p}_im")
+                ctx.emit(f"{dre} = {' + '.join(d[0] for d in parts)}",
+                         f"{dim} = {' + '.join(d[1] for d in parts)}")
+                out[p] = (dre, dim)
+        return x, out
     (re, im), dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l")
     reals, dreals = [], []
     for j, f in enumerate(comp.dynamic_factors):

@@ -186,7 +186,7 @@ class BreitWignerNoPhaseSpace(Lineshape):
                  f"{im} = {v} * {d}")
         return re, im
 
-    def _event_gradient(self, ctx, comp, inst, tag):
+    def _event_gradient(self, ctx, comp, inst, tag, weight=None):
         # With Z = 1/D = (a + i b)/(a^2 + b^2) and X = N Z (F(q) is in the event factor):
         #   dX/dm0 = N' Z - X Z (2 m0 - i C' G),   dX/dGamma0 = i (C/Gamma0) G X Z.
         a, b, _ = inst
@@ -195,7 +195,12 @@ class BreitWignerNoPhaseSpace(Lineshape):
         n = [ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
                                               "dm_re", "dm_im", "dg_re", "dg_im", "cp")]
         u, v, inv, zr, zi, re, im, yr, yi, dmr, dmi, dgr, dgi, cp = n
-        nf = ctx.slot(comp, "N")
+        nf, dn = ctx.slot(comp, "N"), ctx.slot(comp, "DN_DM0")
+        if weight:
+            # X = N w Z: the real factor w (event only) is a factor of N.
+            nf, dn = ctx.var(f"{tag}_nw"), ctx.var(f"{tag}_dnw")
+            ctx.emit(f"{nf} = {ctx.slot(comp, 'N')} * {weight}",
+                     f"{dn} = {ctx.slot(comp, 'DN_DM0')} * {weight}")
         ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
                  f"{v} = {ctx.slot(comp, 'C')} * {g}",
                  f"{inv} = 1 / ({u} * {u} + {v} * {v})",
@@ -206,8 +211,8 @@ class BreitWignerNoPhaseSpace(Lineshape):
                  f"{yr} = {re} * {zr} - {im} * {zi}",
                  f"{yi} = {re} * {zi} + {im} * {zr}",
                  f"{cp} = {ctx.slot(comp, 'DC_DM0')} * {g}",
-                 f"{dmr} = {ctx.slot(comp, 'DN_DM0')} * {zr} - (2 * {m0} * {yr} + {cp} * {yi})",
-                 f"{dmi} = {ctx.slot(comp, 'DN_DM0')} * {zi} - (2 * {m0} * {yi} - {cp} * {yr})",
+                 f"{dmr} = {dn} * {zr} - (2 * {m0} * {yr} + {cp} * {yi})",
+                 f"{dmi} = {dn} * {zi} - (2 * {m0} * {yi} - {cp} * {yr})",
                  f"{dgr} = -{ctx.slot(comp, 'CG')} * {g} * {yi}",
                  f"{dgi} = {ctx.slot(comp, 'CG')} * {g} * {yr}")
         return (re, im), {"mass": (dmr, dmi), "width": (dgr, dgi)}
@@ -229,9 +234,11 @@ class BreitWignerNoPhaseSpace(Lineshape):
                  f"{ctx.slot(comp, 'INV_F0')}, {comp.spin}, &{re}, &{im})")
         return re, im
 
-    def gradient(self, ctx, comp, inst, tag):
+    def gradient(self, ctx, comp, inst, tag, weight=None):
+        """With ``weight`` (the event form only), value and derivatives times
+        that real factor (which must not depend on parameters)."""
         if self._event_form(comp):
-            return self._event_gradient(ctx, comp, inst, tag)
+            return self._event_gradient(ctx, comp, inst, tag, weight)
         m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
         names = [ctx.var(f"{tag}_{x}") for x in ("re", "im", "dm_re", "dm_im", "dg_re", "dg_im",
                                                     "dr_re", "dr_im")]

@@ -570,6 +570,47 @@ class IsobarModel:
                             parent_form_factor=c["parent_form_factor"], **kw)
         return m
 
+    def freeze(self, names=None):
+        """A copy of the model with parameters turned into constants.
+
+        The copy's compiled density has no gradient rows for them and skips
+        their derivatives (a model compiled for one configuration of free
+        parameters, for example masses and widths fixed in a fit); their
+        values stay settable through ``constants=``.
+
+        Parameters
+        ----------
+        names : iterable of str, optional
+            Parameters to freeze; default: those declared ``fixed=True``.
+
+        Returns
+        -------
+        IsobarModel
+
+        Raises
+        ------
+        ValueError
+            A name that is not a parameter of the model.
+        """
+        params = {p.name: p for p in self.parameters()}
+        if names is None:
+            names = [n for n, p in params.items() if p.fixed]
+        names = set(names)
+        unknown = names - set(params)
+        if unknown:
+            raise ValueError(f"model {self.name!r}: cannot freeze {sorted(unknown)}, not "
+                             f"parameters of the model")
+
+        def walk(x):
+            if isinstance(x, dict):
+                if x.get("kind") == "parameter" and x.get("name") in names:
+                    return {"kind": "constant", "name": x["name"], "value": x["value"]}
+                return {k: walk(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [walk(v) for v in x]
+            return x
+        return IsobarModel.from_dict(walk(self.to_dict()))
+
     def save(self, path):
         """Write the model and its starting values as JSON (or YAML for
         ``.yaml``/``.yml``, with PyYAML installed)."""
