@@ -1,9 +1,10 @@
 """The CLEO model of D0 -> K- pi+ pi0 (paper section 3) declared with vecampfit.isobar.
 
 The same model as signal_density.pyx and model.py, with the same parameter
-names and starting values (parameters_signal.dat): Breit-Wigner amplitudes
-without phase-space factor, parent form factor normalized at m0 (omitted
-for rho(1700)+, whose m0 lies above the D0 threshold), Zemach spin factors.
+names and starting values (parameters_signal.dat) and the example's event
+branches: Breit-Wigner amplitudes without phase-space factor, parent form
+factor normalized at m0 (omitted for rho(1700)+, whose m0 lies above the D0
+threshold), Zemach spin factors.
 """
 from vecampfit.isobar import IsobarModel, Parameter, Polar
 
@@ -23,7 +24,8 @@ def build(pdg_edition=2024):
     """The model (masses from vecampfit.particle_data of ``pdg_edition``)."""
     model = IsobarModel("D0", ["K-", "pi+", "pi0"], pdg_edition=pdg_edition, labels={"D0": "D"},
                         spin_factor="zemach", parent_form_factor="normalized",
-                        parent_radius=Parameter("D_R", 5.0), name="D0 -> K- pi+ pi0 (CLEO)")
+                        parent_radius=Parameter("D_R", 5.0), name="D0 -> K- pi+ pi0 (CLEO)",
+                        momenta=("km_momentum", "pip_momentum", "pi0_momentum"))
     for key, pair, spin, mass, width, magnitude, phase, label in RESONANCES:
         model.add_resonance(key, pair, spin, mass=mass, width=width, radius=1.5, label=label,
                             coupling=Polar(magnitude, phase),

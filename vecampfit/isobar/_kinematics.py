@@ -123,7 +123,9 @@ def dalitz_from_records(records, variables, momenta, parent_mass, masses):
     records : dict of array_like
         Either the branches named in ``variables`` (squared masses of two
         pairs) or those named in ``momenta`` (four-momenta (n, 4) as
-        (px, py, pz, E)).
+        (px, py, pz, E), from which the squared masses of the two pairs of
+        ``variables`` are computed).  The third squared mass follows from
+        the sum rule.
     variables : dict
         Branch name -> (i, j) pair of daughter indices (two pairs).
     momenta : sequence of str or None
@@ -143,11 +145,12 @@ def dalitz_from_records(records, variables, momenta, parent_mass, masses):
             if x.ndim != 2 or x.shape[1] != 4:
                 raise ValueError(f"branch {name!r} must hold four-momenta (n, 4), got shape "
                                  f"{x.shape}")
+        # The two pairs of ``variables`` from the momenta, the third from
+        # m12^2 + m13^2 + m23^2 = M^2 + m1^2 + m2^2 + m3^2 (below).
         s = {}
-        for i, j in ((0, 1), (0, 2), (1, 2)):
+        for i, j in variables.values():
             t = p[i] + p[j]
-            s[(i, j)] = t[:, 3] ** 2 - t[:, 0] ** 2 - t[:, 1] ** 2 - t[:, 2] ** 2
-        return s
+            s[key(i, j)] = t[:, 3] ** 2 - t[:, 0] ** 2 - t[:, 1] ** 2 - t[:, 2] ** 2
     else:
         want = sorted(variables) + ([f"or {sorted(momenta)}"] if momenta else [])
         raise KeyError(f"event records need the branches {want} (have {sorted(records)})")
