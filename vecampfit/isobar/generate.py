@@ -94,7 +94,7 @@ def generate_events(model, n_events, params=None, constants=None, *, compiled=No
         sample = generation.phase_space(mp, masses, batch_size, rng)
         first = density(variables(dict(zip(branches, sample.momenta))))
         maximum = 1.5 * float(np.max(first))
-    while True:
+    for restart in range(30):
         try:
             momenta = generation.generate_events(density, mp, masses, n_events, names=branches,
                                                  variables=variables, maximum=maximum, seed=rng,
@@ -104,6 +104,9 @@ def generate_events(model, n_events, params=None, constants=None, *, compiled=No
             if "above the assumed maximum" not in str(e):
                 raise
             maximum = 1.2 * float(str(e).split("reaches ")[1].split(",")[0])
+    else:
+        raise ValueError(f"{model.name}: the density kept exceeding the assumed maximum over 30 "
+                         f"restarts (last maximum {maximum!r}); is it bounded?  Pass maximum=")
     out = {b: np.asarray(momenta[b], dtype=momentum_dtype) for b in branches}
     out.update(_squared_masses(model, {b: np.asarray(momenta[b]) for b in branches}, branches))
     if path is not None:
