@@ -1,7 +1,8 @@
 """The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
 vecampfit.isobar (examples/*/isobar_model.py) against the hand-written
-densities of the examples: values and gradients in float64 at several
-vector lengths, on the examples' events and at random parameter points."""
+densities of the examples: values and gradients in float64 at L = 1, 4, 8
+(every length in the slow test), on the examples' events and at random
+parameter points."""
 
 import importlib.util
 import os
@@ -65,7 +66,7 @@ def dz(model_cache):
     common = _load(DZ, "common", "dz_common")
     hand_model = _load(DZ, "model", "dz_model")
     isobar_model = _load(DZ, "isobar_model", "dz_isobar_model")
-    lengths = ALL_LENGTHS if os.environ.get("VECAMPFIT_SLOW_TESTS") else LENGTHS
+    lengths = LENGTHS
     hand = common.compile_models(lengths, build_dir=model_cache)
     gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
                                        build_dir=model_cache)
@@ -171,7 +172,7 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
 def g3k(model_cache):
     g = _load(G3K, "genfit3k", "g3k_genfit3k")
     isobar_model = _load(G3K, "isobar_model", "g3k_isobar_model")
-    lengths = ALL_LENGTHS if os.environ.get("VECAMPFIT_SLOW_TESTS") else LENGTHS
+    lengths = LENGTHS
     hand = g.compile_density(lengths, build_dir=model_cache)
     gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
                                        build_dir=model_cache)
@@ -241,3 +242,29 @@ def test_dz_generated_events_in_the_example_layout(dz, tmp_path):
     assert np.mean(vh) > 1.5 * np.average(
         gen.evaluate(gen.event_buffer(dz["records"], records=True),
                      [x[n] for n in gen.parameters]), weights=dz["weights"])
+
+
+@pytest.mark.slow
+def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
+    extra = [length for length in ALL_LENGTHS if length not in LENGTHS]
+    common, hm = dz["common"], dz["hand_model"]
+    hand = common.compile_models(extra, build_dir=model_cache)
+    gen = dz["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
+                                  build_dir=model_cache)
+    names = hm.parameter_names()
+    x = np.array([hm.default_parameters()[n] for n in names])
+    g = g3k["g"]
+    g_hand = g.compile_density(extra, build_dir=model_cache)
+    g_gen = g3k["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
+                                     build_dir=model_cache)
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    gx = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    for length in extra:
+        h = common.signal_density(hand, length, "float64")
+        d = gen.density("float64", length)
+        _compare(h, d, h.event_buffer(dz["records"], records=True),
+                 d.event_buffer(dz["records"], records=True), names, x)
+        h = g.signal_density(g_hand[length], "float64", g.masses(), norm)
+        d = g_gen.density("float64", length, constants={f"N_{k}": v for k, v in norm.items()})
+        _compare(h, d, h.event_buffer(g3k["records"], records=True),
+                 d.event_buffer(g3k["records"], records=True), list(g.PARAMETER_NAMES), gx)

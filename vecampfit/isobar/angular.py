@@ -47,9 +47,25 @@ class RealFactor:
         return comp.spin > 0
 
     def check(self, comp, model):
+        """Raise ValueError naming the resonance if the spin is not supported."""
         if comp.spin > self.max_spin:
             raise ValueError(f"resonance {comp.key!r}: the {self.kind} {self.name!r} supports "
                              f"spin 0..{self.max_spin}, not {comp.spin}")
+
+    def fill(self, ctx, comp):
+        """Emit the parameter-buffer lines (double precision) through ``ctx``."""
+
+    def value(self, ctx, comp, inst, tag):
+        """Emit the lines of one event; return the local name of the value."""
+        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+
+    def gradient(self, ctx, comp, inst, tag):
+        """Emit value and derivative lines; return ``value, {role: derivative}``."""
+        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+
+    def numpy(self, kin, comp, inst, values):
+        """The real factor in numpy (``values``: quantity name -> value)."""
+        raise NotImplementedError
 
 
 class ZemachSpinFactor(RealFactor):

@@ -43,7 +43,24 @@ class Lineshape:
         """Raise ValueError naming the resonance if it cannot be built."""
 
     def extra_roles(self, comp):
+        """Roles filled by the model rather than by the user (none by default)."""
         return ()
+
+    def fill(self, ctx, comp):
+        """Emit the parameter-buffer lines (double precision) through ``ctx``."""
+        raise NotImplementedError
+
+    def value(self, ctx, comp, inst, tag):
+        """Emit the lines of one event; return the (re, im) local names."""
+        raise NotImplementedError
+
+    def gradient(self, ctx, comp, inst, tag):
+        """Emit value and derivative lines; return ``(re, im), {role: (d_re, d_im)}``."""
+        raise NotImplementedError
+
+    def numpy(self, kin, comp, inst, values):
+        """The complex lineshape in numpy (``values``: quantity name -> value)."""
+        raise NotImplementedError
 
     def takes_weight(self, comp):
         """True if ``value(..., weight=w)`` multiplies a real factor ``w`` in
@@ -57,6 +74,7 @@ class Lineshape:
         return None
 
     def to_dict(self):
+        """Plain-data form (for the model's description)."""
         return {"name": self.name}
 
 
@@ -150,6 +168,7 @@ class BreitWignerNoPhaseSpace(Lineshape):
 
     # -- the event form ---------------------------------------------------
     def takes_weight(self, comp):
+        """True in the event form (constant radius)."""
         return self._event_form(comp)
 
     def event_factor(self, comp):

@@ -105,6 +105,7 @@ class Component:
         return out
 
     def describe(self):
+        """One line: key, label, pair, spin and pieces (the generated source's comments)."""
         if self.lineshape is None:
             return f"{self.key}: {self.label}, constant"
         parts = [self.lineshape.name] + [f.name for f in self.factors]
@@ -227,12 +228,15 @@ class IsobarModel:
 
     @property
     def parent_mass(self):
+        """Default parent mass (GeV)."""
         return self.mass_constant("parent").value
 
     def daughter_mass(self, index):
+        """Default mass (GeV) of daughter ``index``."""
         return self.mass_constant(index).value
 
     def decay_description(self):
+        """``name: parent -> daughters``."""
         return f"{self.name}: {self.parent_name} -> {' '.join(self.daughter_names)}"
 
     # ------------------------------------------------------------------
@@ -767,6 +771,8 @@ class IsobarModel:
         return generate(self)[0]
 
     def layout(self):
+        """Names, event fields (with their numpy functions) and buffer slots of
+        the generated module (``vecampfit.isobar._generator.Layout``)."""
         from ._generator import generate
         return generate(self)[1]
 
@@ -840,6 +846,7 @@ class CompiledIsobarModel:
 
     @property
     def parameters(self):
+        """The compiled density's parameter names, in its order."""
         return tuple(self._layout.parameters)
 
     def _module(self, vector_length):

@@ -85,9 +85,11 @@ class Constant:
         self.value = _finite(value, f"constant {name!r}: value")
 
     def same_as(self, other):
+        """True if ``other`` declares the same constant (name and value)."""
         return isinstance(other, Constant) and self.to_dict() == other.to_dict()
 
     def to_dict(self):
+        """Plain-data form (for the model's JSON/YAML description)."""
         return {"kind": "constant", "name": self.name, "value": self.value}
 
     def __repr__(self):
@@ -156,6 +158,7 @@ class Cartesian:
 
     @staticmethod
     def value(parts, n=1.0):
+        """Complex coupling from the numeric parts (dict role -> value)."""
         return n * complex(parts["re"], parts["im"])
 
 
