@@ -520,3 +520,36 @@ def test_freeze_turns_parameters_into_constants(coverage, model_cache):
     np.testing.assert_allclose(ga, gb[rows], rtol=1e-10, atol=1e-12 * np.max(np.abs(gb)))
     with pytest.raises(ValueError, match="cannot freeze"):
         m.freeze(["NOPE"])
+
+
+@pytest.mark.slow
+def test_fit_recovers_the_generated_couplings(dplus):
+    """Events generated from the model, fitted with the compiled density through
+    the fitter's likelihood: the couplings come back within their errors."""
+    from iminuit import Minuit
+
+    from vecampfit.fitter import Likelihood
+    from vecampfit.isobar import generate_events
+    m, compiled = dplus
+    data = generate_events(m, 8000, seed=31, compiled=compiled)
+    mc = generation.generate_events(None, M_D, [M_K, M_PI, M_PI], 100_000, seed=32,
+                                    names=["k", "pa", "pb"])
+    mc = {"m2_km_pip1": _minv2(mc["k"] + mc["pa"]), "m2_km_pip2": _minv2(mc["k"] + mc["pb"])}
+    truth = m.values()
+    free = ["K0ST_RE", "K0ST_IM", "KST2_A", "KST2_P"]
+    start = dict(truth, K0ST_RE=0.6, K0ST_IM=-0.2, KST2_A=0.7, KST2_P=40.0)
+    table = m.parameter_table(start)
+    likelihood = Likelihood(table, vector_length=4)
+    point = likelihood.add_point(compiled.density("float64", 4))
+    point.add_data({k: data[k] for k in m.variables})
+    point.add_normalization_events(mc)
+    fit = Minuit(likelihood, *likelihood.initial_values, grad=likelihood.grad)
+    for name in table.names:
+        fit.fixed[name] = name not in free
+    fit.migrad()
+    fit.hesse()
+    assert fit.valid
+    for name in free:
+        pull = (fit.values[name] - truth[name]) / fit.errors[name]
+        print(name, fit.values[name], fit.errors[name], truth[name])
+        assert abs(pull) < 4, (name, fit.values[name], fit.errors[name], truth[name])
