@@ -797,7 +797,7 @@ class IsobarModel:
             Where the source ``<name>.pyx`` is written (and kept, for the user
             to read); default ``<compile cache>/isobar``.
         name : str, optional
-            Module name; default from the model name.
+            Module name; default from the model name and a digest of the source.
         **options
             Passed to :func:`vecampfit.model_compiler.compile_model`.
 
@@ -808,9 +808,12 @@ class IsobarModel:
         from vecampfit.model_compiler import compile_model, default_cache_dir
         text = self.source()
         if name is None:
+            # The model's name and the source's digest: two models never share a file.
+            import hashlib
             name = "isobar_" + "".join(ch if ch.isalnum() else "_" for ch in self.name).strip("_")
             while "__" in name:
                 name = name.replace("__", "_")
+            name += "_" + hashlib.sha256(text.encode()).hexdigest()[:10]
         directory = directory or os.path.join(options.get("build_dir") or default_cache_dir(),
                                               "isobar")
         os.makedirs(directory, exist_ok=True)
