@@ -10,9 +10,15 @@ read after the events are loaded from a ROOT file and the fit prepared:
   the example's signal fit: the compiled signal density (9 fields) and the
   background polynomial (2 fields), float64.
 
-The resident memory of the process before loading (interpreter, numpy,
-uproot, compiled models) is the constant; the figure of merit is
-``(peak - before) / buffers``.  Writes ``benchmarks/results/memory.md``::
+Each case runs twice: keeping every event of the file, and keeping every
+second one (the same chunks are read from the file, half the events are
+stored).  The growth of the peak over the memory before loading is
+``a * buffers + c``: ``c`` is what does not depend on the number of events
+(the interpreter, the libraries, one chunk being read and converted,
+bounded by the ``step_size`` of the reading), ``a`` is the cost of the
+events themselves, measured as the difference of the two runs divided by
+the difference of their buffers (target: at most 1.3).  Writes
+``benchmarks/results/memory.md``::
 
     python benchmarks/bench_memory.py [--one-field 10000000] [--d0 5000000]
 """
@@ -35,14 +41,15 @@ def rss(key):
     with open("/proc/self/status") as f:
         return [int(l.split()[1]) * 1024 for l in f if l.startswith(key + ":")][0]
 
-case, path, cache = sys.argv[1], sys.argv[2], sys.argv[3]
+case, path, cache, every = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[5])
+thin = None if every == 1 else (lambda arrays: {k: v[::every] for k, v in arrays.items()})
 import uproot  # noqa: F401  (imported before the baseline, as a fit does)
 from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
 if case == "one-field":
     lk = Likelihood(ParameterTable([Parameter("a", 0.5, 0.1)]), vector_length=8)
     pt = lk.add_point(Density(lambda ev, p: 1 + p[0] * ev["x"], parameters=["a"],
                               event_fields=["x"]), normalization="none")
-    load = lambda: pt.load_data_file(path, "tree", ["x"])
+    load = lambda: pt.load_data_file(path, "tree", ["x"], map_records=thin)
 else:
     sys.path.insert(0, sys.argv[4])
     import common
@@ -54,7 +61,7 @@ else:
     pt.add_background(common.background_density(models, 8, "float64"),
                       common.BACKGROUND_FRACTION,
                       read_parameter_file(os.path.join(sys.argv[4], "parameters_background.dat")))
-    load = lambda: pt.load_data_file(path, common.TREE, list(common.BRANCHES))
+    load = lambda: pt.load_data_file(path, common.TREE, list(common.BRANCHES), map_records=thin)
 before = rss("VmRSS")
 load()
 loaded = rss("VmHWM")
@@ -67,8 +74,8 @@ print("BENCH", json.dumps(dict(events=pt.data_events.n_events, before=before, lo
 """
 
 
-def run(case, path, cache):
-    out = subprocess.run([sys.executable, "-c", CHILD, case, path, cache, EXAMPLE],
+def run(case, path, cache, every):
+    out = subprocess.run([sys.executable, "-c", CHILD, case, path, cache, EXAMPLE, str(every)],
                          capture_output=True, text=True, check=True)
     line = [x for x in out.stdout.splitlines() if x.startswith("BENCH ")][-1]
     return json.loads(line[6:])
@@ -98,21 +105,29 @@ def main(argv=None):
                        "--background-events", "1000", "--seed", "1"])
     cache = args.model_cache or ""
     rows = []
+    mb = 1 / 2 ** 20
     for case, path in (("one-field", one), ("d0", d0)):
-        r = run(case, path, cache or os.path.join(args.directory, "models"))
-        mb = 1 / 2 ** 20
-        growth = (r["prepared"] - r["before"]) / r["buffers"]
-        rows.append(f"| {case} | {r['events']:,} | {r['buffers'] * mb:.0f} | {r['before'] * mb:.0f} "
-                    f"| {r['loaded'] * mb:.0f} | {r['prepared'] * mb:.0f} | {growth:.2f} |")
-        print(rows[-1], flush=True)
+        cache_dir = cache or os.path.join(args.directory, "models")
+        half, full = run(case, path, cache_dir, 2), run(case, path, cache_dir, 1)
+        slope = ((full["prepared"] - full["before"]) - (half["prepared"] - half["before"])) / \
+            (full["buffers"] - half["buffers"])
+        for r in (half, full):
+            growth = r["prepared"] - r["before"]
+            rows.append(f"| {case} | {r['events']:,} | {r['buffers'] * mb:.0f} | "
+                        f"{r['before'] * mb:.0f} | {r['loaded'] * mb:.0f} | "
+                        f"{r['prepared'] * mb:.0f} | {growth / r['buffers']:.2f} | "
+                        f"{slope:.2f} | {(growth - slope * r['buffers']) * mb:.0f} |")
+            print(rows[-1], flush=True)
     text = ("# Memory of loading events\n\n"
             f"Measured by `python benchmarks/bench_memory.py --one-field {args.one_field} --d0 "
             f"{args.d0}` on {platform.processor() or platform.machine()}; MiB; 'before' is the "
             "resident memory before loading (interpreter, libraries, compiled models), "
             "'loaded' and 'prepared' the peak (VmHWM) after loading and after preparing the "
-            "fit; the last column is (prepared - before) / buffers.\n\n"
+            "fit; growth = prepared - before = a * buffers + c, with a from the two runs of a "
+            "case (every event, every second event of the same file).\n\n"
             "| case | events | event buffers | before | peak loaded | peak prepared | "
-            "growth / buffers |\n|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+            "growth / buffers | a | c |\n|---|---|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
     if args.output:
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         with open(args.output, "w") as f:

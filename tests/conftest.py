@@ -32,3 +32,14 @@ def models_dir():
 # Reference implementations shared by several test modules (tests/*_reference.py)
 # are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from example_modules import use_example  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _example_imports(request):
+    """Before each test of a module that names its EXAMPLE folder, sibling
+    imports (``import fit_signal`` inside a test) resolve to that example."""
+    folder = getattr(request.module, "EXAMPLE", None)
+    if folder:
+        use_example(folder)

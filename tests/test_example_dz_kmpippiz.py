@@ -9,8 +9,10 @@ import pytest
 from vecampfit.fitter import Density
 from vecampfit.model_compiler import compile_model
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import common  # noqa: E402
 import model  # noqa: E402
 
@@ -225,3 +227,56 @@ def test_programs_have_help(program):
                           capture_output=True, text=True, cwd=str(EXAMPLE))
     assert proc.returncode == 0, proc.stderr
     assert "--directory" in proc.stdout
+
+
+def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
+    """The CLEO model's components: with only magnitudes, phases and the
+    background fraction free, the cached likelihood and its gradient equal
+    the full path's (1e-10), and the signal fit ends at the same values (1e-4
+    of the errors)."""
+    import fit_signal
+    import generate
+    d = str(tmp_path)
+    generate.main(["--directory", d, "--events", "3000", "--mc-events", "30000",
+                   "--background-events", "0", "--seed", "8"])
+    results = {}
+    for cache in ("never", "auto"):
+        f = fit_signal.build(fit_signal_args(d, model_cache))
+        f.likelihood.cache = cache
+        free = fit_signal.names("A") + fit_signal.names("P") + [common.BACKGROUND_FRACTION]
+        f.likelihood.free_parameters = free
+        x = f.initial_values.copy()
+        results[cache, "F"] = f.evaluate(x, gradient=True)
+        # Converged well below the errors, so that the two minima can be compared at 1e-4.
+        f.minuit.tol = 1e-6
+        fit_signal.run_sequence(f, fit_signal_namespace())
+        assert f.minuit.valid
+        results[cache] = (f.values, f.errors)
+        idx = [f.parameter_index(n) for n in free]
+    (v0, g0), (v1, g1) = results["never", "F"], results["auto", "F"]
+    grel = np.max(np.abs(g1[idx] - g0[idx])) / np.max(np.abs(g0[idx]))
+    print(f"F {v0:.12g}: cached relative difference {abs(v1 / v0 - 1):.1e}, gradient {grel:.1e}")
+    assert abs(v1 / v0 - 1) < 1e-10 and grel < 1e-8
+    (x0, e0), (x1, e1) = results["never"], results["auto"]
+    ok = e0 > 0
+    print(f"largest difference of fitted values: {np.max(np.abs(x1 - x0)[ok] / e0[ok]):.1e} errors")
+    assert np.all(np.abs(x1 - x0)[ok] < 1e-4 * e0[ok])
+
+
+def fit_signal_namespace(**kw):
+    import argparse
+    d = dict(no_background=False, release_masses=False, release_widths=False)
+    d.update(kw)
+    return argparse.Namespace(**d)
+
+
+def fit_signal_args(directory, model_cache):
+    import fit_signal
+    p = common.add_fit_options(common.parser("test"))
+    p.add_argument("--pseudoexperiment", type=int, default=-1)
+    p.add_argument("--grid-integration", type=int, default=0)
+    for flag in ("--weighted-mc", "--numpy", "--no-background", "--quiet"):
+        p.add_argument(flag, action="store_true")
+    del fit_signal
+    return p.parse_args(["--directory", directory, "--model-cache", model_cache, "--seed", "4",
+                         "--quiet"])

@@ -14,9 +14,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "laura_genfit3k")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import fit3k  # noqa: E402
 import generate3k  # noqa: E402
 import genfit3k  # noqa: E402
@@ -436,3 +438,33 @@ def test_pseudoexperiment_pulls(tmp_path, setup):
     # Fit fractions: sum close to 1 (little interference), each about 1/3.
     ff = np.array([[r["fit_fractions"][c] for c in genfit3k.COMPONENTS] for r in results])
     assert np.all(np.abs(ff.mean(axis=0) - 1 / 3) < 0.03)
+
+
+def test_cached_fit_equals_the_full_fit(setup):
+    """The model's components (phi, f'2, non-resonant): with only the
+    coefficients free, the cached likelihood equals the full one (1e-10) and
+    the fit ends at the same values (1e-4 of the errors)."""
+    m13, m23 = genfit3k.read_events(genfit3k.LAURA_TOYS, 2)
+    out = {}
+    for cache in ("never", "auto"):
+        f = setup.fitter(m13, m23)
+        f.likelihood.cache = cache
+        f.fix_all()
+        f.release(list(genfit3k.COEFFICIENTS))
+        x = f.initial_values.copy()
+        f.likelihood.free_parameters = list(genfit3k.COEFFICIENTS)
+        out[cache, "F"] = f.evaluate(x, gradient=True)
+        f.minuit.tol = 1e-6
+        f.migrad()
+        f.hesse()
+        assert f.minuit.valid
+        out[cache] = (f.values, f.errors)
+    (v0, g0), (v1, g1) = out["never", "F"], out["auto", "F"]
+    idx = [genfit3k.PARAMETER_NAMES.index(n) for n in genfit3k.COEFFICIENTS]
+    print(f"F {v0:.12g}, cached relative difference {abs(v1 / v0 - 1):.1e}; gradient "
+          f"{np.max(np.abs(g1[idx] - g0[idx])) / np.max(np.abs(g0[idx])):.1e}")
+    assert abs(v1 / v0 - 1) < 1e-10
+    np.testing.assert_allclose(g1[idx], g0[idx], rtol=1e-8, atol=1e-9 * np.abs(g0[idx]).max())
+    (x0, e0), (x1, e1) = out["never"], out["auto"]
+    free = e0 > 0
+    assert np.all(np.abs(x1 - x0)[free] < 1e-4 * e0[free])

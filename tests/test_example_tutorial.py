@@ -7,9 +7,11 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example  # noqa: E402
+
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "tutorial")
-sys.path.insert(0, EXAMPLE)
+use_example(EXAMPLE)
 import fit_peak  # noqa: E402
 
 

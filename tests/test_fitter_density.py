@@ -40,10 +40,12 @@ def test_from_model_reads_what_the_module_declares(protocol):
     assert Density.from_model(protocol, "float32", model="scaled", vector_length=8).vector_length == 8
     with pytest.raises(DensityError, match=r"vector lengths \[4, 8\]: give vector_length="):
         Density.from_model(protocol, "float64", model="scaled")
-    with pytest.raises(DensityError, match="exports the models .*choose one with model="):
+    with pytest.raises(DensityError, match=r"holds the models \[.*'scaled'\]: give model="):
         Density.from_model(protocol[4], "float64")
-    with pytest.raises(DensityError, match="has no model 'gauss'"):
+    with pytest.raises(DensityError, match="holds no model 'gauss'"):
         Density.from_model(protocol[4], "float64", model="gauss")
+    with pytest.raises(DensityError, match="holds no vector_length 16"):
+        Density.from_model(protocol, "float64", model="scaled", vector_length=16)
     with pytest.raises(DensityError, match="offers precision.*not 'float16'"):
         Density.from_model(protocol[4], "float16", model="scaled")
     with pytest.raises(DensityError, match="does not define vecampfit_model"):
@@ -94,6 +96,15 @@ def test_evaluate_gradient_and_parameter_buffer(protocol):
         d.evaluate({"x": X}, [0.3, 1.0])
     with pytest.raises(EventBufferError, match="needs event field 'x'"):
         d.evaluate({"y": X}, [0.3])
+    # A buffer laid out for another vector length or precision is refused
+    # (the density would read beyond its blocks).
+    other = Density.from_model(protocol[4], "float64", model="scaled").event_buffer({"x": X})
+    with pytest.raises(DensityError, match="laid out for float64 L=4, the density is compiled "
+                                           "for float64 L=8"):
+        d.evaluate(other, [0.3])
+    single = Density.from_model(protocol[8], "float32", model="scaled").event_buffer({"x": X})
+    with pytest.raises(DensityError, match="laid out for float32 L=8"):
+        d.evaluate(single, [0.3])
 
 
 @pytest.mark.parametrize("model,gradient,message", [

@@ -1,28 +1,11 @@
-# Kernels behind vecampfit.geometry: the block routines of geometry.pxd over
-# whole arrays, in blocks of VECTOR_LENGTH with a padded tail block.
+# Kernels behind vecampfit.geometry: azimuthal_angle_difference of
+# geometry.pxd over whole arrays (generated during the build from
+# tools/block_routines.py, see tools/generate_block_wrappers.py) and its
+# scalar version in each precision.
 
-from cython cimport floating
+include "vecampfit/_geometry_blocks.pxi"
 
-from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.geometry cimport azimuthal_angle_difference, azimuthal_angle_difference_scalar
-
-
-def azimuthal_angle_difference_kernel(const floating[::1] phi1, const floating[::1] phi2,
-                                      floating[::1] out):
-    cdef Py_ssize_t nb, n = phi1.shape[0], b, i, m
-    cdef floating ab[VECTOR_LENGTH]
-    cdef floating bb[VECTOR_LENGTH]
-    cdef floating ob[VECTOR_LENGTH]
-    with nogil:
-        for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
-            b = nb * VECTOR_LENGTH
-            m = min(<Py_ssize_t>VECTOR_LENGTH, n - b)
-            for i in range(VECTOR_LENGTH):
-                ab[i] = phi1[b + i] if i < m else 0
-                bb[i] = phi2[b + i] if i < m else 0
-            azimuthal_angle_difference(ob, ab, bb)
-            for i in range(m):
-                out[b + i] = ob[i]
+from vecampfit.geometry cimport azimuthal_angle_difference_scalar
 
 
 def scalar64(double phi1, double phi2):

@@ -1,11 +1,12 @@
-# The C library's sqrt, fabs and copysign for the fused type ``floating``:
+# The C library's sqrt, fabs, copysign and atan2 for the fused type ``floating``:
 # the float versions (sqrtf, ...) for float, the double versions for double,
 # so that a float32 routine never computes in double.  Private: shared by
 # vecampfit's block-routine declarations (complex_vector, kinematics,
-# high_energy_physics, mathematical_functions); models use those modules.
+# high_energy_physics, mathematical_functions, quantum_mechanics, vector3);
+# models use those modules.
 
 from cython cimport floating
-from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf
+from libc.math cimport sqrt, sqrtf, fabs, fabsf, copysign, copysignf, atan2, atan2f
 
 
 cdef inline floating _sqrt(floating x) noexcept nogil:
@@ -27,3 +28,10 @@ cdef inline floating _copysign(floating x, floating y) noexcept nogil:
         return copysignf(x, y)
     else:
         return copysign(x, y)
+
+
+cdef inline floating _atan2(floating y, floating x) noexcept nogil:
+    if floating is float:
+        return atan2f(y, x)
+    else:
+        return atan2(y, x)

@@ -30,13 +30,15 @@ __all__ = [
     "sqrt_physical", "sqrt_unphysical", "sum",
 ]
 
-_OPS = {name: code for code, name in enumerate((
+# Each operation is the block routine of complex_vector.pxd of that name, over
+# arrays: _KERNELS[name](a_re, a_im, *second_operand, out_re[, out_im]).
+_KERNELS = {name: getattr(_k, name + "_kernel") for name in (
     "add", "subtract", "multiply", "divide", "add_real", "subtract_real", "multiply_real",
     "add_real_scalar", "subtract_real_scalar", "multiply_real_scalar", "add_complex_scalar",
     "subtract_complex_scalar", "multiply_complex_scalar", "negate", "inverse", "conjugate",
     "sqrt_physical", "sqrt_unphysical", "multiply_add", "multiply_add_real",
     "multiply_add_complex_scalar", "absolute_value", "absolute_value_squared",
-))}
+)}
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64),
          np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
@@ -97,32 +99,29 @@ def _binary(name, a, b, addend=None):
     except ValueError as exc:
         raise ValueError("operand shapes do not broadcast: " + ", ".join(str(s) for s in shapes)) from exc
     a_re, a_im = _parts(a_arr, real, shape)
-    empty = np.zeros(0, real)
-    zero = real.type(0)
     if scalar_b:
         kind = "complex_scalar" if np.iscomplexobj(b_arr) else "real_scalar"
         op = name if name == "divide" else f"{name}_{kind}"
         if name == "divide":
             # Division by a scalar: multiply by its inverse (one rounding more).
             inv = 1 / complex(b_arr)
-            op, s_re, s_im = "multiply_complex_scalar", real.type(inv.real), real.type(inv.imag)
+            op, second = "multiply_complex_scalar", (real.type(inv.real), real.type(inv.imag))
+        elif kind == "complex_scalar":
+            second = (real.type(np.real(b_arr)), real.type(np.imag(b_arr)))
         else:
-            s_re, s_im = real.type(np.real(b_arr)), real.type(np.imag(b_arr))
-        b_re = b_im = empty
+            second = (real.type(np.real(b_arr)),)
     elif b_arr.dtype.kind == "f" and name != "divide":
         op = f"{name}_real"
-        b_re = np.ascontiguousarray(np.broadcast_to(b_arr, shape), dtype=real).ravel()
-        b_im, s_re, s_im = empty, zero, zero
+        second = (np.ascontiguousarray(np.broadcast_to(b_arr, shape), dtype=real).ravel(),)
     else:
         op = name
-        b_re, b_im = _parts(b_arr, real, shape)
-        s_re = s_im = zero
+        second = _parts(b_arr, real, shape)
     if addend is not None:
         out_re, out_im = _parts(addend_arr, real, shape)
         out_re, out_im = out_re.copy(), out_im.copy()
     else:
         out_re, out_im = np.empty_like(a_re), np.empty_like(a_im)
-    _k.apply(_OPS[op], a_re, a_im, b_re, b_im, s_re, s_im, out_re, out_im)
+    _KERNELS[op](a_re, a_im, *second, out_re, out_im)
     return _join(out_re, out_im, shape)
 
 
@@ -138,8 +137,7 @@ def _unary(name, a, real_result=False):
     real = _REAL[a_arr.dtype]
     re, im = _parts(a_arr, real, a_arr.shape)
     out_re, out_im = np.empty_like(re), np.empty_like(im)
-    zero = real.type(0)
-    _k.apply(_OPS[name], re, im, re[:0], im[:0], zero, zero, out_re, out_im)
+    _KERNELS[name](re, im, out_re, *(() if real_result else (out_im,)))
     return out_re.reshape(a_arr.shape) if real_result else _join(out_re, out_im, a_arr.shape)
 
 

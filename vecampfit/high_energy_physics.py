@@ -107,7 +107,7 @@ def blatt_weisskopf(q, r, l):
     (q,), shape, dtype = _arrays(q=q)
     r = _check_scalar(r, "r", non_negative=True)
     out = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), dtype.type(1), _check_l(l), 0, out, out)
+    _k.blatt_weisskopf_kernel(q, dtype.type(r), _check_l(l), out)
     return out.reshape(shape)
 
 
@@ -130,7 +130,7 @@ def blatt_weisskopf_squared(q, r, l):
     (q,), shape, dtype = _arrays(q=q)
     r = _check_scalar(r, "r", non_negative=True)
     out = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), dtype.type(1), _check_l(l), 1, out, out)
+    _k.blatt_weisskopf_squared_kernel(q, dtype.type(r), _check_l(l), out)
     return out.reshape(shape)
 
 
@@ -216,7 +216,7 @@ def blatt_weisskopf_ratio(q, q0, r, l):
     r = _check_scalar(r, "r", non_negative=True)
     l = _check_l(l)
     out = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, 2, out, out)
+    _k.blatt_weisskopf_ratio_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, out)
     return out.reshape(shape)
 
 
@@ -242,7 +242,7 @@ def blatt_weisskopf_ratio_squared(q, q0, r, l):
     r = _check_scalar(r, "r", non_negative=True)
     l = _check_l(l)
     out = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, 3, out, out)
+    _k.blatt_weisskopf_ratio_squared_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, out)
     return out.reshape(shape)
 
 
@@ -271,7 +271,7 @@ def blatt_weisskopf_gradient(q, r, l):
     r = _check_scalar(r, "r", non_negative=True)
     out = np.empty_like(q)
     d_dr = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), dtype.type(1), _check_l(l), 4, out, d_dr)
+    _k.blatt_weisskopf_gradient_kernel(q, dtype.type(r), _check_l(l), out, d_dr)
     return out.reshape(shape), d_dr.reshape(shape)
 
 
@@ -295,7 +295,7 @@ def covariant_factor_j(f, j):
     """
     (f,), shape, _ = _arrays(f=f)
     out = np.empty_like(f)
-    _k.legendre_kernel(f, _check_l(j, "j", MAX_COVARIANT_SPIN), 2, out)
+    _k.covariant_factor_j_kernel(f, _check_l(j, "j", MAX_COVARIANT_SPIN), out)
     return out.reshape(shape)
 
 
@@ -318,7 +318,7 @@ def legendre(x, l):
     """
     (x,), shape, _ = _arrays(x=x)
     out = np.empty_like(x)
-    _k.legendre_kernel(x, _check_l(l), 0, out)
+    _k.legendre_kernel(x, _check_l(l), out)
     return out.reshape(shape)
 
 
@@ -342,7 +342,7 @@ def legendre_laura(x, l):
     """
     (x,), shape, _ = _arrays(x=x)
     out = np.empty_like(x)
-    _k.legendre_kernel(x, _check_l(l), 1, out)
+    _k.legendre_laura_kernel(x, _check_l(l), out)
     return out.reshape(shape)
 
 
@@ -391,7 +391,8 @@ def _constant_width(m, m0, gamma0, width_m0):
     m0 = _check_scalar(m0, "m0", positive=True)
     gamma0 = _check_scalar(gamma0, "gamma0", non_negative=True)
     re, im = np.empty_like(m), np.empty_like(m)
-    _k.breit_wigner_constant_width_kernel(m, dtype.type(m0), dtype.type(gamma0), width_m0, re, im)
+    kernel = _k.breit_wigner_constant_width_m0_kernel if width_m0 else _k.breit_wigner_constant_width_m_kernel
+    kernel(m, dtype.type(m0), dtype.type(gamma0), re, im)
     return _complex(re, im, shape)
 
 
@@ -463,7 +464,7 @@ def breit_wigner_general(s, m0, numerator, width_term):
     return _complex(re, im, shape)
 
 
-def _q_f(m, q, q0, m0, gamma0, r, l, kind):
+def _q_f(m, q, q0, m0, gamma0, r, l, routine):
     (m, q), shape, dtype = _arrays(m=m, q=q)
     m0 = _check_scalar(m0, "m0", positive=True)
     gamma0 = _check_scalar(gamma0, "gamma0", non_negative=True)
@@ -471,9 +472,11 @@ def _q_f(m, q, q0, m0, gamma0, r, l, kind):
     l = _check_l(l)
     q0 = _check_scalar(q0, "q0", positive=True)
     re, im = np.empty_like(m), np.empty_like(m)
-    _k.breit_wigner_q_f_kernel(m, q, dtype.type(m0), dtype.type(gamma0), dtype.type(1 / q0),
-                               dtype.type(r), _inverse_f0(q0, r, l, dtype), l, kind, re, im)
-    return re.reshape(shape) if kind == 2 else _complex(re, im, shape)
+    real = routine == "breit_wigner_m2"
+    getattr(_k, routine + "_kernel")(m, q, dtype.type(m0), dtype.type(gamma0), dtype.type(1 / q0),
+                                     dtype.type(r), _inverse_f0(q0, r, l, dtype), l,
+                                     *((re,) if real else (re, im)))
+    return re.reshape(shape) if real else _complex(re, im, shape)
 
 
 def breit_wigner_q_f_nophsp(m, q, q0, m0, gamma0, r, l):
@@ -503,7 +506,7 @@ def breit_wigner_q_f_nophsp(m, q, q0, m0, gamma0, r, l):
     numpy.ndarray
         Complex amplitude (GeV^-2).
     """
-    return _q_f(m, q, q0, m0, gamma0, r, l, 0)
+    return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_q_f_nophsp")
 
 
 def breit_wigner_q_f(m, q, q0, m0, gamma0, r, l):
@@ -529,7 +532,7 @@ def breit_wigner_q_f(m, q, q0, m0, gamma0, r, l):
     numpy.ndarray
         Complex amplitude (GeV^-2).
     """
-    return _q_f(m, q, q0, m0, gamma0, r, l, 1)
+    return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_q_f")
 
 
 def breit_wigner_m2(m, q, q0, m0, gamma0, r, l):
@@ -555,7 +558,7 @@ def breit_wigner_m2(m, q, q0, m0, gamma0, r, l):
     numpy.ndarray
         Real, in GeV^-4.
     """
-    return _q_f(m, q, q0, m0, gamma0, r, l, 2)
+    return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_m2")
 
 
 def _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, phase_space):
@@ -569,8 +572,10 @@ def _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, phase_space):
     inv_f0, dinv_dq0, dinv_dr = _k.blatt_weisskopf_inverse_gradient_kernel(q0, r, l)
     t = dtype.type
     out = np.empty((8, m.shape[0]), dtype)
-    _k.breit_wigner_q_f_gradient_kernel(m, q, t(m0), t(gamma0), t(1 / q0), t(-dq0_dm0 / q0**2), t(r),
-                                        t(inv_f0), t(dinv_dq0 * dq0_dm0), t(dinv_dr), l, phase_space, out)
+    kernel = _k.breit_wigner_q_f_gradient_kernel if phase_space else _k.breit_wigner_q_f_nophsp_gradient_kernel
+    # out rows: value, d/dm0, d/dGamma0, d/dr, each as (re, im).
+    kernel(m, q, t(m0), t(gamma0), t(1 / q0), t(-dq0_dm0 / q0**2), t(r), t(inv_f0),
+           t(dinv_dq0 * dq0_dm0), t(dinv_dr), l, *out)
     return tuple(_complex(out[2 * k], out[2 * k + 1], shape) for k in range(4))
 
 
@@ -705,7 +710,7 @@ def flatte(m, m0, g1, g2, m11, m12, m21, m22):
               for v, name in ((m11, "m11"), (m12, "m12"), (m21, "m21"), (m22, "m22"))]
     re, im = np.empty_like(m), np.empty_like(m)
     t = dtype.type
-    _k.flatte_kernel(m, m, m, t(m0), t(g1), t(g2), *(t(v) for v in masses), True, re, im)
+    _k.flatte_masses_kernel(m, t(m0), t(g1), t(g2), *(t(v) for v in masses), re, im)
     return _complex(re, im, shape)
 
 
@@ -743,7 +748,7 @@ def flatte_q2(m, q1_squared, q2_squared, m0, g1, g2):
     g2 = _check_scalar(g2, "g2", non_negative=True)
     re, im = np.empty_like(m), np.empty_like(m)
     t = dtype.type
-    _k.flatte_kernel(m, q1_squared, q2_squared, t(m0), t(g1), t(g2), t(0), t(0), t(0), t(0), False, re, im)
+    _k.flatte_kernel(m, q1_squared, q2_squared, t(m0), t(g1), t(g2), re, im)
     return _complex(re, im, shape)
 
 
@@ -819,7 +824,7 @@ def _c_from_rows(rows, nc, shape):
     return out
 
 
-def _pole(k, p, s, m_pole, production, g, kind):
+def _pole(k, p, s, m_pole, production, g, routine):
     g = _couplings(g)
     nc = len(g)
     dtype = _precision(k=k, p=p, s=s)
@@ -842,8 +847,19 @@ def _pole(k, p, s, m_pole, production, g, kind):
     p_rows = _c_rows(p, nc, shape, dtype, "p") if p is not None else np.zeros((4, n), dtype)
     s_flat = np.ascontiguousarray(np.broadcast_to(s, shape), dtype=dtype).ravel()
     t = dtype.type
-    _k.k_matrix_pole_kernel(s_flat, t(m_pole), t(g[0]), t(g[-1]), t(production.real), t(production.imag),
-                            nc, kind, k_rows, p_rows)
+    # The block routine <routine>_<nc>: K rows k11[, k12, k22], P rows
+    # Re P1, Im P1[, Re P2, Im P2] are updated in place.
+    couplings = [t(v) for v in g]
+    k_args = list(k_rows[:1] if nc == 1 else k_rows)
+    p_args = list(p_rows[:2 * nc])
+    production_args = [t(production.real), t(production.imag)]
+    kernel = getattr(_k, f"{routine}_{nc}_kernel")
+    if routine == "k_matrix_add_pole":
+        kernel(s_flat, t(m_pole), *couplings, *k_args)
+    elif routine == "p_vector_add_pole":
+        kernel(s_flat, t(m_pole), *production_args, *couplings, *p_args)
+    else:
+        kernel(s_flat, t(m_pole), *production_args, *couplings, *k_args, *p_args)
     return _k_from_rows(k_rows, nc, shape), _c_from_rows(p_rows, nc, shape)
 
 
@@ -875,7 +891,7 @@ def k_matrix_add_pole(k, s, m_pole, g):
     numpy.ndarray
         New K-matrix, shape ``broadcast(s, k[..., 0, 0]) + (n, n)``.
     """
-    return _pole(k, None, s, m_pole, 0.0, g, 0)[0]
+    return _pole(k, None, s, m_pole, 0.0, g, "k_matrix_add_pole")[0]
 
 
 def p_vector_add_pole(p, s, m_pole, production, g):
@@ -906,7 +922,7 @@ def p_vector_add_pole(p, s, m_pole, production, g):
     numpy.ndarray
         New complex P-vector, shape ``broadcast(s, p[..., 0]) + (n,)``.
     """
-    return _pole(None, p, s, m_pole, production, g, 1)[1]
+    return _pole(None, p, s, m_pole, production, g, "p_vector_add_pole")[1]
 
 
 def k_matrix_p_vector_add_pole(k, p, s, m_pole, production, g):
@@ -921,7 +937,7 @@ def k_matrix_p_vector_add_pole(k, p, s, m_pole, production, g):
     k, p : numpy.ndarray
         New K-matrix (real) and P-vector (complex).
     """
-    return _pole(k, p, s, m_pole, production, g, 2)
+    return _pole(k, p, s, m_pole, production, g, "k_matrix_p_vector_add_pole")
 
 
 def k_matrix_n_factor(q_squared, q0, r, l):

@@ -143,7 +143,7 @@ def interpolate_uniform(x, x_min, x_max, fp, outside="clamp"):
     flat = np.ascontiguousarray(xs.reshape(-1))
     out = np.empty_like(flat)
     n = table.shape[0]
-    _k.uniform(flat, table, dtype.type(lo), dtype.type(hi), dtype.type((n - 1) / (hi - lo)), mode, out)
+    _k.interpolate_uniform_kernel(flat, table, dtype.type(lo), dtype.type(hi), dtype.type((n - 1) / (hi - lo)), mode, out)
     return out.reshape(xs.shape)
 
 
@@ -200,5 +200,5 @@ def interpolate(x, xp, fp, outside="clamp"):
         mode = 0
     flat = np.ascontiguousarray(xs.reshape(-1))
     out = np.empty_like(flat)
-    _k.nonuniform(flat, nodes, table, mode, out)
+    _k.interpolate_kernel(flat, nodes, table, mode, out)
     return out.reshape(xs.shape)

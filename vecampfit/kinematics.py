@@ -111,17 +111,18 @@ def _below_threshold(m0, m1, m2):
     return (m0 < s) | ((m0 == s) & (err > 0))
 
 
-def _decay(m0, m1, m2, kind):
+def _decay(m0, m1, m2, squared):
     (m0, m1, m2), shape, dtype = _arrays(m0=m0, m1=m1, m2=m2)
     for a, n in ((m0, "m0"), (m1, "m1"), (m2, "m2")):
         _check_non_negative(a, n)
     if np.any(m0 == 0):
         raise ValueError("m0: the mass of the decaying particle must be positive")
-    if kind == 0 and np.any(_below_threshold(m0, m1, m2)):
+    if not squared and np.any(_below_threshold(m0, m1, m2)):
         raise ValueError("m0: below the threshold m1 + m2, where the decay momentum is undefined "
                          "(see decay_momentum_squared or momentum_analytic_continuation)")
     out = np.empty_like(m0)
-    _k.decay_momentum_kernel(m0, m1, m2, kind, out)
+    kernel = _k.decay_momentum_squared_kernel if squared else _k.decay_momentum_kernel
+    kernel(m0, m1, m2, out)
     return out.reshape(shape)[()]
 
 
@@ -148,7 +149,7 @@ def decay_momentum(m0, m1, m2):
         Negative masses, ``m0 = 0``, or ``m0 < m1 + m2`` (the block routine
         gives NaN there).
     """
-    return _decay(m0, m1, m2, 0)
+    return _decay(m0, m1, m2, squared=False)
 
 
 def decay_momentum_squared(m0, m1, m2):
@@ -171,19 +172,20 @@ def decay_momentum_squared(m0, m1, m2):
     ValueError
         Negative masses or ``m0 = 0``.
     """
-    return _decay(m0, m1, m2, 1)
+    return _decay(m0, m1, m2, squared=True)
 
 
-def _decay_s(s, m1s, m2s, kind):
+def _decay_s(s, m1s, m2s, squared):
     (s,), shape, dtype = _arrays(s=s)
     m1s = _mass(m1s, "m1s")
     m2s = _mass(m2s, "m2s")
     if not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("s: squared masses of the decaying system must be positive")
     out = np.empty_like(s)
-    _k.decay_momentum_kernel(s, np.array([m1s], dtype=dtype), np.array([m2s], dtype=dtype), kind, out)
+    kernel = _k.decay_momentum_squared_s_kernel if squared else _k.decay_momentum_s_kernel
+    kernel(s, dtype.type(m1s), dtype.type(m2s), out)
     # The kernel decides the threshold exactly (q is NaN below it, for finite s > 0).
-    if kind == 2 and np.any(np.isnan(out)):
+    if not squared and np.any(np.isnan(out)):
         a = (np.sqrt(m1s) + np.sqrt(m2s)) ** 2
         raise ValueError(f"s: below the threshold (m1 + m2)^2 = {a!r} GeV^2")
     return out.reshape(shape)[()]
@@ -214,7 +216,7 @@ def decay_momentum_s(s, m1s, m2s):
     ValueError
         Non-positive ``s``, negative squared masses, or ``s`` below threshold.
     """
-    return _decay_s(s, m1s, m2s, 2)
+    return _decay_s(s, m1s, m2s, squared=False)
 
 
 def decay_momentum_squared_s(s, m1s, m2s):
@@ -241,7 +243,7 @@ def decay_momentum_squared_s(s, m1s, m2s):
     ValueError
         Non-positive ``s`` or negative squared masses.
     """
-    return _decay_s(s, m1s, m2s, 3)
+    return _decay_s(s, m1s, m2s, squared=True)
 
 
 def phase_space_2body_complex(s, m1, m2):
@@ -410,7 +412,7 @@ def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
     lo, hi = np.empty_like(m12s), np.empty_like(m12s)
     t = dtype.type
-    _k.dalitz_kernel(m12s, m12s, t(m0), t(m1), t(m2), t(m3), 0, lo, hi)
+    _k.dalitz_m23_squared_range_kernel(m12s, t(m0), t(m1), t(m2), t(m3), lo, hi)
     # The kernel decides the range exactly: NaN outside it (and for NaN input).
     if np.any(np.isnan(lo) | np.isnan(hi)):
         lo_, hi_ = (m1 + m2) ** 2, (m0 - m3) ** 2
@@ -441,7 +443,7 @@ def dalitz_inside(m12s, m23s, m0, m1, m2, m3):
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
     out = np.empty_like(m12s)
     t = dtype.type
-    _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 1, out, out)
+    _k.dalitz_inside_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), out)
     return (out != 0).reshape(shape)[()]
 
 
@@ -485,7 +487,7 @@ def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
         raise ValueError("m23s: expected finite squared masses")
     out = np.empty_like(m12s)
     t = dtype.type
-    _k.dalitz_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), 2, out, out)
+    _k.dalitz_cos_helicity_angle_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), out)
     # The kernel decides the range exactly: p* p3* = 0 at its ends gives an
     # infinite or NaN cosine, a point outside it NaN.
     if not np.all(np.isfinite(out)):

@@ -68,11 +68,6 @@ __all__ = [
     "symmetric_eigen", "NotPositiveDefiniteError",
 ]
 
-_OPS = {name: code for code, name in enumerate((
-    "lu_decompose", "determinant", "lu_determinant", "solve", "lu_solve", "inverse", "lu_inverse",
-    "multiply", "multiply_vector",
-))}
-
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64),
          np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
@@ -120,19 +115,22 @@ def _batch(a, k):
 
 
 def _run(op, a, b=None, pivot=None, out_tail=(2, 2), lead=None):
+    """Apply the block routine ``op`` of linear_algebra.pxd: op_kernel(a[, pivot][, b], out[, out_pivot])."""
     real = _REAL[a.dtype]
     lead = a.shape[:-2] if lead is None else lead
     n = int(np.prod(lead, dtype=np.int64))
-    av = _batch(a, 4)
-    bv = np.zeros((0, 8), real) if b is None else _batch(b, 4 if op == "multiply" else 2)
-    pv = np.zeros(0, real) if pivot is None else np.ascontiguousarray(pivot, dtype=real).reshape(-1)
+    inputs = [_batch(a, 4)]
+    if pivot is not None:
+        inputs.append(np.ascontiguousarray(pivot, dtype=real).reshape(-1))
+    if b is not None:
+        inputs.append(_batch(b, 4 if op == "multiply" else 2))
     k = int(np.prod(out_tail, dtype=np.int64))
     flat = np.empty((n, k), _COMPLEX[real])
     ov = flat.view(real)
     out = flat.reshape(lead + out_tail)
     out_pivot = np.empty(n if op == "lu_decompose" else 0, real)
     if n:
-        _k.apply(_OPS[op], av, bv, pv, ov, out_pivot)
+        getattr(_k, op + "_kernel")(*inputs, ov, *((out_pivot,) if op == "lu_decompose" else ()))
     if op == "lu_decompose":
         return out, out_pivot.reshape(lead)
     return out[()] if out.ndim == 0 else out, None

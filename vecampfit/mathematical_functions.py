@@ -97,10 +97,10 @@ def _real(value, name, positive=False, finite=True):
     return value
 
 
-def _unary(x, kind):
+def _unary(x, kernel):
     (x,), shape, dtype = _arrays(x=x)
     out = np.empty_like(x)
-    _k.unary_kernel(x, kind, out)
+    kernel(x, out)
     return out.reshape(shape)
 
 
@@ -138,7 +138,7 @@ def exp(x):
     TypeError
         If ``x`` is not real (e.g. an int32 or complex array).
     """
-    return _unary(x, 0)
+    return _unary(x, _k.exp_kernel)
 
 
 def log(x):
@@ -160,7 +160,7 @@ def log(x):
     TypeError
         If ``x`` is not real.
     """
-    return _unary(x, 1)
+    return _unary(x, _k.log_kernel)
 
 
 def floor(x):
@@ -181,7 +181,7 @@ def floor(x):
     TypeError
         If ``x`` is not real.
     """
-    return _unary(x, 2)
+    return _unary(x, _k.floor_kernel)
 
 
 def power(x, y):
@@ -237,7 +237,7 @@ def logistic(x):
     TypeError
         If ``x`` is not real.
     """
-    return _unary(x, 3)
+    return _unary(x, _k.logistic_kernel)
 
 
 def kallen_lambda(x, y, z):
@@ -406,9 +406,20 @@ def kallen_lambda_scalar(x, y, z):
 # Gaussians
 # ---------------------------------------------------------------------------
 
-_GAUSSIAN_KINDS = {"gaussian": 0, "gaussian_unnormalized": 1, "asymmetric": 2,
-                   "asymmetric_unnormalized": 3, "exponential": 4, "power_law": 5,
-                   "exponential_power_law": 6, "power_law_exponential": 7}
+# The kernel of each shape and which of (mean, sigma_left, sigma_right,
+# alpha_left, alpha_right, beta_left, beta_right, n_left, n_right) it takes.
+_GAUSSIAN_KERNELS = {
+    "gaussian": (_k.gaussian_kernel, [0, 1]),
+    "gaussian_unnormalized": (_k.gaussian_unnormalized_kernel, [0, 1]),
+    "asymmetric": (_k.asymmetric_gaussian_kernel, [0, 1, 2]),
+    "asymmetric_unnormalized": (_k.asymmetric_gaussian_unnormalized_kernel, [0, 1, 2]),
+    "exponential": (_k.asymmetric_gaussian_exponential_tail_kernel, [0, 1, 2, 3, 4]),
+    "power_law": (_k.asymmetric_gaussian_power_law_tail_kernel, [0, 1, 2, 3, 4, 7, 8]),
+    "exponential_power_law": (_k.asymmetric_gaussian_exponential_power_law_tail_kernel,
+                              list(range(9))),
+    "power_law_exponential": (_k.asymmetric_gaussian_power_law_exponential_tail_kernel,
+                              list(range(9))),
+}
 
 
 def _gaussian_family(x, kind, mean, sigma_left, sigma_right, alpha_left=1.0, alpha_right=1.0,
@@ -417,7 +428,8 @@ def _gaussian_family(x, kind, mean, sigma_left, sigma_right, alpha_left=1.0, alp
     p = np.array([mean, sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right,
                   n_left, n_right], dtype=dtype)
     out = np.empty_like(x)
-    _k.gaussian_kernel(x, _GAUSSIAN_KINDS[kind], p, out)
+    kernel, arguments = _GAUSSIAN_KERNELS[kind]
+    kernel(x, *p[arguments], out)
     return out.reshape(shape)
 
 

@@ -590,7 +590,7 @@ def dalitz_range(m_ab_squared, mother_mass, mass_a, mass_b, mass_c):
     # non-negative terms (no cancellation between (E_b + E_c)^2 and (p_b + p_c)^2,
     # which lost all digits of the lower limit of light particles), the range of
     # m_ab^2 decided exactly, NaN outside it.
-    _kinematics.dalitz_kernel(flat, flat, big_m, ma, mb, mc, 0, lower, upper)
+    _kinematics.dalitz_m23_squared_range_kernel(flat, big_m, ma, mb, mc, lower, upper)
     return lower.reshape(s.shape), upper.reshape(s.shape)
 
 

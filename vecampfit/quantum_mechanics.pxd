@@ -42,20 +42,14 @@
 # all lanes, so that the lane loops vectorize.
 
 from cython cimport floating
-from libc.math cimport NAN, sqrt, sqrtf
+from libc.math cimport NAN, sqrt
 
+from vecampfit._libm cimport _sqrt
 from vecampfit.block cimport VECTOR_LENGTH
 
 cdef enum:
     # d_function uses the sum formula up to this 2j, the recurrence above it.
     D_FUNCTION_SUM_MAX_TWO_J = 12
-
-
-cdef inline floating _qm_sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
 
 
 cdef inline bint d_function_valid(int two_j, int two_m1, int two_m2) noexcept nogil:
@@ -272,6 +266,6 @@ cdef inline void d_function_cos_theta(floating *out, int two_j, int two_m1, int 
         v = 1 if v > 1 else v
         v = -1 if v < -1 else v
         x[i] = v
-        c[i] = _qm_sqrt((1 + v) * <floating>0.5)
-        s[i] = _qm_sqrt((1 - v) * <floating>0.5)
+        c[i] = _sqrt((1 + v) * <floating>0.5)
+        s[i] = _sqrt((1 - v) * <floating>0.5)
     _d_function_lanes(out, two_j, two_m1, two_m2, c, s, x, VECTOR_LENGTH, 0)

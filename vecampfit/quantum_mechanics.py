@@ -49,7 +49,8 @@ __all__ = [
 #: (``method="auto"``); above it, the recurrence in j.
 D_FUNCTION_SUM_MAX_J = 6
 
-_METHODS = {"auto": 0, "sum": 1, "recurrence": 2}
+# Method -> the block routine of quantum_mechanics.pxd that computes it.
+_METHODS = {"auto": "d_function", "sum": "d_function_sum", "recurrence": "d_function_recurrence"}
 
 
 def _doubled(value, name):
@@ -197,17 +198,17 @@ def d_function(j, m1, m2, theta, method="auto"):
     -0.24740395925452294
     """
     two_j, two_m1, two_m2 = _quantum_numbers(j, m1, m2)
-    kind = _method(method)
+    routine = _method(method)
     theta = _real_array(theta, "theta")
     shape, dtype = theta.shape, theta.dtype
-    if shape == () and dtype == np.float64 and kind == 0:
+    if shape == () and dtype == np.float64 and routine == "d_function":
         t = float(theta)
         return np.float64(_k.d_function_scalar_kernel(two_j, two_m1, two_m2, math.cos(t / 2), math.sin(t / 2)))
     half = np.ascontiguousarray(theta, dtype=dtype).ravel() * dtype.type(0.5)
     c = np.cos(half)
     s = np.sin(half)
     out = np.empty_like(c)
-    _k.d_function_kernel(c, s, two_j, two_m1, two_m2, kind, out)
+    getattr(_k, routine + "_kernel")(two_j, two_m1, two_m2, c, s, out)
     return out.reshape(shape)[()]
 
 
@@ -246,7 +247,7 @@ def d_function_cos_theta(j, m1, m2, cos_theta):
     if np.any(bad):
         raise ValueError(f"cos_theta must lie in [-1, 1], got {x[bad][0]!r}")
     out = np.empty_like(x)
-    _k.d_function_kernel(x, x, two_j, two_m1, two_m2, 3, out)
+    _k.d_function_cos_theta_kernel(two_j, two_m1, two_m2, x, out)
     return out.reshape(shape)[()]
 
 

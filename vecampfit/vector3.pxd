@@ -11,23 +11,9 @@
 # convention), the cosine of the polar angle of a zero vector is NaN.
 
 from cython cimport floating
-from libc.math cimport sqrt, sqrtf, atan2, atan2f
 
+from vecampfit._libm cimport _atan2, _sqrt
 from vecampfit.block cimport VECTOR_LENGTH
-
-
-cdef inline floating _v3_sqrt(floating x) noexcept nogil:
-    if floating is float:
-        return sqrtf(x)
-    else:
-        return sqrt(x)
-
-
-cdef inline floating _v3_atan2(floating y, floating x) noexcept nogil:
-    if floating is float:
-        return atan2f(y, x)
-    else:
-        return atan2(y, x)
 
 
 cdef inline void add(floating *out, const floating *a, const floating *b) noexcept nogil:
@@ -84,7 +70,7 @@ cdef inline void norm(floating *out, const floating *a) noexcept nogil:
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = _v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
+        out[i] = _sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
 
 
 cdef inline void transverse(floating *out, const floating *a) noexcept nogil:
@@ -92,7 +78,7 @@ cdef inline void transverse(floating *out, const floating *a) noexcept nogil:
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = _v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i])
+        out[i] = _sqrt(a[i] * a[i] + a[L + i] * a[L + i])
 
 
 cdef inline void cos_polar_angle(floating *out, const floating *a) noexcept nogil:
@@ -100,7 +86,7 @@ cdef inline void cos_polar_angle(floating *out, const floating *a) noexcept nogi
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = a[2 * L + i] / _v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
+        out[i] = a[2 * L + i] / _sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
 
 
 cdef inline void polar_angle(floating *out, const floating *a) noexcept nogil:
@@ -108,7 +94,7 @@ cdef inline void polar_angle(floating *out, const floating *a) noexcept nogil:
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = _v3_atan2(_v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i]), a[2 * L + i])
+        out[i] = _atan2(_sqrt(a[i] * a[i] + a[L + i] * a[L + i]), a[2 * L + i])
 
 
 cdef inline void azimuthal_angle(floating *out, const floating *a) noexcept nogil:
@@ -116,7 +102,7 @@ cdef inline void azimuthal_angle(floating *out, const floating *a) noexcept nogi
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = _v3_atan2(a[L + i], a[i])
+        out[i] = _atan2(a[L + i], a[i])
 
 
 cdef inline void cos_angle(floating *out, const floating *a, const floating *b) noexcept nogil:
@@ -128,7 +114,7 @@ cdef inline void cos_angle(floating *out, const floating *a, const floating *b) 
         ab = a[i] * b[i] + a[L + i] * b[L + i] + a[2 * L + i] * b[2 * L + i]
         aa = a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i]
         bb = b[i] * b[i] + b[L + i] * b[L + i] + b[2 * L + i] * b[2 * L + i]
-        out[i] = ab / _v3_sqrt(aa * bb)
+        out[i] = ab / _sqrt(aa * bb)
 
 
 cdef inline void angle(floating *out, const floating *a, const floating *b) noexcept nogil:
@@ -141,7 +127,7 @@ cdef inline void angle(floating *out, const floating *a, const floating *b) noex
         y = a[2 * L + i] * b[i] - a[i] * b[2 * L + i]
         z = a[i] * b[L + i] - a[L + i] * b[i]
         ab = a[i] * b[i] + a[L + i] * b[L + i] + a[2 * L + i] * b[2 * L + i]
-        out[i] = _v3_atan2(_v3_sqrt(x * x + y * y + z * z), ab)
+        out[i] = _atan2(_sqrt(x * x + y * y + z * z), ab)
 
 
 cdef inline void unit(floating *out, const floating *a) noexcept nogil:
@@ -150,7 +136,7 @@ cdef inline void unit(floating *out, const floating *a) noexcept nogil:
     cdef int L = VECTOR_LENGTH
     cdef floating s
     for i in range(VECTOR_LENGTH):
-        s = 1 / _v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
+        s = 1 / _sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
         out[i] = a[i] * s
         out[L + i] = a[L + i] * s
         out[2 * L + i] = a[2 * L + i] * s

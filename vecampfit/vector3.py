@@ -70,32 +70,25 @@ def _vectors(ncomp, **named):
     return flat, shape[:-1], dtype
 
 
-_SCALAR = {"dot": 0, "norm": 1, "norm_squared": 2, "transverse": 3, "cos_polar_angle": 4,
-           "polar_angle": 5, "azimuthal_angle": 6, "cos_angle": 7, "angle": 8}
-_VECTOR = {"add": 0, "subtract": 1, "cross": 2, "unit": 3, "scale": 4}
-
-
-def _scalar(kind, a, b=None):
+def _scalar(routine, a, b=None):
+    """One value per vector (pair), by the block routine ``routine`` of vector3.pxd."""
     if b is None:
-        (a,), shape, dtype = _vectors(3, a=a)
-        b = a
+        operands, shape, dtype = _vectors(3, a=a)
     else:
-        (a, b), shape, dtype = _vectors(3, a=a, b=b)
-    out = np.empty(a.shape[0], dtype=dtype)
-    _k.scalar_kernel(a, b, _SCALAR[kind], out)
+        operands, shape, dtype = _vectors(3, a=a, b=b)
+    out = np.empty(operands[0].shape[0], dtype=dtype)
+    getattr(_k, routine + "_kernel")(*operands, out)
     return out.reshape(shape)[()]
 
 
-def _vector(kind, a, b=None, s=None):
+def _vector(routine, a, b=None):
+    """One vector per vector (pair), by the block routine ``routine`` of vector3.pxd."""
     if b is None:
-        (a,), shape, dtype = _vectors(3, a=a)
-        b = a
+        operands, shape, dtype = _vectors(3, a=a)
     else:
-        (a, b), shape, dtype = _vectors(3, a=a, b=b)
-    if s is None:
-        s = np.empty(0, dtype=dtype)
-    out = np.empty_like(a)
-    _k.vector_kernel(a, b, s, _VECTOR[kind], out)
+        operands, shape, dtype = _vectors(3, a=a, b=b)
+    out = np.empty_like(operands[0])
+    getattr(_k, routine + "_kernel")(*operands, out)
     return out.reshape(shape + (3,))
 
 
@@ -148,7 +141,7 @@ def scale(a, s):
     except ValueError as exc:
         raise ValueError(f"s: shape {s.shape} does not broadcast to {shape}") from exc
     out = np.empty_like(a)
-    _k.vector_kernel(a, a, s, _VECTOR["scale"], out)
+    _k.scale_kernel(a, s, out)
     return out.reshape(shape + (3,))
 
 

@@ -14,7 +14,7 @@
 from cython cimport floating
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.vector3 cimport _v3_sqrt
+from vecampfit._libm cimport _sqrt
 
 
 cdef inline void add(floating *out, const floating *a, const floating *b) noexcept nogil:
@@ -53,7 +53,7 @@ cdef inline void mass(floating *out, const floating *a) noexcept nogil:
     for i in range(VECTOR_LENGTH):
         m2 = (a[3 * L + i] * a[3 * L + i] - a[i] * a[i] - a[L + i] * a[L + i]
               - a[2 * L + i] * a[2 * L + i])
-        out[i] = _v3_sqrt(m2) if m2 >= 0 else -_v3_sqrt(-m2)
+        out[i] = _sqrt(m2) if m2 >= 0 else -_sqrt(-m2)
 
 
 cdef inline void invariant_mass_squared(floating *out, const floating *a, const floating *b) noexcept nogil:
@@ -74,7 +74,7 @@ cdef inline void momentum(floating *out, const floating *a) noexcept nogil:
     cdef int i
     cdef int L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        out[i] = _v3_sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
+        out[i] = _sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
 
 
 cdef inline void boost_to_rest_frame(floating *out, const floating *p, const floating *f) noexcept nogil:
@@ -92,7 +92,7 @@ cdef inline void boost_to_rest_frame(floating *out, const floating *p, const flo
         fy = f[L + i]
         fz = f[2 * L + i]
         fe = f[3 * L + i]
-        m = _v3_sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
+        m = _sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
         e = p[3 * L + i]
         es = (fe * e - fx * p[i] - fy * p[L + i] - fz * p[2 * L + i]) / m
         c = (e + es) / (fe + m)
@@ -116,7 +116,7 @@ cdef inline void boost_from_rest_frame(floating *out, const floating *p, const f
         fy = f[L + i]
         fz = f[2 * L + i]
         fe = f[3 * L + i]
-        m = _v3_sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
+        m = _sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
         e = p[3 * L + i]
         es = (fe * e + fx * p[i] + fy * p[L + i] + fz * p[2 * L + i]) / m
         c = (e + es) / (fe + m)
@@ -140,7 +140,7 @@ cdef inline void boost(floating *out, const floating *p, const floating *beta) n
         by = beta[L + i]
         bz = beta[2 * L + i]
         b2 = bx * bx + by * by + bz * bz
-        g = 1 / _v3_sqrt(1 - b2)
+        g = 1 / _sqrt(1 - b2)
         bp = bx * p[i] + by * p[L + i] + bz * p[2 * L + i]
         e = p[3 * L + i]
         c = g * g / (g + 1) * bp + g * e

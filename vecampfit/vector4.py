@@ -31,25 +31,22 @@ __all__ = [
     "boost",
 ]
 
-_SCALAR = {"dot": 0, "mass_squared": 1, "mass": 2, "invariant_mass_squared": 3, "momentum": 4}
-_VECTOR = {"add": 0, "subtract": 1, "to_rest": 2, "from_rest": 3}
-
-
-def _scalar(kind, a, b=None):
+def _scalar(routine, a, b=None):
+    """One value per 4-vector (pair), by the block routine ``routine`` of vector4.pxd."""
     if b is None:
-        (a,), shape, dtype = _vectors(4, a=a)
-        b = a
+        operands, shape, dtype = _vectors(4, a=a)
     else:
-        (a, b), shape, dtype = _vectors(4, a=a, b=b)
-    out = np.empty(a.shape[0], dtype=dtype)
-    _k.scalar_kernel(a, b, _SCALAR[kind], out)
+        operands, shape, dtype = _vectors(4, a=a, b=b)
+    out = np.empty(operands[0].shape[0], dtype=dtype)
+    getattr(_k, routine + "_kernel")(*operands, out)
     return out.reshape(shape)[()]
 
 
-def _vector(kind, a, b, names=("a", "b")):
+def _vector(routine, a, b, names=("a", "b")):
+    """One 4-vector per pair, by the block routine ``routine`` of vector4.pxd."""
     (a, b), shape, dtype = _vectors(4, **{names[0]: a, names[1]: b})
     out = np.empty_like(a)
-    _k.vector_kernel(a, b, _VECTOR[kind], out)
+    getattr(_k, routine + "_kernel")(a, b, out)
     return out.reshape(shape + (4,))
 
 
@@ -190,7 +187,7 @@ def boost_to_rest_frame(p, frame):
     (pp, ff), shape, dtype = _vectors(4, p=p, frame=frame)
     _check_time_like(ff)
     out = np.empty_like(pp)
-    _k.vector_kernel(pp, ff, _VECTOR["to_rest"], out)
+    _k.boost_to_rest_frame_kernel(pp, ff, out)
     return out.reshape(shape + (4,))
 
 
@@ -220,7 +217,7 @@ def boost_from_rest_frame(p, frame):
     (pp, ff), shape, dtype = _vectors(4, p=p, frame=frame)
     _check_time_like(ff)
     out = np.empty_like(pp)
-    _k.vector_kernel(pp, ff, _VECTOR["from_rest"], out)
+    _k.boost_from_rest_frame_kernel(pp, ff, out)
     return out.reshape(shape + (4,))
 
 
@@ -260,5 +257,5 @@ def boost(p, beta):
     pp = np.ascontiguousarray(np.broadcast_to(pp.reshape(shape_p + (4,)), shape + (4,))).reshape(-1, 4)
     bb = np.ascontiguousarray(np.broadcast_to(bb.reshape(shape_b + (3,)), shape + (3,))).reshape(-1, 3)
     out = np.empty_like(pp)
-    _k.vector_kernel(pp, bb, 4, out)
+    _k.boost_kernel(pp, bb, out)
     return out.reshape(shape + (4,))

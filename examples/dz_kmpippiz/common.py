@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import model  # noqa: E402
-from vecampfit import numeric_integration, particle_data  # noqa: E402
+from vecampfit import numeric_integration, particle_data, vector4  # noqa: E402
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -35,12 +35,6 @@ def masses(edition=2024):
 MASSES = masses()
 
 
-def invariant_mass_squared(*momenta):
-    """(sum p)^2 over four-momenta arrays (n, 4), (px, py, pz, E), in float64."""
-    p = sum(np.asarray(q, dtype=np.float64) for q in momenta)
-    return p[:, 3] ** 2 - p[:, 0] ** 2 - p[:, 1] ** 2 - p[:, 2] ** 2
-
-
 def dalitz_variables(records):
     """m^2(K- pi+), m^2(K- pi0) from event records (momenta or grid points)."""
     if "m2_km_pip" in records:
@@ -52,8 +46,9 @@ def dalitz_variables(records):
         if np.shape(records[b])[1:] != (4,):
             raise ValueError(f"branch {b!r} must hold four-momenta (n, 4), got shape "
                              f"{np.shape(records[b])}")
-    return (invariant_mass_squared(records["km_momentum"], records["pip_momentum"]),
-            invariant_mass_squared(records["km_momentum"], records["pi0_momentum"]))
+    km = np.asarray(records["km_momentum"], dtype=np.float64)
+    return (vector4.invariant_mass_squared(km, np.asarray(records["pip_momentum"], np.float64)),
+            vector4.invariant_mass_squared(km, np.asarray(records["pi0_momentum"], np.float64)))
 
 
 def fill_signal_event_buffer(records, m=MASSES):

@@ -126,7 +126,8 @@ def run_sequence(fitter, args):
     fitter.hesse()
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The program's options (also used by run.py's random-start scan)."""
     p = common.add_fit_options(common.parser(__doc__.split("\n\n")[0]))
     p.add_argument("--pseudoexperiment", type=int, default=-1,
                    help="fit data_signal_N.root (default: data_signal.root)")
@@ -142,9 +143,37 @@ def main(argv=None):
     p.add_argument("--release-widths", action="store_true", help="also fit resonance widths")
     p.add_argument("--no-density-file", action="store_true",
                    help="do not write signal_density.root")
+    p.add_argument("--quiet", action="store_true", help="no line per MIGRAD and HESSE")
     args = p.parse_args(argv)
     if args.grid_integration < 0:
         p.error("--grid-integration needs a positive number of points")
+    return args
+
+
+def scan(argv, starts, first_seed):
+    """Random-start scan: the fit sequence from ``starts`` random starting
+    points (seeds ``first_seed``, ``first_seed + 1``, ...), its minima grouped
+    into solutions (vecampfit.studies.group_solutions) after the couplings
+    are brought to the canonical form.
+
+    Returns
+    -------
+    list of dict
+        The solutions, best first (``fval``, ``delta``, ``count``, ``members``).
+    """
+    from vecampfit.studies import group_solutions
+    fvals, points = [], []
+    for k in range(starts):
+        args = parse([*argv, "--seed", str(first_seed + k), "--quiet"])
+        fitter = build(args)
+        run_sequence(fitter, args)
+        fvals.append(fitter.minuit.fval)
+        points.append(fitter.values)
+    return group_solutions(fvals, points, f_tolerance=0.5)
+
+
+def main(argv=None):
+    args = parse(argv)
     fitter = build(args)
     run_sequence(fitter, args)
     suffix = f"_{args.pseudoexperiment}" if args.pseudoexperiment >= 0 else ""

@@ -1,5 +1,6 @@
 """The whole D0 -> K- pi+ pi0 analysis in one command: generate, fit the
-background, fit the signal, plot.
+background, fit the signal, plot, and a scan of random starts that says
+whether they all reach the same minimum.
 
     python examples/dz_kmpippiz/run.py [--directory dz_output] [--events 20000]
 
@@ -32,6 +33,8 @@ def main(argv=None):
     p.add_argument("--precision", choices=("float64", "float32"), default="float64")
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--model-cache", default=None)
+    p.add_argument("--starts", type=int, default=4,
+                   help="random starts of the scan after the fit (0: no scan)")
     args = p.parse_args(argv)
     d = args.directory
     common_fit = ["--directory", d, "--vector-length", str(args.vector_length), "--precision",
@@ -51,6 +54,19 @@ def main(argv=None):
     fitter = fit_signal.main(common_fit)
     print("== plot")
     plot.main(["--directory", d])
+    if args.starts > 0:
+        print(f"== scan of {args.starts} random starts")
+        i = common_fit.index("--seed")
+        scan_argv = common_fit[:i] + common_fit[i + 2:] + ["--no-density-file"]
+        solutions = fit_signal.scan(scan_argv, args.starts, args.seed + 1000)
+        for s in solutions:
+            print(f"  F = {s['fval']:.3f} (+{s['delta']:.3f}): reached by {s['count']} of "
+                  f"{args.starts} starts")
+        if len(solutions) > 1 or abs(solutions[0]["fval"] - fitter.minuit.fval) > 0.5:
+            print(f"  the random starts do not all reach the same minimum (the fit above: F = "
+                  f"{fitter.minuit.fval:.3f}); compare the solutions before quoting a result")
+        else:
+            print("  every start reached the fit's minimum")
     print(f"done in {time.perf_counter() - t0:.0f} s; results in {os.path.abspath(d)}: "
           f"results.txt, parameters_signal_result.dat, signal_result.root, "
           f"signal_density.root, projections.png")

@@ -20,7 +20,7 @@ from cython cimport floating
 from libc.math cimport M_PI, cos, sin, sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport model_description
+from vecampfit.fitter.density cimport component_description, model_description
 
 from vecampfit import particle_data
 from vecampfit.high_energy_physics cimport (
@@ -206,23 +206,31 @@ cdef inline floating _angular(const floating *mac, const floating *mbc, const fl
 # vecampfit.high_energy_physics): the terms of one event stay in registers,
 # and the compiler vectorizes the whole loop over the L lanes.
 
-cdef inline void _add_resonance(floating *are, floating *aim, const floating *ev,
-                                const floating *pb, int i, int k, int ch, int j) noexcept nogil:
-    """A += c_k [F_D(p)/F_D(p0)] B(m) A_J of resonance k at lane i (constant k, ch, j
-    after inlining)."""
+cdef inline void _resonance(floating *re, floating *im, const floating *ev, const floating *pb,
+                            int i, int k, int ch, int j) noexcept nogil:
+    """X_k = [F_D(p)/F_D(p0)] B(m) A_J of resonance k at lane i, without its
+    coupling (constant k, ch, j after inlining)."""
     cdef const floating *b = pb + k * PB_STRIDE
     cdef floating spin1 = 1 if j == 1 else 0
     cdef const floating *mac
     cdef const floating *mbc
-    cdef floating re, im, w
+    cdef floating w
     _angular_fields(ev, ch, &mac, &mbc)
     breit_wigner_q_f_nophsp_scalar(
         ev[(EV_M + ch) * VECTOR_LENGTH + i], ev[(EV_Q + ch) * VECTOR_LENGTH + i], b[PB_M0],
-        b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j, &re, &im)
+        b[PB_G0], b[PB_INV_Q0], b[PB_R], b[PB_INV_F0], j, re, im)
     w = (blatt_weisskopf_scalar(ev[(EV_P + ch) * VECTOR_LENGTH + i], pb[PB_D_R], j)
          * b[PB_INV_FD0] * _angular(mac, mbc, b, spin1, i))
-    re = re * w
-    im = im * w
+    re[0] = re[0] * w
+    im[0] = im[0] * w
+
+
+cdef inline void _add_resonance(floating *are, floating *aim, const floating *ev,
+                                const floating *pb, int i, int k, int ch, int j) noexcept nogil:
+    """A += c_k X_k of resonance k at lane i."""
+    cdef const floating *b = pb + k * PB_STRIDE
+    cdef floating re, im
+    _resonance(&re, &im, ev, pb, i, k, ch, j)
     are[0] = are[0] + b[PB_C_RE] * re - b[PB_C_IM] * im
     aim[0] = aim[0] + b[PB_C_RE] * im + b[PB_C_IM] * re
 
@@ -245,6 +253,26 @@ cdef void signal_density(floating *out, const void *event_block, const floating 
         _add_resonance(&are, &aim, ev, pb, i, 5, CH_PIP_PIZ, 1)
         _add_resonance(&are, &aim, ev, pb, i, 6, CH_KM_PIZ, 1)
         out[i] = are * are + aim * aim
+
+
+cdef void signal_components(floating *out, const void *event_block, const floating *params,
+                            const void *parameter_buffer) noexcept nogil:
+    """The component amplitudes X_k without couplings (the seven resonances in
+    the order of RESONANCE_PREFIXES, then the non-resonant term, X = 1):
+    out[2 k L + i] real part, out[(2 k + 1) L + i] imaginary part."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef int i, L = VECTOR_LENGTH
+    for i in range(VECTOR_LENGTH):
+        _resonance(&out[i], &out[L + i], ev, pb, i, 0, CH_PIP_PIZ, 1)
+        _resonance(&out[2 * L + i], &out[3 * L + i], ev, pb, i, 1, CH_KM_PIZ, 1)
+        _resonance(&out[4 * L + i], &out[5 * L + i], ev, pb, i, 2, CH_KM_PIP, 1)
+        _resonance(&out[6 * L + i], &out[7 * L + i], ev, pb, i, 3, CH_KM_PIZ, 0)
+        _resonance(&out[8 * L + i], &out[9 * L + i], ev, pb, i, 4, CH_KM_PIP, 0)
+        _resonance(&out[10 * L + i], &out[11 * L + i], ev, pb, i, 5, CH_PIP_PIZ, 1)
+        _resonance(&out[12 * L + i], &out[13 * L + i], ev, pb, i, 6, CH_KM_PIZ, 1)
+        out[14 * L + i] = 1
+        out[15 * L + i] = 0
 
 
 # ----------------------------------------------------------------------------
@@ -388,9 +416,16 @@ cdef void signal_density_gradient(floating *out, floating *grad, const void *eve
 # ----------------------------------------------------------------------------
 
 def vecampfit_model():
-    """Parameters, event fields, masses, buffer sizes and functions of this model."""
-    return model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+    """Parameters, event fields, masses, buffer sizes and functions of this
+    model, and its components (the resonances and the non-resonant term, each
+    with its coupling a e^(i phi), phi in degrees) for cached fits."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
                              N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
                              signal_density[double], signal_density[float],
                              signal_density_gradient[double], signal_density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
+    names = RESONANCE_PREFIXES + ("NR",)
+    desc["components"] = component_description(
+        names, [("polar_degrees", f"{r}_A", f"{r}_P") for r in names], N_RESONANCES + 1,
+        signal_components[double], signal_components[float])
+    return desc

@@ -25,20 +25,16 @@ if HERE not in sys.path:
 
 import genfit3k  # noqa: E402
 from vecampfit import generation  # noqa: E402
+from vecampfit import vector4  # noqa: E402
 from vecampfit.root_io import write_tree  # noqa: E402
 
 NAMES = ("k1", "k2", "k3")
 
 
-def invariant_mass_squared(a, b):
-    p = a + b
-    return p[:, 3] ** 2 - p[:, 0] ** 2 - p[:, 1] ** 2 - p[:, 2] ** 2
-
-
 def dalitz_variables(momenta):
-    """(m13^2, m23^2) of the four-momenta of K+_1, K+_2, K-."""
-    return {"m13Sq": invariant_mass_squared(momenta["k1"], momenta["k3"]),
-            "m23Sq": invariant_mass_squared(momenta["k2"], momenta["k3"])}
+    """(m13^2, m23^2) of the four-momenta of K+_1, K+_2, K- (vecampfit.vector4)."""
+    return {"m13Sq": vector4.invariant_mass_squared(momenta["k1"], momenta["k3"]),
+            "m23Sq": vector4.invariant_mass_squared(momenta["k2"], momenta["k3"])}
 
 
 class Generator:

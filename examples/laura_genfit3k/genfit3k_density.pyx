@@ -38,7 +38,7 @@ from cython cimport floating
 from libc.math cimport sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport model_description
+from vecampfit.fitter.density cimport component_description, model_description
 from vecampfit.high_energy_physics cimport blatt_weisskopf_inverse_gradient_scalar
 
 # What the fitter reads from this module (genfit3k.py holds the same names).
@@ -212,6 +212,28 @@ cdef void signal_density(floating *out, const void *event_block, const floating 
         out[i] = ar * ar + ai * ai
 
 
+cdef void signal_components(floating *out, const void *event_block, const floating *params,
+                            const void *parameter_buffer) noexcept nogil:
+    """The component amplitudes without couplings, X_R = (n/F_R(q0)) [X(13) +
+    X(23)] of phi(1020) and f'2(1525) and X_NR = n_NR: out[2 k L + i] real
+    part, out[(2 k + 1) L + i] imaginary part."""
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef const floating *p1 = pb
+    cdef const floating *p2 = pb + PB_STRIDE
+    cdef floating yr, yi
+    cdef int i, L = VECTOR_LENGTH
+    for i in range(VECTOR_LENGTH):
+        _resonance_sum(ev, p1, i, EV_G_PHI, EV_W_PHI, &yr, &yi)
+        out[i] = p1[PB_NF] * yr
+        out[L + i] = p1[PB_NF] * yi
+        _resonance_sum(ev, p2, i, EV_G_F2, EV_W_F2, &yr, &yi)
+        out[2 * L + i] = p2[PB_NF] * yr
+        out[3 * L + i] = p2[PB_NF] * yi
+        out[4 * L + i] = pb[PB_NR_N]
+        out[5 * L + i] = 0
+
+
 # ----------------------------------------------------------------------------
 # Density with the gradient with respect to every parameter
 # ----------------------------------------------------------------------------
@@ -323,9 +345,16 @@ cdef void signal_density_gradient(floating *out, floating *gradient, const void 
 # ----------------------------------------------------------------------------
 
 def vecampfit_model():
-    """Parameters, event fields, constants, buffer sizes and functions of this model."""
-    return model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+    """Parameters, event fields, constants, buffer sizes and functions of this
+    model, and its components (phi(1020), f'2(1525), non-resonant; couplings
+    RE + i IM) for cached fits."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
                              N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
                              signal_density[double], signal_density[float],
                              signal_density_gradient[double], signal_density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
+    names = ("PHI", "F2", "NR")
+    desc["components"] = component_description(
+        names, [("cartesian", f"{c}_RE", f"{c}_IM") for c in names], 3,
+        signal_components[double], signal_components[float])
+    return desc

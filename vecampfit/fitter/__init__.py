@@ -9,12 +9,15 @@ Public names:
 * :class:`Likelihood`, :class:`FitPoint`, :class:`LikelihoodError` -- the
   function :math:`\\mathcal{F}` and its gradient;
 * :class:`Density` -- a density in block (Cython) or Python form;
+  :meth:`Density.from_model` reads a compiled model that describes itself;
 * :func:`read_parameter_file`, :func:`write_parameter_file`,
   :class:`ParameterTable`, :class:`Parameter` -- the paper's parameter files.
 
-Cython models cimport ``vecampfit.fitter.density`` for the function types and
+Cython models cimport ``model_description`` from ``vecampfit.fitter.density``
+and export ``vecampfit_model()`` (the model protocol, ``docs/fitter.rst``);
 ``density_callable`` / ``density_gradient_callable`` /
-``fill_parameter_buffer_callable``.
+``fill_parameter_buffer_callable`` wrap single functions for the
+:class:`Density` constructor.
 """
 
 from .density import Density, DensityError

@@ -258,3 +258,147 @@ def evaluator_for_fit(density, dtype, vector_length):
     if density.kind == "block":
         return BlockEvaluator(density, dtype, vector_length)
     return PythonEvaluator(density, dtype)
+
+
+class CachedEvaluator:
+    """The sums of a density with components from cached component amplitudes
+    (:mod:`vecampfit.fitter.components`): :math:`X_k` at the data events and
+    the matrix :math:`M` of the normalization events, rebuilt when a
+    parameter that is not a coupling changes.  Gradients are computed for
+    the couplings' parameters only (the likelihood uses this evaluator when
+    no other parameter of the density is free)."""
+
+    #: Blocks of normalization events whose amplitudes are held at once
+    #: while their matrix is summed.
+    MATRIX_CHUNK_EVENTS = 65536
+
+    def __init__(self, density, dtype, vector_length):
+        self.density = density
+        self.components = density.components
+        self.dtype = np.dtype(dtype)
+        self.vector_length = int(vector_length)
+        self._block = BlockEvaluator(density, dtype, vector_length)
+        self._cache = {}            # id(buf) -> (key, X or M)
+        self.rebuilds = 0
+
+    def _key(self, params_t):
+        return params_t[self.components.other_parameters].tobytes()
+
+    def _amplitudes(self, buf, blocks, params_t, pbuf, threads):
+        """X (n_components, n_events of ``blocks``) as complex128."""
+        comp = self.components
+        K = comp.n_components
+        L = self.vector_length
+        n_blocks = blocks.shape[0]
+        out = np.empty((2 * K, n_blocks * L))
+        cb = self._block.chunk_blocks
+        bad = np.full(max((n_blocks + cb - 1) // cb, 1), _NO_PROBLEM, dtype=np.intp)
+        _kernels.component_values(blocks, L, params_t, pbuf.ctypes.data, comp.function_pointer,
+                                  2 * K, out, bad, cb, threads)
+        if np.any(bad == _GUARD_VIOLATED):
+            raise DensityError(f"{self.density.name}: the component function wrote beyond the "
+                               f"{2 * K} x {L} values of its {K} components")
+        if np.any(bad == _ALLOCATION_FAILED):
+            raise MemoryError(f"{self.density.name}: could not allocate work arrays")
+        x = out[0::2] + 1j * out[1::2]
+        if not np.all(np.isfinite(x)):
+            k, j = np.argwhere(~np.isfinite(x))[0]
+            raise DensityError(f"{self.density.name}: component {comp.names[k]} is {x[k, j]} at "
+                               f"event {j}")
+        return x
+
+    def data_amplitudes(self, buf, params_t, pbuf, threads):
+        """X at the events of ``buf``, complex128 of shape (n_components,
+        n_events), cached while the non-coupling parameters stay."""
+        key = self._key(params_t)
+        hit = self._cache.get(id(buf))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        self._cache.pop(id(buf), None)
+        x = np.ascontiguousarray(
+            self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events])
+        self._cache[id(buf)] = (key, x)
+        self.rebuilds += 1
+        return x
+
+    _data_complex = data_amplitudes
+
+    def matrix(self, buf, params_t, pbuf, threads):
+        """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached)."""
+        key = self._key(params_t)
+        hit = self._cache.get(id(buf))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        self._cache.pop(id(buf), None)
+        K = self.components.n_components
+        L = self.vector_length
+        step = max(1, self.MATRIX_CHUNK_EVENTS // L)
+        m = np.zeros((K, K), dtype=np.complex128)
+        w_all = buf.weights
+        for b0 in range(0, buf.n_blocks, step):
+            b1 = min(b0 + step, buf.n_blocks)
+            n = min(b1 * L, buf.n_events) - b0 * L
+            x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads)[:, :n]
+            xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
+            m += xw @ x.conj().T
+        self._cache[id(buf)] = (key, m)
+        self.rebuilds += 1
+        return m
+
+    def _gradient(self, params_t, vector):
+        """2 Re sum_k dc_k/dp vector_k for every density parameter."""
+        jac = self.components.coupling_jacobian(params_t[:self.density.n_parameters])
+        return 2 * np.real(np.einsum("k,kp->p", vector, jac))
+
+    def values(self, buf, params_t, pbuf, threads):
+        c = self.components.couplings(params_t[:self.density.n_parameters])
+        a = c @ self._data_complex(buf, params_t, pbuf, threads)
+        return a.real ** 2 + a.imag ** 2
+
+    def values_and_gradient(self, buf, params_t, pbuf, threads):
+        x = self._data_complex(buf, params_t, pbuf, threads)
+        p = params_t[:self.density.n_parameters]
+        c = self.components.couplings(p)
+        a = c @ x
+        jac = self.components.coupling_jacobian(p)
+        return a.real ** 2 + a.imag ** 2, 2 * np.real(jac.T @ (x * a.conj()))
+
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+        m = self.matrix(buf, params_t, pbuf, threads)
+        c = self.components.couplings(params_t[:self.density.n_parameters])
+        mc = np.einsum("kl,l->k", m, c.conj())
+        integral = float(np.real(np.einsum("k,k->", c, mc)))
+        sums = [integral]
+        if gradient:
+            sums.extend(self._gradient(params_t, mc))
+        return np.array(sums, dtype=np.float64), None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        # numpy's own loops (einsum), not BLAS: no threads of a BLAS library
+        # compete with the fitter's, and the sums have a fixed order.
+        x = self._data_complex(buf, params_t, pbuf, threads)
+        c = self.components.couplings(params_t[:self.density.n_parameters])
+        a = np.einsum("k,kn->n", c, x)
+        s = a.real * a.real + a.imag * a.imag
+        n = buf.n_events
+        nb = background.shape[0]
+        term = scale * s
+        if nb:
+            term = term + np.einsum("b,bn->n", np.asarray(fractions, dtype=np.float64),
+                                    background[:, :n])
+        bad = ~(term > 0) | ~np.isfinite(term)
+        if np.any(bad):
+            j = int(np.flatnonzero(bad)[0])
+            return None, Problem(j, s[j], term[j])
+        w = buf.weights
+        lg = np.log(term)
+        r = -2 / term
+        if w is not None:
+            lg = w * lg
+            r = w * r
+        cols = [-2 * float(np.sum(lg)), float(np.einsum("n,n->", r, s))]
+        if nb:
+            cols.extend(np.einsum("bn,n->b", background[:, :n], r))
+        if gradient:
+            cols.extend(self._gradient(params_t, np.einsum("kn,n->k", x, r * a.conj())))
+        return np.array(cols, dtype=np.float64), None

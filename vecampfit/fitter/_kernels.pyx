@@ -225,6 +225,58 @@ def density_values(const floating[:, ::1] events, int vector_length, floating[::
         free(g)
 
 
+cdef void _components_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, int L,
+                            Py_ssize_t row, const char *events, uintptr_t func, int width,
+                            const floating *params, const void *pbuf, floating *out,
+                            double *values, Py_ssize_t stride, Py_ssize_t *bad) noexcept nogil:
+    """Rows of the component amplitudes of the blocks of chunk c (in double)."""
+    cdef Py_ssize_t b, a
+    cdef int i
+    bad[c] = NO_PROBLEM
+    if out == NULL:
+        bad[c] = ALLOCATION_FAILED
+        return
+    for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+        # A component function has the signature of a density, with
+        # width = 2 n_components values per lane.
+        _density(out, func, events + b * row, params, pbuf)
+        for a in range(width):
+            for i in range(L):
+                values[a * stride + b * L + i] = out[a * L + i]
+    if not _guard_intact(out, width * L):
+        bad[c] = GUARD_VIOLATED
+
+
+def component_values(const floating[:, ::1] events, int vector_length, floating[::1] params,
+                     uintptr_t parameter_buffer, uintptr_t function, int width,
+                     double[:, ::1] values, Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks,
+                     int n_threads):
+    """The ``width`` real values per event of a component function (the real
+    and imaginary parts of every component amplitude, ``out[a * L + i]``) into
+    the rows of ``values`` (shape ``(width, >= n_blocks * L)``, float64)."""
+    cdef Py_ssize_t n_blocks = events.shape[0]
+    cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
+    cdef Py_ssize_t row = events.shape[1] * sizeof(floating)
+    cdef Py_ssize_t c
+    cdef int L = vector_length
+    if values.shape[0] < width or values.shape[1] < n_blocks * L or bad.shape[0] < n_chunks:
+        raise ValueError("values or bad array too small")
+    if n_blocks == 0 or width <= 0:
+        return
+    cdef const char *ev = <const char *> &events[0, 0]
+    cdef floating *p = &params[0]
+    cdef double *v = &values[0, 0]
+    cdef Py_ssize_t stride = values.shape[1]
+    cdef Py_ssize_t *bd = &bad[0]
+    cdef floating *out
+    with nogil, parallel(num_threads=n_threads):
+        out = <floating *> _guarded(width * L * sizeof(floating), GUARD * sizeof(floating))
+        for c in prange(n_chunks, schedule='dynamic'):
+            _components_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, width, p,
+                              <const void *> parameter_buffer, out, v, stride, bd)
+        free(out)
+
+
 cdef inline void _accumulate_lanes(double *acc, const floating *g, const double *factor,
                                    int n_grad, int L, Py_ssize_t n_valid) noexcept nogil:
     """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes (factor 1 if NULL).

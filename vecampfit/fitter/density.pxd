@@ -51,6 +51,11 @@
 #
 # Model constants are inputs of the filler, never C globals: two densities
 # made from one module with different constants do not see each other.
+#
+# A model whose amplitude is a sum of components, A = sum_k c_k X_k with
+# S = |A|^2, may also describe its components (component_description, at
+# the end of this file): then a fit in which only the couplings move
+# evaluates the likelihood from the cached X_k (vecampfit.fitter.components).
 
 from cpython.pycapsule cimport PyCapsule_New
 
@@ -70,6 +75,8 @@ cdef extern from *:
     static const char vecampfit_capsule_gradient_float64[] = "vecampfit density_gradient float64" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float32[] = "vecampfit fill_parameter_buffer float32" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float64[] = "vecampfit fill_parameter_buffer float64" VECAMPFIT_CAPSULE_L;
+    static const char vecampfit_capsule_components_float32[] = "vecampfit components float32" VECAMPFIT_CAPSULE_L;
+    static const char vecampfit_capsule_components_float64[] = "vecampfit components float64" VECAMPFIT_CAPSULE_L;
     static const int vecampfit_capsule_vector_length = VECAMPFIT_VECTOR_LENGTH;
     #endif
     """
@@ -79,6 +86,8 @@ cdef extern from *:
     const char *_NAME_GRADIENT_FLOAT64 "vecampfit_capsule_gradient_float64"
     const char *_NAME_FILL_FLOAT32 "vecampfit_capsule_fill_float32"
     const char *_NAME_FILL_FLOAT64 "vecampfit_capsule_fill_float64"
+    const char *_NAME_COMPONENTS_FLOAT32 "vecampfit_capsule_components_float32"
+    const char *_NAME_COMPONENTS_FLOAT64 "vecampfit_capsule_components_float64"
     const int _CAPSULE_VECTOR_LENGTH "vecampfit_capsule_vector_length"
 
 ctypedef void (*density_function_float32)(float *, const void *, const float *, const void *) noexcept nogil
@@ -196,3 +205,34 @@ cdef inline object model_description(
     return {"protocol": 1, "parameters": parameters, "event_fields": event_fields,
             "constants": constants, "parameter_buffer_size": parameter_buffer_size,
             "vector_length": _CAPSULE_VECTOR_LENGTH, "functions": functions}
+
+
+cdef inline object component_description(
+        object names, object couplings, Py_ssize_t n_components,
+        density_function_float64 components_float64,
+        density_function_float32 components_float32):
+    """The components of a model whose amplitude is A = sum_k c_k X_k and
+    density S = |A|^2, for the fitter's cached evaluation (add it to the
+    model's description as ``description["components"]``).
+
+    ``names``: one name per component; ``couplings``: per component
+    ``("polar_degrees", magnitude, phase)``, ``("polar", magnitude, phase)``
+    (radians), ``("cartesian", real, imaginary)`` (parameter names) or
+    ``("fixed", real, imaginary)`` (numbers); the functions have the
+    signature of a density and write X_k of lane i to out[2 k L + i] (real
+    part) and out[(2 k + 1) L + i] (imaginary part), without the coupling.
+    """
+    names = _declared_names(names, n_components, "components")
+    couplings = tuple([tuple(c) for c in couplings])
+    if len(couplings) != n_components:
+        raise ValueError(f"model declares {len(couplings)} couplings for {n_components} "
+                         f"components")
+    functions = {}
+    if components_float64 != NULL:
+        functions["float64"] = _low_level_callable(<void *> components_float64,
+                                                   _NAME_COMPONENTS_FLOAT64)
+    if components_float32 != NULL:
+        functions["float32"] = _low_level_callable(<void *> components_float32,
+                                                   _NAME_COMPONENTS_FLOAT32)
+    return {"names": names, "couplings": couplings, "vector_length": _CAPSULE_VECTOR_LENGTH,
+            "functions": functions}

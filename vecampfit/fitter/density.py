@@ -38,12 +38,13 @@ import numpy as np
 __all__ = ["Density", "DensityError"]
 
 _PRECISION_OF_C_TYPE = {"float": "float32", "double": "float64"}
-_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer) "
+_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer|components) "
                        r"(float32|float64) L=(\d+)$")
 _C_ARGS = {
     "density": ("T*", "void*", "T*", "void*"),
     "density_gradient": ("T*", "T*", "void*", "T*", "void*"),
     "fill_parameter_buffer": ("T*", "T*", "double*"),
+    "components": ("T*", "void*", "T*", "void*"),
 }
 #: Elements of the guard zone behind a parameter buffer (see Density.parameter_buffer).
 GUARD_ELEMENTS = 8
@@ -76,7 +77,7 @@ def parse_signature(signature, kind):
         The capsule name: ``"vecampfit density float64 L=8"`` (from
         ``vecampfit.fitter.density``) or a C signature such as ``"void
         (double *, void const *, double const *, void const *)"``.
-    kind : {"density", "density_gradient", "fill_parameter_buffer"}
+    kind : {"density", "density_gradient", "fill_parameter_buffer", "components"}
 
     Returns
     -------
@@ -214,6 +215,7 @@ class Density:
             self.constants[k] = v
         self.constant_values = np.array(list(self.constants.values()), dtype=np.float64)
         self.precision = None
+        self.components = None
         self.vector_length = (None if vector_length is None else
                               _positive_int(vector_length, "vector_length", self.name))
 
@@ -322,14 +324,8 @@ class Density:
             or ``constants`` names a constant the model does not have.
         """
         if isinstance(module, dict):
-            if vector_length is None:
-                if len(module) != 1:
-                    raise DensityError(f"a dict of compiled modules for vector lengths "
-                                       f"{sorted(module)}: give vector_length=")
-                vector_length = next(iter(module))
-            if vector_length not in module:
-                raise DensityError(f"no module compiled for vector length {vector_length} "
-                                   f"(compiled: {sorted(module)})")
+            vector_length = _choose(module, vector_length, "a dict of compiled modules",
+                                    "vector lengths", "vector_length")
             module = module[vector_length]
         label = name or getattr(module, "__name__", "model")
         describe = getattr(module, "vecampfit_model", None)
@@ -338,14 +334,7 @@ class Density:
                                f"vecampfit/fitter/density.pxd for what a model exports)")
         desc = describe()
         if isinstance(desc, dict) and "protocol" not in desc:
-            if model is None:
-                if len(desc) != 1:
-                    raise DensityError(f"{label}: the module exports the models "
-                                       f"{sorted(desc)}; choose one with model=")
-                model = next(iter(desc))
-            if model not in desc:
-                raise DensityError(f"{label}: the module has no model {model!r} (it has: "
-                                   f"{', '.join(sorted(desc))})")
+            model = _choose(desc, model, f"{label}: the module", "models", "model")
             desc = desc[model]
             label = name or f"{label}.{model}"
         elif model is not None:
@@ -374,12 +363,16 @@ class Density:
             records_filler = (lambda records, _f=fill_events, _c=bound: _f(records, dict(_c)))
         else:
             records_filler = None
-        return cls(fns["density"], fns["density_gradient"] if gradient else None,
-                   parameters=desc["parameters"], event_fields=desc["event_fields"],
-                   fill_event_buffer=records_filler,
-                   parameter_buffer_size=desc["parameter_buffer_size"],
-                   fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
-                   vector_length=desc["vector_length"], name=label)
+        density = cls(fns["density"], fns["density_gradient"] if gradient else None,
+                      parameters=desc["parameters"], event_fields=desc["event_fields"],
+                      fill_event_buffer=records_filler,
+                      parameter_buffer_size=desc["parameter_buffer_size"],
+                      fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
+                      vector_length=desc["vector_length"], name=label)
+        from .components import components_from_description
+        density.components = components_from_description(desc, precision, desc["parameters"],
+                                                         label)
+        return density
 
     def _set_length(self, length, what):
         if length is None:
@@ -552,6 +545,11 @@ class Density:
                                    f"{buf.density.name!r}")
             if not buf.frozen:
                 raise DensityError(f"{self.name}: the event buffer is not frozen")
+            if self.kind == "block" and (buf.vector_length != self.vector_length
+                                         or buf.dtype != np.dtype(self.precision)):
+                raise DensityError(f"{self.name}: the event buffer is laid out for "
+                                   f"{buf.dtype} L={buf.vector_length}, the density is compiled "
+                                   f"for {self.precision} L={self.vector_length}")
         else:
             buf = self.event_buffer(events)
         evaluator = evaluator_for(self, buf.dtype, buf.vector_length)
@@ -566,6 +564,18 @@ class Density:
                 else "python")
         return (f"Density({self.name!r}, {what}, parameters={list(self.parameters)}, "
                 f"fields={list(self.event_fields)}, gradient={self.has_gradient})")
+
+
+def _choose(options, key, owner, what, argument):
+    """The key of ``options`` to use: ``key``, or the only one if None."""
+    if key is None:
+        if len(options) != 1:
+            raise DensityError(f"{owner} holds the {what} {sorted(options)}: give {argument}=")
+        key = next(iter(options))
+    if key not in options:
+        raise DensityError(f"{owner} holds no {argument} {key!r} (it holds the {what} "
+                           f"{sorted(options)})")
+    return key
 
 
 def _pointer(llc):

@@ -85,6 +85,10 @@ class Fitter:
     unused_parameters : {"error", "ignore"}
         Table parameters that nothing uses: an error (default) or ignored
         (see :class:`Likelihood`).
+    cache : {"auto", "always", "never"}
+        Cached evaluation of densities with components (see
+        :class:`Likelihood`); with ``"auto"`` it is chosen at each MIGRAD,
+        HESSE or MINOS from the parameters that are free.
     verbose : bool
         Print the seed and a line per MIGRAD/HESSE call.
 
@@ -98,14 +102,14 @@ class Fitter:
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
-                 on_invalid="raise", unused_parameters="error", verbose=True):
+                 on_invalid="raise", unused_parameters="error", cache="auto", verbose=True):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
         self.likelihood = Likelihood(parameters, precision=precision,
                                      vector_length=vector_length, threads=threads,
                                      extended=extended, on_invalid=on_invalid,
-                                     unused_parameters=unused_parameters)
+                                     unused_parameters=unused_parameters, cache=cache)
         self.verbose = verbose
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
@@ -361,6 +365,8 @@ class Fitter:
     # -- minimization ---------------------------------------------------------
 
     def _timed(self, what, call):
+        m = self.minuit
+        self.likelihood.free_parameters = [n for n in self.parameters.names if not m.fixed[n]]
         t0, c0 = time.perf_counter(), time.process_time()
         calls0 = self.n_calls
         result = call()

@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from ._evaluation import CHUNK_EVENTS, chunk_partials, evaluator_for_fit
+from ._evaluation import CHUNK_EVENTS, CachedEvaluator, chunk_partials, evaluator_for_fit
 from .density import Density, DensityError
 from .events import EventBuffer
 from .parameters import ParameterFileError, ParameterTable
@@ -330,17 +330,33 @@ class FitPoint:
             raise
 
     def add_data(self, records, weights=None):
-        """Append data events (a chunk of event records, dict of arrays).
+        """Append data events.
 
         A chunk that fails (a missing field, a non-finite value) is not
-        kept by any of the point's densities."""
+        kept by any of the point's densities.
+
+        Parameters
+        ----------
+        records : dict of array_like
+            A chunk of event records (or fields), one value per event.
+        weights : array_like, optional
+            Per-event weights :math:`w_i`.
+        """
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         self._append(self.data.values(), records, weights)
 
     def add_normalization_events(self, records, weights=None):
         """Append normalization events: MC events, or grid points with their
-        weights (integration weight times Jacobian)."""
+        weights (integration weight times Jacobian).
+
+        Parameters
+        ----------
+        records : dict of array_like
+            A chunk of event records (or fields).
+        weights : array_like, optional
+            Per-event weights :math:`w_j` (required for grid points).
+        """
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         if self.normalization not in ("mc", "grid"):
@@ -374,9 +390,27 @@ class FitPoint:
 
     def load_data_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                        map_records=None, step_size="100 MB"):
-        """Load data events from a ROOT tree (in chunks); see
-        :func:`vecampfit.root_io.iterate_events`.  If reading fails part way,
-        none of the file's events are kept."""
+        """Load data events from a ROOT tree, in chunks.
+
+        If reading fails part way, none of the file's events are kept.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        tree : str
+        branches : sequence of str, optional
+            Branches to read (default: all but the weight branch).
+        weight_branch : str, optional
+            Branch with per-event weights.
+        map_records : callable, optional
+            Turns the arrays of a chunk into event records.
+        step_size : int or str
+            Chunk size (uproot's ``step_size``).
+
+        See Also
+        --------
+        vecampfit.root_io.iterate_events
+        """
         self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
                    map_records, step_size)
         self.data_source = dict(path=os.fspath(path), tree=tree, branches=branches,
@@ -384,8 +418,15 @@ class FitPoint:
 
     def load_normalization_file(self, path, tree="tree", branches=None, *, weight_branch=None,
                                 map_records=None, step_size="100 MB"):
-        """Load normalization events from a ROOT tree (in chunks).  If reading
-        fails part way, none of the file's events are kept."""
+        """Load normalization events from a ROOT tree, in chunks.
+
+        If reading fails part way, none of the file's events are kept.
+
+        Parameters
+        ----------
+        path, tree, branches, weight_branch, map_records, step_size
+            As for :meth:`load_data_file`.
+        """
         self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
                    weight_branch, map_records, step_size)
 
@@ -467,6 +508,14 @@ class Likelihood:
         density, fraction, yield or prior uses (default: an error naming
         them; a user prior may use any parameter, so with one set nothing is
         checked).
+    cache : {"auto", "always", "never"}
+        Cached evaluation of signal densities that describe their components
+        (:mod:`vecampfit.fitter.components`): ``"auto"`` uses it when every
+        free parameter of the density (:attr:`free_parameters`) is a
+        coupling; ``"always"`` also for values when other parameters are
+        free (the cache is rebuilt when they change; gradients then come
+        from the full path); ``"never"`` evaluates the whole model at every
+        call.
 
     Attributes
     ----------
@@ -486,7 +535,7 @@ class Likelihood:
     precision = None
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, on_invalid="raise", unused_parameters="error"):
+                 extended=False, on_invalid="raise", unused_parameters="error", cache="auto"):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
@@ -500,6 +549,13 @@ class Likelihood:
         if unused_parameters not in ("error", "ignore"):
             raise ValueError(f"unused_parameters must be 'error' or 'ignore', got "
                              f"{unused_parameters!r}")
+        if cache not in ("auto", "always", "never"):
+            raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
+        self.cache = cache
+        #: Names of the parameters Minuit may move (None: all); set by the
+        #: Fitter before each minimization, it decides the cached evaluation.
+        self.free_parameters = None
+        self._cached = {}         # id(density) -> CachedEvaluator
         self.parameters = parameters
         self.density_precision = precision
         self.dtype = np.dtype(precision)
@@ -540,11 +596,22 @@ class Likelihood:
         return {p.name: (p.limits if p.bounded else None) for p in self.parameters}
 
     def parameter_index(self, name):
-        """Index of a parameter (KeyError naming close names if unknown)."""
+        """Index of a parameter (KeyError naming close names if unknown).
+
+        Parameters
+        ----------
+        name : str
+        """
         return self.parameters.index(name)
 
     def parameter_map(self, density):
-        """Indices into the fit parameters of a density's parameters (in its order)."""
+        """Indices into the fit parameters of a density's parameters (in its order).
+
+        Parameters
+        ----------
+        density : Density
+            A signal density of a fit point.
+        """
         return self._index[id(density)]
 
     def _bind(self, density, what):
@@ -598,14 +665,31 @@ class Likelihood:
         return point
 
     def add_prior(self, name, central, sigma_minus, sigma_plus=None):
-        """Add an asymmetric-Gaussian prior (see :class:`AsymmetricGaussianPrior`)."""
+        """Add an asymmetric-Gaussian prior (see :class:`AsymmetricGaussianPrior`).
+
+        Parameters
+        ----------
+        name : str
+            Parameter name.
+        central : float
+        sigma_minus, sigma_plus : float
+            Standard deviations below and above ``central`` (``sigma_plus``
+            defaults to ``sigma_minus``).
+        """
         self.parameter_index(name)
         self.priors.append(AsymmetricGaussianPrior(name, central, sigma_minus, sigma_plus))
 
     def set_prior_function(self, function, gradient=None):
-        """User prior :math:`C(p)`: ``function(params) -> float``, optional
-        ``gradient(params) -> array``; ``params`` are all fit parameters in
-        the table's order."""
+        """User prior :math:`C(p)`.
+
+        Parameters
+        ----------
+        function : callable
+            ``function(params) -> float``; ``params`` are all fit parameters
+            in the table's order.
+        gradient : callable, optional
+            ``gradient(params) -> array`` of one value per fit parameter.
+        """
         self.user_prior = function
         self.user_prior_gradient = gradient
 
@@ -707,6 +791,26 @@ class Likelihood:
 
     # -- helpers --------------------------------------------------------------
 
+    def signal_evaluator(self, density, gradient=False):
+        """The evaluator of a signal density for one call: the cached one
+        (:class:`~vecampfit.fitter._evaluation.CachedEvaluator`) where
+        :attr:`cache` and :attr:`free_parameters` allow it, else the full one."""
+        comp = density.components
+        if comp is None or self.cache == "never":
+            return self._evaluator(density)
+        if self.cache == "auto" and self.free_parameters is None:
+            return self._evaluator(density)
+        free = (set(density.parameters) if self.free_parameters is None
+                else set(self.free_parameters))
+        others_free = any(density.parameters[k] in free for k in comp.other_parameters)
+        if others_free and (self.cache == "auto" or gradient):
+            return self._evaluator(density)
+        ev = self._cached.get(id(density))
+        if ev is None:
+            ev = CachedEvaluator(density, self.dtype, self.vector_length)
+            self._cached[id(density)] = ev
+        return ev
+
     def _evaluator(self, density):
         ev = self._evaluators.get(id(density))
         if ev is None:
@@ -779,7 +883,7 @@ class Likelihood:
                 return self._fail(f"{what}: integral function is {integral} (parameters: "
                                   f"{self._describe(x)})"), None
             return integral, g
-        sums, problem = self._evaluator(dens).normalization_sums(
+        sums, problem = self.signal_evaluator(dens, want_gradient).normalization_sums(
             point.norm_events, params_t, pbuf, want_gradient, self.threads)
         if problem is not None:
             return self._fail(self._problem_message(what, "normalization", problem, x)), None
@@ -874,7 +978,7 @@ class Likelihood:
             if g_norm is None:
                 return large
             scale = f_s / integral
-            sums, problem = self._evaluator(dens).data_sums(
+            sums, problem = self.signal_evaluator(dens, gradient).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
                 self.threads)
             if problem is not None:
@@ -923,6 +1027,14 @@ class Likelihood:
 
     # -- values for result files and plots --------------------------------------
 
+    def _signal_buffers(self, point, params):
+        """(all parameters, the signal's parameters, its filled parameter buffer)."""
+        x = np.asarray(params, dtype=np.float64)
+        if not self.prepared:
+            self.prepare()
+        params_t = self._density_parameters(point.signal, x)
+        return x, params_t, self._parameter_buffer(point.signal, params_t)
+
     def signal_values(self, point, params, where="data"):
         """Signal density at the data (or normalization) events of a point
         (float64 array), for result files and plots.
@@ -934,22 +1046,21 @@ class Likelihood:
             All fit parameters.
         where : {"data", "normalization"}
         """
-        x = np.asarray(params, dtype=np.float64)
-        if not self.prepared:
-            self.prepare()
-        params_t = self._density_parameters(point.signal, x)
-        pbuf = self._parameter_buffer(point.signal, params_t)
+        x, params_t, pbuf = self._signal_buffers(point, params)
         buf = point.data_events if where == "data" else point.norm_events
         return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self.threads),
                           dtype=np.float64)
 
     def normalization_integral(self, point, params):
-        """:math:`I_S` of a point at ``params`` (1 without normalization)."""
-        x = np.asarray(params, dtype=np.float64)
-        if not self.prepared:
-            self.prepare()
-        params_t = self._density_parameters(point.signal, x)
-        pbuf = self._parameter_buffer(point.signal, params_t)
+        """:math:`I_S` of a point at ``params`` (1 without normalization).
+
+        Parameters
+        ----------
+        point : FitPoint
+        params : array_like
+            All fit parameters.
+        """
+        x, params_t, pbuf = self._signal_buffers(point, params)
         integral, g = self._normalization(point, x, params_t, pbuf, False)
         if g is None:
             raise LikelihoodError(f"fit point {point.index}: no valid normalization at these "

@@ -1,0 +1,103 @@
+"""Pseudoexperiments of the D0 -> K- pi+ pi0 example: generate N data samples
+at the CLEO values (parameters_signal_mc.dat), fit each with the example's
+sequence from random starts, and summarize the pulls of the magnitudes,
+phases and background fraction.
+
+    python pseudoexperiments.py --directory toys --experiments 200 --events 20000
+
+Each fit runs on the cached likelihood (only couplings and the background
+fraction are free).  Experiment k fits ``data_signal_k.root`` with a random
+start whose seed comes from the study's seed (vecampfit.studies), so that
+experiment k can be redone alone; results are appended to
+``study_results.jsonl`` as they arrive (an interrupted study resumes), the
+table is written to ``study.root`` and the pull summary to ``pulls.txt``.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+import fit_signal  # noqa: E402
+import generate  # noqa: E402
+
+from vecampfit import studies  # noqa: E402
+from vecampfit.fitter import read_parameter_file  # noqa: E402
+
+
+class Experiment:
+    """One pseudoexperiment: the fit of sample k (picklable for process pools)."""
+
+    def __init__(self, directory, fit_options):
+        self.directory = directory
+        self.fit_options = list(fit_options)
+
+    def __call__(self, index, seed):
+        args = fit_signal.parse(["--directory", self.directory, "--pseudoexperiment", str(index),
+                                 "--seed", str(seed % 2 ** 32), "--quiet", *self.fit_options])
+        fitter = fit_signal.build(args)
+        fit_signal.run_sequence(fitter, args)
+        return {"values": fitter.values, "errors": fitter.errors, "fval": fitter.minuit.fval,
+                "valid": bool(fitter.minuit.valid), "calls": fitter.n_calls,
+                "fit_time": fitter.cpu_time}
+
+
+def main(argv=None):
+    p = common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--directory", default="dz_toys", help="folder of the samples and results")
+    p.add_argument("--experiments", type=int, default=20, help="number of pseudoexperiments")
+    p.add_argument("--events", type=int, default=20000, help="data events per experiment")
+    p.add_argument("--mc-events", type=int, default=200000, help="normalization MC events")
+    p.add_argument("--seed", type=int, default=1, help="seed of generation and random starts")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes (1: in this process); OpenMP threads are shared out")
+    p.add_argument("--model-cache", default=None)
+    args = p.parse_args(argv)
+    d = args.directory
+    os.makedirs(d, exist_ok=True)
+    if not os.path.exists(os.path.join(d, common.data_file_name(args.experiments - 1))):
+        generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
+                       str(args.mc_events), "--background-events", str(args.events),
+                       "--pseudoexperiments", str(args.experiments), "--seed", str(args.seed)])
+    import fit_background
+    options = ["--threads", "1"] + (["--model-cache", args.model_cache] if args.model_cache
+                                    else [])
+    if not os.path.exists(os.path.join(d, "parameters_background_result.dat")):
+        fit_background.main(["--directory", d, "--fixed-seed", *options])
+    experiment = Experiment(d, options)
+    executor = studies.process_executor(args.workers, 1) if args.workers > 1 else None
+    try:
+        table = studies.run_study(experiment, args.experiments, seed=args.seed,
+                                  executor=executor,
+                                  results=os.path.join(d, "study_results.jsonl"))
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    truth = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
+    names = truth.names
+    ok = [r for r in table.ok if r["valid"]]
+    # Phases compared modulo 360 degrees: shift the fitted value next to the truth.
+    for r in ok:
+        for k, name in enumerate(names):
+            if name.endswith("_P"):
+                r["values"][k] = truth[name].value + (r["values"][k] - truth[name].value + 180) \
+                    % 360 - 180
+    summary = studies.pull_summary(studies.StudyTable(ok), [truth[n].value for n in names],
+                                   names=names)
+    lines = [f"{len(ok)} valid fits of {len(table)} experiments ({len(table.failed)} failed)",
+             f"{'parameter':20s} {'pull mean':>16s} {'pull width':>16s}"]
+    for name, s in summary.items():
+        lines.append(f"{name:20s} {s['mean']:+8.3f} +- {s['mean_error']:.3f} "
+                     f"{s['width']:8.3f} +- {s['width_error']:.3f}")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(d, "pulls.txt"), "w") as f:
+        f.write(text)
+    table.write_root(os.path.join(d, "study.root"))
+    return table, summary
+
+
+if __name__ == "__main__":
+    main()

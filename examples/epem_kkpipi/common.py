@@ -1,0 +1,206 @@
+"""Shared parts of the e+e- -> K K-bar pi pi programs: branch names, event
+records, the normalized phase-space variables, the background model of the
+simulation, and the signal density in the fitter's Python form.
+
+Event files (tree ``tree``; four-momenta (px, py, pz, E) in GeV, float64):
+
+``k1_momentum[4]``, ``k2_momentum[4]``, ``pi1_momentum[4]``, ``pi2_momentum[4]``
+    reconstructed four-momenta (K1 = K+ or the first KS, K2 = K- or the
+    second KS, pi1 = pi+, pi2 = pi-);
+``k1_momentum_gen[4]``, ... ``pi2_momentum_gen[4]``
+    generator-level four-momenta;
+``reconstructed`` (bool)
+    the event passed the simulated reconstruction (MC files; 1 in data and
+    background files, which hold reconstructed events only);
+``weight`` (float64)
+    the data/MC efficiency ratio R of the event (MC), 1 elsewhere;
+``signal`` (bool, data files)
+    generator truth: signal (1) or background (0).
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import model  # noqa: E402
+
+TREE = "tree"
+#: Final-state particle keys and their branch stems.
+PARTICLES = ("K1", "K2", "pi1", "pi2")
+BRANCH = {"K1": "k1_momentum", "K2": "k2_momentum", "pi1": "pi1_momentum", "pi2": "pi2_momentum"}
+GEN_BRANCH = {k: v + "_gen" for k, v in BRANCH.items()}
+
+
+def momenta_of(records, generator_level=False):
+    """Four-momenta dict (``K1``, ``K2``, ``pi1``, ``pi2``) from event records.
+
+    Raises
+    ------
+    KeyError
+        A branch is missing (the message names it).
+    """
+    names = GEN_BRANCH if generator_level else BRANCH
+    out = {}
+    for k, b in names.items():
+        if b not in records:
+            raise KeyError(f"event records need branch {b!r} (have {sorted(records)})")
+        a = np.asarray(records[b], dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != 4:
+            raise ValueError(f"branch {b!r} must hold four-momenta (n, 4), got shape {a.shape}")
+        out[k] = a
+    return out
+
+
+def normalized_phi(phi, point):
+    """The variables Phi mapped linearly from their ranges
+    (:meth:`config.Point.phi_ranges`) to [-1, 1], as an array (7, n)."""
+    ranges = point.phi_ranges()
+    return np.stack([(2 * np.asarray(phi[k]) - ranges[k][1] - ranges[k][0])
+                     / (ranges[k][1] - ranges[k][0]) for k in model.PHI_NAMES])
+
+
+#: Background model of the simulation: a second-order polynomial in the
+#: normalized variables v = normalized_phi (monomial basis, the parameter
+#: names of ``vecampfit-polynomial-parameters 2 7 --prefix BKG``), positive
+#: everywhere (the negative terms add up to at most 0.9 in absolute value).
+#: Smooth and unlike the signal: it has no resonances and depends on the
+#: angles only through theta_gamma, theta_phi and theta_f.
+BACKGROUND_TRUTH = {
+    (0, 0, 0, 0, 0, 0, 0): 1.0,
+    (0, 1, 0, 0, 0, 0, 0): -0.3,
+    (0, 0, 0, 0, 1, 0, 0): 0.25,
+    (2, 0, 0, 0, 0, 0, 0): 0.3,
+    (0, 1, 0, 0, 1, 0, 0): 0.15,
+    (0, 0, 2, 0, 0, 0, 0): -0.2,
+    (0, 0, 0, 0, 0, 2, 0): 0.2,
+}
+
+
+def background_parameter_name(exponents, prefix="BKG"):
+    """``BKG_e1_..._e7``, the polynomial tool's name of a term."""
+    return prefix + "_" + "_".join(str(e) for e in exponents)
+
+
+def polynomial(v, coefficients):
+    """sum_e c_e prod_d v_d^e_d for v (7, n) and coefficients {exponents: c}."""
+    v = np.asarray(v, dtype=np.float64)
+    out = np.zeros(v.shape[1])
+    for e, c in coefficients.items():
+        term = np.full(v.shape[1], float(c))
+        for d, k in enumerate(e):
+            if k:
+                term = term * v[d] ** k
+        out += term
+    return out
+
+
+def background_density(momenta, point, coefficients=None):
+    """Background density of the simulation at generator-level momenta."""
+    coefficients = BACKGROUND_TRUTH if coefficients is None else coefficients
+    v = normalized_phi(model.phase_space_variables(momenta), point)
+    return polynomial(v, coefficients)
+
+
+def signal_fields(momenta, point):
+    """Signal event-buffer fields (model.EVENT_FIELDS) of four-momenta."""
+    c = point.constants()
+    return model.signal_event_fields(momenta, c["M_K"], c["M_PI"])
+
+
+def fill_signal_event_buffer(records, constants):
+    """Signal event-buffer fields from ROOT records (reconstructed momenta);
+    ``constants``: the model constants (``M_K``, ``M_PI`` used)."""
+    return model.signal_event_fields(momenta_of(records), constants["M_K"], constants["M_PI"])
+
+
+def signal_density_of_momenta(momenta, point, params=None):
+    """Signal density S at four-momenta (numpy reference)."""
+    params = model.parameter_vector(point.energy_mev) if params is None else params
+    return model.signal_density(signal_fields(momenta, point), params, point.energy_mev,
+                                point.constants())
+
+
+def signal_density_numpy(point):
+    """The signal density of a point in the fitter's Python form.
+
+    Returns
+    -------
+    vecampfit.fitter.Density
+        ``function(fields, params)`` over :data:`model.EVENT_FIELDS`, the
+        parameters :func:`model.parameter_names` of the point's energy, and
+        the event-buffer filler :func:`fill_signal_event_buffer`.
+    """
+    from vecampfit.fitter import Density
+    const = point.constants()
+    e = point.energy_mev
+    return Density(lambda fields, params: model.signal_density(fields, params, e, const),
+                   parameters=model.parameter_names(e), event_fields=model.EVENT_FIELDS,
+                   fill_event_buffer=lambda records: fill_signal_event_buffer(records, const),
+                   name=f"signal {point.name} (numpy)")
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "(default" in text or action.default is None or action.default is False:
+            return text
+        return super()._get_help_string(action)
+
+
+def parser(description):
+    """Argument parser with the point-selection options shared by the programs."""
+    p = argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
+    p.add_argument("--directory", default=".", help="folder of input and output files")
+    p.add_argument("--process", action="append", choices=sorted(model.PROCESSES),
+                   help="process to use (repeat for several; default: both)")
+    p.add_argument("--energy", action="append", type=int, choices=model.ENERGIES_MEV,
+                   help="energy point in MeV (repeat for several; default: all five)")
+    return p
+
+
+def compile_signal_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``signal_density.pyx`` for the given vector lengths
+    (``vecampfit.model_compiler.compile_model``); returns ``{L: module}``."""
+    from vecampfit.model_compiler import compile_model
+    return compile_model(os.path.join(HERE, "signal_density.pyx"), list(vector_lengths),
+                         build_dir=build_dir, verbose=verbose)
+
+
+def signal_density_cython(modules, point, precision="float64", vector_length=None):
+    """The compiled signal density of a point for the fitter.
+
+    Parameters
+    ----------
+    modules : dict
+        ``{L: module}`` from :func:`compile_signal_density`.
+    point : config.Point
+        Selects the parameter names (energy) and the constants (process).
+    precision : {"float64", "float32"}
+    vector_length : int, optional
+        Which compiled module (required with several).
+
+    Returns
+    -------
+    vecampfit.fitter.Density
+        With the event-buffer filler :func:`fill_signal_event_buffer`.
+    """
+    from vecampfit.fitter import Density
+    return Density.from_model(modules, precision, constants=point.constants(),
+                              vector_length=vector_length, model=f"E{point.energy_mev}",
+                              fill_event_buffer=fill_signal_event_buffer,
+                              name=f"signal {point.name}")
+
+
+def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``efficiency_density.pyx`` (with the polynomial tool's ``.pxd``
+    files of this folder and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+    from vecampfit.model_compiler import compile_model
+    return compile_model(os.path.join(HERE, "efficiency_density.pyx"), list(vector_lengths),
+                         build_dir=build_dir, include_dirs=(HERE,),
+                         extra_compile_args=["-DPOLYNOMIAL_ORDER=1"], verbose=verbose)

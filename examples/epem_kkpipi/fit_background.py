@@ -1,0 +1,149 @@
+"""Fit the background polynomial (paper section 8.4) to the background sample with MC normalization.
+
+For each chosen point reads ``background_<point>.root`` (the data of this
+fit) and the reconstructed events of ``mc_<point>.root`` with their weights
+R (the normalization), fits B(Phi) = P_2(Phi) (background.py; compiled
+density with its gradient, or the numpy form with --numpy), and writes
+``parameters_background_<point>.dat``, ``background_<point>.txt`` (values,
+errors, pulls against the simulation's coefficients, projection chi2) and,
+for 2000 MeV (every point with --plot), the projections onto M(K1 pi2),
+M(pi1 pi2), M(K1 pi1 pi2): ``background_<point>.png``.
+Run ``python fit_background.py --help``.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import background  # noqa: E402
+import common  # noqa: E402
+import config  # noqa: E402
+from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
+from vecampfit.root_io import read_events  # noqa: E402
+
+PROJECTIONS = (("m_k1pi2", ("K1", "pi2"), "M(K1 pi2) (GeV)"),
+               ("m_pi1pi2", ("pi1", "pi2"), "M(pi1 pi2) (GeV)"),
+               ("m_k1pi1pi2", ("K1", "pi1", "pi2"), "M(K1 pi1 pi2) (GeV)"))
+
+
+def _mass(mom, parts):
+    p = sum(mom[k] for k in parts)
+    return np.sqrt(np.maximum(p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1), 0.0))
+
+
+def projections(data, mc, mc_weights, values, bins=25):
+    """Data histograms and the fit's prediction (MC weighted by R B, scaled to
+    the data count) with chi2 per projection; the variance of a bin is the
+    data count plus the MC statistical variance of the prediction."""
+    dm, mm = common.momenta_of(data), common.momenta_of(mc)
+    out = {}
+    for name, parts, _ in PROJECTIONS:
+        x, y = _mass(dm, parts), _mass(mm, parts)
+        edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
+        h, _ = np.histogram(x, edges)
+        w = mc_weights * values
+        f, _ = np.histogram(y, edges, weights=w)
+        f2, _ = np.histogram(y, edges, weights=w * w)
+        scale = len(x) / w.sum()
+        f, var_mc = f * scale, f2 * scale ** 2
+        ok = f > 5
+        chi2 = float(np.sum((h[ok] - f[ok]) ** 2 / (f[ok] + var_mc[ok])))
+        out[name] = {"edges": edges, "data": h, "fit": f, "chi2": chi2, "ndf": int(ok.sum())}
+    return out
+
+
+def plot(proj, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for ax, (name, _, label) in zip(axes, PROJECTIONS):
+        h = proj[name]
+        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
+        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k", label="data")
+        ax.plot(c, h["fit"], "-", color="C0", label="fit")
+        ax.set_xlabel(label)
+        ax.set_ylabel("events")
+        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def fit_point(point, directory, *, modules=None, vector_length=8, precision="float64",
+              gradient=True, make_plot=False, verbose=False):
+    """Fit the background of one point; returns (fitter, pulls, projections)."""
+    data, _ = read_events(os.path.join(directory, point.file("background")))
+    mc, _ = read_events(os.path.join(directory, point.file("mc")))
+    ok = np.asarray(mc["reconstructed"], bool)
+    mc = {k: v[ok] for k, v in mc.items()}
+    dens = background.density(point, modules, precision, vector_length)
+    fitter = Fitter(background.initial_parameters(), randomize=False, use_gradient=gradient,
+                    vector_length=vector_length if modules is not None else 1,
+                    precision=precision if modules is not None else "float64",
+                    on_invalid="large", verbose=verbose)
+    fp = fitter.add_point(dens, normalization="mc")
+    fp.add_data(data)
+    fp.add_normalization_events(mc, np.asarray(mc["weight"], dtype=np.float64))
+    fitter.migrad(hesse=True)
+    truth = background.truth()
+    free = np.array([p.step > 0 for p in fitter.parameters])
+    pulls = np.where(free, (fitter.values - truth) / np.where(free, fitter.errors, 1), 0.0)
+    values = background.polynomial(background.event_fields(mc, point), fitter.values)
+    proj = projections(data, mc, np.asarray(mc["weight"], dtype=np.float64), values)
+    write_parameter_file(os.path.join(directory, f"parameters_background_{point.name}.dat"),
+                         fitter.parameters, fitter.values)
+    m = fitter.minuit
+    with open(os.path.join(directory, f"background_{point.name}.txt"), "w") as f:
+        f.write(f"{point.name} background: F = {m.fval:.6f}, valid = {m.valid}, "
+                f"calls = {m.nfcn}\n")
+        for name, h in proj.items():
+            f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
+        f.write("name value error truth pull\n")
+        for name, v, e, t, pull in zip(fitter.parameters.names, fitter.values, fitter.errors,
+                                       truth, pulls):
+            f.write(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}\n")
+    if make_plot:
+        plot(proj, os.path.join(directory, f"background_{point.name}.png"),
+             f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, background")
+    return fitter, pulls, proj
+
+
+def main(argv=None):
+    p = common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--numpy", action="store_true", help="numpy density instead of the compiled one")
+    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--no-gradient", action="store_true",
+                   help="let Minuit differentiate numerically")
+    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
+    p.add_argument("--no-plot", action="store_true", help="no plots")
+    args = p.parse_args(argv)
+    modules = None if args.numpy else background.compile_density([args.vector_length],
+                                                                 build_dir=args.model_cache)
+    results = {}
+    for point in config.select(args.process, args.energy):
+        t = time.perf_counter()
+        fitter, pulls, proj = fit_point(
+            point, args.directory, modules=modules, vector_length=args.vector_length,
+            precision=args.precision, gradient=not args.no_gradient,
+            make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000))
+        chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in proj.items())
+        print(f"{point.name}: valid = {fitter.minuit.valid}, largest |pull| "
+              f"{np.max(np.abs(pulls)):.2f}, {time.perf_counter() - t:.1f} s; "
+              f"projection chi2/bins: {chi2}")
+        results[point.name] = (fitter, pulls, proj)
+    return results
+
+
+if __name__ == "__main__":
+    main()

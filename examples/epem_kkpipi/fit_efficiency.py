@@ -1,0 +1,171 @@
+"""Fit the efficiency parameterization (paper section 8.2) to the generator-level MC with the reconstructed flag.
+
+For each chosen point reads ``mc_<point>.root`` (generate.py) and fits
+E(Phi_lab, Phi) (efficiency.py) by the likelihood -2 ln g(E/w) for
+reconstructed and -2 ln(1 - g(E/w)) for other events, without
+normalization, with the explicit gradient (or Minuit's numerical one with
+--no-gradient), with the compiled density efficiency_density.pyx (or the
+numpy form with --numpy); w = R with --data-efficiency, else 1.  Writes
+``parameters_efficiency_<mc|data>_<point>.dat`` (fitted values),
+``efficiency_<mc|data>_<point>.txt`` (summary with the projection chi2) and,
+with --plot (always for 2000 MeV unless --no-plot), the projections onto
+M(K1 K2), M(K1 pi2), M(pi1 pi2): ``efficiency_<mc|data>_<point>.png``.
+Run ``python fit_efficiency.py --help``.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+import config  # noqa: E402
+import efficiency  # noqa: E402
+from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
+from vecampfit.root_io import read_events  # noqa: E402
+
+#: Projections: name, particles, label.
+PROJECTIONS = (("m_k1k2", ("K1", "K2"), "M(K1 K2) (GeV)"),
+               ("m_k1pi2", ("K1", "pi2"), "M(K1 pi2) (GeV)"),
+               ("m_pi1pi2", ("pi1", "pi2"), "M(pi1 pi2) (GeV)"))
+
+
+def invariant_mass(*momenta):
+    p = sum(momenta)
+    return np.sqrt(np.maximum(p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1), 0.0))
+
+
+def projections(records, fields, e, bins=20, data_efficiency=False):
+    """Measured and fitted efficiency per bin of the three projections.
+
+    Measured: the reconstructed fraction (times R for the data efficiency)
+    with its binomial error; fitted: the mean of E over the bin's events.
+    Returns ``{name: dict(edges, measured, error, fitted, chi2, ndf)}``.
+    """
+    gen = common.momenta_of(records, generator_level=True)
+    r = fields["r"] * (fields["w"] if data_efficiency else 1.0)
+    out = {}
+    for name, parts, _ in PROJECTIONS:
+        m = invariant_mass(*(gen[k] for k in parts))
+        edges = np.linspace(m.min(), m.max(), bins + 1)
+        idx = np.clip(np.digitize(m, edges) - 1, 0, bins - 1)
+        n = np.bincount(idx, minlength=bins).astype(float)
+        k = np.bincount(idx, weights=r, minlength=bins)
+        fit = np.bincount(idx, weights=e, minlength=bins)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            meas = k / n
+            fitted = fit / n
+            err = np.sqrt(np.maximum(fitted * (1 - fitted), 1e-12) / n)
+        ok = n >= 20
+        chi2 = float(np.sum(((meas - fitted) / err)[ok] ** 2))
+        out[name] = {"edges": edges, "measured": meas, "error": err, "fitted": fitted,
+                     "chi2": chi2, "ndf": int(ok.sum())}
+    return out
+
+
+def plot(proj, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for ax, (name, _, label) in zip(axes, PROJECTIONS):
+        h = proj[name]
+        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
+        ax.errorbar(c, h["measured"], yerr=h["error"], fmt="o", ms=3, color="k",
+                    label="reconstructed fraction")
+        ax.plot(c, h["fitted"], "-", color="C3", label="fit")
+        ax.set_xlabel(label)
+        ax.set_ylabel("efficiency")
+        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_events=None,
+              make_plot=False, verbose=False, modules=None, vector_length=8,
+              precision="float64"):
+    """Fit the efficiency of one point; returns (fitter, projections).
+
+    With ``modules`` (``common.compile_efficiency_density``) the compiled
+    density of length ``vector_length`` and ``precision`` is used, else the
+    numpy form."""
+    path = os.path.join(directory, point.file("mc"))
+    records, _ = read_events(path)
+    if max_events:
+        records = {k: v[:max_events] for k, v in records.items()}
+    if modules is None:
+        dens = efficiency.density(point, data_efficiency)
+        vector_length, precision = 1, "float64"
+    else:
+        dens = efficiency.density_cython(modules, point, precision, vector_length,
+                                         data_efficiency)
+    fitter = Fitter(efficiency.initial_parameters(point), randomize=False,
+                    use_gradient=gradient, vector_length=vector_length, precision=precision,
+                    verbose=verbose)
+    fitter.add_point(dens, normalization="none").add_data(records)
+    fitter.migrad()
+    kind = "data" if data_efficiency else "mc"
+    write_parameter_file(os.path.join(directory, f"parameters_efficiency_{kind}_{point.name}.dat"),
+                         fitter.parameters, fitter.values)
+    fields = efficiency.event_fields(records, point, data_efficiency)
+    e = efficiency.efficiency(fields, fitter.values, point)
+    proj = projections(records, fields, e, data_efficiency=data_efficiency)
+    m = fitter.minuit
+    with open(os.path.join(directory, f"efficiency_{kind}_{point.name}.txt"), "w") as f:
+        f.write(f"{point.name} {kind} efficiency: F = {m.fval:.6f}, valid = {m.valid}, "
+                f"calls = {m.nfcn}, gradient = {gradient}\n")
+        for name, h in proj.items():
+            f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
+        for name, v, err in zip(fitter.parameters.names, fitter.values, fitter.errors):
+            f.write(f"{name} {v:.8g} {err:.3g}\n")
+    if make_plot:
+        plot(proj, os.path.join(directory, f"efficiency_{kind}_{point.name}.png"),
+             f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, {kind} efficiency")
+    return fitter, proj
+
+
+def main(argv=None):
+    p = common.parser(__doc__.split("\n\n")[0])
+    p.add_argument("--data-efficiency", action="store_true",
+                   help="fit the data efficiency (weights w = R) instead of the MC efficiency")
+    p.add_argument("--no-gradient", action="store_true",
+                   help="let Minuit differentiate numerically instead of the explicit gradient")
+    p.add_argument("--numpy", action="store_true",
+                   help="use the numpy density instead of the compiled one")
+    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
+    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
+    p.add_argument("--model-cache", default=None,
+                   help="folder for compiled models (default: vecampfit's cache)")
+    p.add_argument("--max-events", type=int, default=None,
+                   help="use at most this many MC events per point")
+    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
+    p.add_argument("--no-plot", action="store_true", help="no plots")
+    args = p.parse_args(argv)
+    results = {}
+    modules = None if args.numpy else common.compile_efficiency_density(
+        [args.vector_length], build_dir=args.model_cache)
+    for point in config.select(args.process, args.energy):
+        t = time.perf_counter()
+        fitter, proj = fit_point(point, args.directory, data_efficiency=args.data_efficiency,
+                                 gradient=not args.no_gradient, max_events=args.max_events,
+                                 make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000),
+                                 modules=modules, vector_length=args.vector_length,
+                                 precision=args.precision)
+        m = fitter.minuit
+        chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in proj.items())
+        print(f"{point.name}: F = {m.fval:.3f}, valid = {m.valid}, {m.nfcn} calls, "
+              f"{time.perf_counter() - t:.1f} s; projection chi2/bins: {chi2}")
+        results[point.name] = (fitter, proj)
+    return results
+
+
+if __name__ == "__main__":
+    main()
