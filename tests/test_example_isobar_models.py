@@ -268,3 +268,36 @@ def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
         d = g_gen.density("float64", length, constants={f"N_{k}": v for k, v in norm.items()})
         _compare(h, d, h.event_buffer(g3k["records"], records=True),
                  d.event_buffer(g3k["records"], records=True), list(g.PARAMETER_NAMES), gx)
+
+
+def test_g3k_cached_likelihood_equals_the_full_one(g3k):
+    """The generated module describes its components (couplings RE + i IM, the
+    constant normalizations inside X_k): the fitter's cached evaluation gives
+    the full evaluation's value and gradient."""
+    from vecampfit.fitter import Likelihood
+    g = g3k["g"]
+    model = g3k["gen"].model
+    norm = {f"N_{k}": v for k, v in {"PHI": 0.7, "F2": 1.3, "NR": 2.1}.items()}
+    d = g3k["gen"].density("float64", 4, constants=norm)
+    assert d.components is not None and d.components.names == ("PHI", "F2", "NR")
+    records = g3k["records"]
+    rng = np.random.default_rng(17)
+    mc = {"m13Sq": rng.permutation(records["m13Sq"]), "m23Sq": rng.permutation(records["m23Sq"])}
+    ok = g.inside(mc["m13Sq"], mc["m23Sq"], g.masses())
+    mc = {k: v[ok] for k, v in mc.items()}
+    values = {}
+    for cache in ("never", "auto"):
+        table = model.parameter_table()
+        lik = Likelihood(table, vector_length=4, cache=cache)
+        point = lik.add_point(g3k["gen"].density("float64", 4, constants=norm))
+        point.add_data(records)
+        point.add_normalization_events(mc)
+        lik.free_parameters = [n for n in table.names if n.endswith(("_RE", "_IM"))]
+        x = np.array(table.values)
+        x[table.index("F2_RE")], x[table.index("NR_IM")] = 0.4, -0.3
+        values[cache] = (lik(x), lik.grad(x))
+        assert bool(lik._cached) == (cache == "auto")   # the cached path was taken
+    assert values["auto"][0] == pytest.approx(values["never"][0], rel=1e-12)
+    free = [model.parameter_names().index(n) for n in model.parameter_names()
+            if n.endswith(("_RE", "_IM"))]
+    np.testing.assert_allclose(values["auto"][1][free], values["never"][1][free], rtol=1e-9)

@@ -292,6 +292,8 @@ def _fill_coupling(ctx, comp):
     q = comp.coupling_quantities
     n = f"{ctx.q(comp.scale)} * " if comp.scale is not None else ""
     ctx.emit(f"# {comp.key}: coupling ({c.form})")
+    if comp.scale is not None:
+        ctx.emit(f"{s('SCALE')} = {ctx.q(comp.scale)}")
     if c.form == "polar":
         ctx.emit(f"mag = {ctx.q(q['magnitude'])}", f"phi = {ctx.q(q['phase'])} * deg",
                  f"{s('C_RE')} = {n}mag * cos(phi)", f"{s('C_IM')} = {n}mag * sin(phi)")
@@ -362,8 +364,8 @@ _LANE_HEAD = {
     "components": ["cdef void component_amplitudes(floating *out, const void *event_block,",
                    "                               const floating *params,",
                    "                               const void *parameter_buffer) noexcept nogil:",
-                   '    """X_k (without coupling) of every component k: out[(2 k) L + i] = Re,',
-                   '    out[(2 k + 1) L + i] = Im."""'],
+                   '    """X_k of every component k, without its coupling but with the',
+                   "    coupling's constant scale: out[(2 k) L + i] = Re, out[(2 k + 1) L + i] = Im.\"\"\""],
 }
 
 
@@ -379,8 +381,9 @@ def _lane_function(layout, kind):
         xs.append(x)
         dxs.append(dx)
         if kind == "components":
-            ctx.emit(f"o[{2 * k} * VECTOR_LENGTH + i] = {x[0]}",
-                     f"o[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}")
+            n = f" * {ctx.slot(comp, 'SCALE')}" if comp.scale is not None else ""
+            ctx.emit(f"o[{2 * k} * VECTOR_LENGTH + i] = {x[0]}{n}",
+                     f"o[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}{n}")
         else:
             _accumulate(ctx, comp, x)
     if kind != "components":
@@ -444,12 +447,19 @@ def _enum(title, names, count_name, count=None):
 
 _TAIL = '''
 def vecampfit_model():
-    """Parameters, event fields, constants, buffer sizes and functions of this model."""
-    return model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+    """Parameters, event fields, constants, buffer sizes and functions of this
+    model, and its components for cached fits (when every coupling is made of
+    parameters)."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
                              N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
                              density[double], density[float],
                              density_gradient[double], density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
+    if COMPONENT_COUPLINGS is not None:
+        desc["components"] = component_description(
+            COMPONENTS, COMPONENT_COUPLINGS, N_COMPONENTS, component_amplitudes[double],
+            component_amplitudes[float])
+    return desc
 
 
 def component_kernel(precision="float64"):
@@ -485,6 +495,21 @@ def evaluate_components(floating[:, :, ::1] blocks, floating[::1] buffer, floati
 '''
 
 
+def component_couplings(model):
+    """Per component ``(form, first, second)`` in the form of
+    ``vecampfit.fitter.components``, or None if a coupling has a constant part."""
+    out = []
+    for comp in model.components:
+        q = comp.coupling_quantities
+        if any(x.kind != "parameter" for x in q.values()):
+            return None
+        if comp.coupling.form == "polar":
+            out.append(("polar_degrees", q["magnitude"].name, q["phase"].name))
+        else:
+            out.append(("cartesian", q["re"].name, q["im"].name))
+    return tuple(out)
+
+
 def generate(model):
     """Cython source of the model's block density (see the module description).
 
@@ -511,7 +536,7 @@ def generate(model):
             "from libc.math cimport M_PI, cos, sin, sqrt",
             "",
             "from vecampfit.block cimport VECTOR_LENGTH",
-            "from vecampfit.fitter.density cimport model_description"]
+            "from vecampfit.fitter.density cimport component_description, model_description"]
     if layout.imports:
         out += ["from vecampfit.high_energy_physics cimport ("]
         out += [f"    {name}," for name in sorted(layout.imports)] + [")"]
@@ -520,6 +545,9 @@ def generate(model):
             f"EVENT_FIELDS = {tuple(layout.fields)!r}",
             f"CONSTANTS = {json.dumps(layout.constants)}",
             f"COMPONENTS = {tuple(comps)!r}",
+            "# The couplings for the fitter's cached evaluation (vecampfit.fitter.components);",
+            "# None if a coupling has a constant part.  X_k there includes the constant scale.",
+            f"COMPONENT_COUPLINGS = {component_couplings(model)!r}",
             ""]
     out += _enum("Parameters (params[])", [f"PAR_{p}" for p in layout.parameters],
                  "N_PARAMETERS") + [""]

@@ -133,14 +133,17 @@ def fit_fractions(model, records, weights=None, params=None, covariance=None,
         else:
             values.update(zip(names, np.asarray(params, dtype=np.float64).tolist()))
 
+    compiled = hasattr(model, "modules")
+
     def components(vals):
-        if hasattr(model, "component_amplitudes") and hasattr(model, "modules"):
+        if compiled:
+            # The compiled kernel's X_k include the couplings' constant scales.
             return model.component_amplitudes(records, vals, constants)
         d = declared.component_amplitudes(records, vals, constants)
         return np.array([d[c.key] for c in declared.components])
 
     def couplings(vals):
-        cs = declared.couplings(vals, constants)
+        cs = declared.couplings(vals, constants, scale=not compiled)
         return np.array([cs[c.key] for c in declared.components])
 
     x = components(values)

@@ -733,13 +733,14 @@ class IsobarModel:
             out[c.key] = np.asarray(total, dtype=complex)
         return out
 
-    def couplings(self, params=None, constants=None):
-        """Complex couplings c_k, component key -> complex."""
+    def couplings(self, params=None, constants=None, scale=True):
+        """Complex couplings c_k, component key -> complex (with ``scale``
+        False, without their constant scale n)."""
         values = self._all_values(params, constants)
         out = {}
         for c in self.components:
             parts = {r: values[q.name] for r, q in c.coupling_quantities.items()}
-            n = values[c.scale.name] if c.scale is not None else 1.0
+            n = values[c.scale.name] if c.scale is not None and scale else 1.0
             out[c.key] = c.coupling.value(parts, n)
         return out
 
@@ -906,7 +907,9 @@ class CompiledIsobarModel:
 
     def component_amplitudes(self, records, params=None, constants=None, precision="float64",
                              vector_length=None):
-        """X_k of every component from the compiled kernel.
+        """X_k of every component from the compiled kernel, times the constant
+        scale n of its coupling (``model.couplings(..., scale=False)`` gives the
+        couplings that multiply them).
 
         Returns
         -------
