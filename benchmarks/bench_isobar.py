@@ -1,0 +1,156 @@
+"""Generated isobar densities against the hand-written ones, in one run.
+
+Compiles the D0 -> K- pi+ pi0 (CLEO) and GenFit3K models twice: the
+examples' hand-written Cython (signal_density.pyx, genfit3k_density.pyx)
+and the densities vecampfit.isobar generates from the declarations in
+examples/*/isobar_model.py; times the density alone (one thread) over the
+same events for each vector length, precision, with and without gradient,
+and prints ns per event and the ratio generated / hand-written at the best
+L of each; also for the generated density with masses and widths compiled
+in as constants (IsobarModel.freeze).
+
+    python benchmarks/bench_isobar.py [--events N] [--lengths 4,8,16] [--repeat 5]
+                                      [--output benchmarks/results/isobar.md]
+"""
+
+import argparse
+import importlib.util
+import os
+import platform
+import sys
+
+import numpy as np
+
+from timing import best_time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _load(folder, name, alias):
+    folder = os.path.join(ROOT, "examples", folder)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _frozen(model):
+    """The model with its masses and widths compiled in as constants."""
+    return model.freeze([p for p in model.parameter_names() if p.endswith(("_M", "_G"))])
+
+
+def dz_setup(lengths, n, seed):
+    from vecampfit import generation
+    common = _load("dz_kmpippiz", "common", "dz_common")
+    hm = _load("dz_kmpippiz", "model", "dz_model")
+    im = _load("dz_kmpippiz", "isobar_model", "dz_isobar")
+    m = common.MASSES
+    ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], n, seed=seed)
+    recs = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
+            "pi0_momentum": ev.momenta[2]}
+    s1, s2 = common.dalitz_variables(recs)
+    records = {"m2_km_pip": s1, "m2_km_piz": s2}
+    hand = common.compile_models(lengths)
+    model = im.build()
+    gen = model.compile(lengths)
+    frozen = _frozen(model).compile(lengths, name="isobar_dz_frozen")
+    names = hm.parameter_names()
+    x = dict(hm.default_parameters())
+
+    def densities(length, precision, gradient):
+        return (common.signal_density(hand, length, precision, gradient),
+                gen.density(precision, length, gradient=gradient),
+                frozen.density(precision, length, gradient=gradient))
+    return "D0 -> K- pi+ pi0 (CLEO)", densities, records, x, names
+
+
+def g3k_setup(lengths, n, seed):
+    g = _load("laura_genfit3k", "genfit3k", "g3k_genfit3k")
+    im = _load("laura_genfit3k", "isobar_model", "g3k_isobar")
+    m13, m23 = g.read_events(g.LAURA_TOYS)
+    reps = -(-n // len(m13))
+    records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}
+    hand = g.compile_density(lengths)
+    model = im.build()
+    gen = model.compile(lengths)
+    frozen = _frozen(model).compile(lengths, name="isobar_g3k_frozen")
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    consts = {f"N_{k}": v for k, v in norm.items()}
+    x = dict(g.GENERATED)
+
+    def densities(length, precision, gradient):
+        return (g.signal_density(hand[length], precision, g.masses(), norm, gradient),
+                gen.density(precision, length, gradient=gradient, constants=consts),
+                frozen.density(precision, length, gradient=gradient, constants=consts))
+    return "B+ -> K+ K+ K- (GenFit3K)", densities, records, x, list(g.PARAMETER_NAMES)
+
+
+def run(setup, lengths, n, repeat, seed):
+    title, densities, records, x, names = setup(lengths, n, seed)
+    rows = []
+    for precision in ("float64", "float32"):
+        for gradient in (False, True):
+            times = {}
+            for length in lengths:
+                hand, gen, frozen = densities(length, precision, gradient)
+                for label, d in (("hand", hand), ("generated", gen), ("frozen", frozen)):
+                    buf = d.event_buffer(records, records=True)
+                    p = [x[k] for k in d.parameters]
+                    t = best_time(lambda: d.evaluate(buf, p, gradient, threads=1), repeat)
+                    times[label, length] = 1e9 * t / n
+            best = {k: min(lengths, key=lambda L: times[k, L])
+                    for k in ("hand", "generated", "frozen")}
+            rows.append((precision, gradient, times, best))
+    return title, rows
+
+
+def report(results, lengths, n):
+    out = [f"# Generated isobar densities against hand-written ones", "",
+           f"{n} events, one thread, {platform.processor() or platform.machine()}, "
+           f"ns per event (best of repeats).", ""]
+    for title, rows in results:
+        out += [f"## {title}", "",
+                "hand: the example's Cython; gen: generated from isobar_model.py; frozen: "
+                "generated with masses and widths compiled in as constants (no gradient rows "
+                "for them).", "",
+                "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L} | frozen L={L}"
+                                                       for L in lengths)
+                + " | best hand | best gen | gen/hand | frozen/hand |",
+                "|" + "---|" * (2 + 3 * len(lengths) + 4)]
+        for precision, gradient, t, best in rows:
+            cells = " | ".join(f"{t['hand', L]:.2f} | {t['generated', L]:.2f} | "
+                               f"{t['frozen', L]:.2f}" for L in lengths)
+            bh, bg, bf = best["hand"], best["generated"], best["frozen"]
+            out.append(f"| {precision} | {'yes' if gradient else 'no'} | {cells} | "
+                       f"{t['hand', bh]:.2f} (L={bh}) | {t['generated', bg]:.2f} (L={bg}) | "
+                       f"{t['generated', bg] / t['hand', bh]:.3f} | "
+                       f"{t['frozen', bf] / t['hand', bh]:.3f} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--events", type=int, default=200_000)
+    ap.add_argument("--lengths", default="4,8,16")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--models", default="dz,g3k")
+    ap.add_argument("--output", default=None)
+    args = ap.parse_args(argv)
+    lengths = [int(x) for x in args.lengths.split(",")]
+    setups = {"dz": dz_setup, "g3k": g3k_setup}
+    results = [run(setups[k], lengths, args.events, args.repeat, args.seed)
+               for k in args.models.split(",")]
+    text = report(results, lengths, args.events)
+    print(text)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

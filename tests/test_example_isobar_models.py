@@ -1,0 +1,303 @@
+"""The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
+vecampfit.isobar (examples/*/isobar_model.py) against the hand-written
+densities of the examples: values and gradients in float64 at L = 1, 4, 8
+(every length in the slow test), on the examples' events and at random
+parameter points."""
+
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from vecampfit import generation
+from vecampfit.isobar import fit_fractions
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DZ = os.path.join(ROOT, "examples", "dz_kmpippiz")
+G3K = os.path.join(ROOT, "examples", "laura_genfit3k")
+LENGTHS = (1, 4, 8)
+ALL_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
+# Values agree event by event; a gradient entry is compared on the scale of
+# its parameter's row (the largest |dS/dp| over the events): an entry near a
+# zero crossing has no relative precision of its own in either density.
+RTOL = 1e-12
+
+
+def _load(folder, name, alias):
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _count_lines(path):
+    with open(path) as f:
+        return sum(1 for _ in f)
+
+
+def test_declarations_are_at_most_40_lines():
+    for folder in (DZ, G3K):
+        assert _count_lines(os.path.join(folder, "isobar_model.py")) <= 40
+
+
+def _compare(hand, gen, hand_buffer, gen_buffer, names, x):
+    xd = dict(zip(names, x))
+    xg = np.array([xd[n] for n in gen.parameters])
+    vh, gh = hand.evaluate(hand_buffer, x, True)
+    vg, gg = gen.evaluate(gen_buffer, xg, True)
+    gh = gh[[list(names).index(n) for n in gen.parameters]]
+    np.testing.assert_allclose(vg, vh, rtol=RTOL, atol=0)
+    scale = np.max(np.abs(gh), axis=1, keepdims=True)
+    assert np.all(np.abs(gg - gh) <= RTOL * scale), \
+        f"largest gradient difference {np.max(np.abs(gg - gh) / np.where(scale > 0, scale, 1))}"
+    return vh
+
+
+# ---------------------------------------------------------------------------
+# D0 -> K- pi+ pi0
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dz(model_cache):
+    common = _load(DZ, "common", "dz_common")
+    hand_model = _load(DZ, "model", "dz_model")
+    isobar_model = _load(DZ, "isobar_model", "dz_isobar_model")
+    lengths = LENGTHS
+    hand = common.compile_models(lengths, build_dir=model_cache)
+    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
+                                       build_dir=model_cache)
+    m = common.MASSES
+    ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], 3000, seed=11)
+    records = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
+               "pi0_momentum": ev.momenta[2]}
+    s1, s2 = common.dalitz_variables(records)
+    return dict(common=common, hand_model=hand_model, hand=hand, gen=gen, lengths=lengths,
+                records={"m2_km_pip": s1, "m2_km_piz": s2}, weights=ev.weights)
+
+
+def test_dz_same_parameters_and_starting_values(dz):
+    names = dz["hand_model"].parameter_names()
+    assert sorted(dz["gen"].parameters) == sorted(names)
+    assert dz["gen"].model.values() == pytest.approx(dz["hand_model"].default_parameters())
+
+
+def test_dz_values_and_gradients_equal_hand_written(dz):
+    names = dz["hand_model"].parameter_names()
+    x0 = np.array([dz["hand_model"].default_parameters()[n] for n in names])
+    rng = np.random.default_rng(5)
+    for length in dz["lengths"]:
+        hand = dz["common"].signal_density(dz["hand"], length, "float64")
+        gen = dz["gen"].density("float64", length)
+        hb = hand.event_buffer(dz["records"], records=True)
+        gb = gen.event_buffer(dz["records"], records=True)
+        for trial in range(3):
+            x = x0 if trial == 0 else x0 * (1 + 0.05 * rng.standard_normal(len(x0)))
+            _compare(hand, gen, hb, gb, names, x)
+
+
+def test_dz_float32_close_to_hand_written(dz):
+    hand = dz["common"].signal_density(dz["hand"], 8, "float32")
+    gen = dz["gen"].density("float32", 8)
+    names = dz["hand_model"].parameter_names()
+    x = np.array([dz["hand_model"].default_parameters()[n] for n in names])
+    vh = hand.evaluate(hand.event_buffer(dz["records"], records=True), x)
+    vg = gen.evaluate(gen.event_buffer(dz["records"], records=True),
+                      [dict(zip(names, x))[n] for n in gen.parameters])
+    np.testing.assert_allclose(vg, vh, rtol=2e-4)
+
+
+def test_dz_fit_fractions_against_independent_numpy(dz):
+    """Fit fractions at the CLEO values from the layer against the example's own
+    numpy model (model.py), one component at a time by zeroing the others."""
+    hm = dz["hand_model"]
+    names = hm.parameter_names()
+    x0 = dict(hm.default_parameters())
+    fields = dz["common"].fill_signal_event_buffer(dz["records"])
+    w = dz["weights"]
+    keys = [r[0] for r in hm.RESONANCES] + ["NR"]
+
+    def fractions(values):
+        def amp(only=None):
+            v = dict(values)
+            if only is not None:
+                for k in keys:
+                    if k != only:
+                        v[f"{k}_A"] = 0.0
+            return hm.amplitude(fields, [v[n] for n in names], dz["common"].MASSES)
+        total = np.dot(w, np.abs(amp()) ** 2)
+        comps = {k: amp(k) for k in keys}
+        f = np.array([[np.dot(w, (comps[a] * comps[b].conj()).real) * (1 if a == b else 2)
+                       for b in keys] for a in keys]) / total
+        return f, comps, amp()
+
+    ref, comps, a = fractions(x0)
+    # Covariance over a few parameters (shape and coupling), symmetric positive definite.
+    cov_names = ["RHOP1_M", "KSTM1_G", "KSTZ1_A", "KSTZ1_P", "NR_A"]
+    rng = np.random.default_rng(3)
+    b = rng.standard_normal((5, 5)) * 1e-3
+    cov = b @ b.T
+    jac = []
+    for n in cov_names:
+        h = 1e-5 * max(abs(x0[n]), 1)
+        up, dn = dict(x0), dict(x0)
+        up[n] += h
+        dn[n] -= h
+        jac.append((fractions(up)[0] - fractions(dn)[0]) / (2 * h))
+    jac = np.array(jac)
+    ref_err = np.sqrt(np.einsum("kij,kl,lij->ij", jac, cov, jac))
+    d = np.abs(a) ** 2
+    den = np.dot(w, d)
+    ref_norm = np.array([[np.sqrt(np.dot(w * w, ((comps[p] * comps[q].conj()).real
+                                                 * (1 if p == q else 2) - ref[i, j] * d) ** 2))
+                          / den for j, q in enumerate(keys)] for i, p in enumerate(keys)])
+
+    ff = fit_fractions(dz["gen"], dz["records"], w, covariance=cov, covariance_names=cov_names)
+    assert ff.components == tuple(keys)
+    np.testing.assert_allclose(ff.matrix, ref, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(ff.errors, ref_err, rtol=1e-4, atol=1e-10)
+    np.testing.assert_allclose(ff.normalization_errors, ref_norm, rtol=1e-9, atol=1e-14)
+    assert np.trace(ff.matrix) + np.sum(np.triu(ff.matrix, 1)) == pytest.approx(1, abs=1e-12)
+    print(ff.table({c.key: c.label for c in dz["gen"].model.components}))
+
+
+# ---------------------------------------------------------------------------
+# GenFit3K
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def g3k(model_cache):
+    g = _load(G3K, "genfit3k", "g3k_genfit3k")
+    isobar_model = _load(G3K, "isobar_model", "g3k_isobar_model")
+    lengths = LENGTHS
+    hand = g.compile_density(lengths, build_dir=model_cache)
+    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
+                                       build_dir=model_cache)
+    m13, m23 = g.read_events(g.LAURA_TOYS)
+    return dict(g=g, hand=hand, gen=gen, lengths=lengths,
+                records={"m13Sq": m13[:4000], "m23Sq": m23[:4000]})
+
+
+def test_g3k_values_and_gradients_equal_hand_written(g3k):
+    g = g3k["g"]
+    names = list(g.PARAMETER_NAMES)
+    assert sorted(g3k["gen"].parameters) == sorted(names)
+    # Component normalizations other than 1 so that the constants are exercised.
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    consts = {f"N_{k}": v for k, v in norm.items()}
+    x0 = np.array([g.GENERATED[n] for n in names])
+    coefficient = np.array([n.endswith(("_RE", "_IM")) for n in names])
+    rng = np.random.default_rng(7)
+    for length in g3k["lengths"]:
+        hand = g.signal_density(g3k["hand"][length], "float64", g.masses(), norm)
+        gen = g3k["gen"].density("float64", length, constants=consts)
+        hb = hand.event_buffer(g3k["records"], records=True)
+        gb = gen.event_buffer(g3k["records"], records=True)
+        for trial in range(3):
+            x = x0 if trial == 0 else (x0 * (1 + 0.002 * rng.standard_normal(len(x0)))
+                                       + 0.3 * rng.standard_normal(len(x0)) * coefficient)
+            _compare(hand, gen, hb, gb, names, x)
+
+
+def test_g3k_fit_fractions_equal_the_example(g3k):
+    """The layer's fit fractions equal genfit3k.fit_fractions (the example's own
+    numpy computation, which the Laura++ cross-check compares with Laura++)."""
+    g = g3k["g"]
+    records = g3k["records"]
+    m13, m23 = records["m13Sq"], records["m23Sq"]
+    w = np.full(len(m13), 0.25)
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    ref = g.fit_fractions(x, records, w, g.masses(), norm)
+    ff = fit_fractions(g3k["gen"], records, w, params=dict(zip(g.PARAMETER_NAMES, x)),
+                       constants={f"N_{k}": v for k, v in norm.items()})
+    for k in ("PHI", "F2", "NR"):
+        assert ff.fractions[k] == pytest.approx(ref[k], rel=1e-11)
+
+
+def test_dz_generated_events_in_the_example_layout(dz, tmp_path):
+    """Events generated from the declared model are written as the example's
+    files (tree "tree", km_momentum[4], pip_momentum[4], pi0_momentum[4],
+    float32) and read back by the example's own code and by both densities."""
+    from vecampfit.isobar import generate_events
+    from vecampfit.root_io import read_events
+    model = dz["gen"].model
+    path = str(tmp_path / "data_signal.root")
+    generate_events(model, 3000, seed=2, compiled=dz["gen"], path=path,
+                    momentum_dtype=np.float32)
+    records, _ = read_events(path, "tree", list(dz["common"].BRANCHES))
+    assert all(records[b].dtype == np.float32 and records[b].shape == (3000, 4)
+               for b in dz["common"].BRANCHES)
+    hand = dz["common"].signal_density(dz["hand"], 4, "float64")
+    gen = dz["gen"].density("float64", 4)
+    names = dz["hand_model"].parameter_names()
+    x = dict(dz["hand_model"].default_parameters())
+    vh = hand.evaluate(hand.event_buffer(records, records=True), [x[n] for n in names])
+    vg = gen.evaluate(gen.event_buffer(records, records=True), [x[n] for n in gen.parameters])
+    np.testing.assert_allclose(vg, vh, rtol=1e-12)
+    # The events follow |A|^2: the mean density over them exceeds the phase-space mean.
+    assert np.mean(vh) > 1.5 * np.average(
+        gen.evaluate(gen.event_buffer(dz["records"], records=True),
+                     [x[n] for n in gen.parameters]), weights=dz["weights"])
+
+
+@pytest.mark.slow
+def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
+    extra = [length for length in ALL_LENGTHS if length not in LENGTHS]
+    common, hm = dz["common"], dz["hand_model"]
+    hand = common.compile_models(extra, build_dir=model_cache)
+    gen = dz["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
+                                  build_dir=model_cache)
+    names = hm.parameter_names()
+    x = np.array([hm.default_parameters()[n] for n in names])
+    g = g3k["g"]
+    g_hand = g.compile_density(extra, build_dir=model_cache)
+    g_gen = g3k["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
+                                     build_dir=model_cache)
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    gx = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    for length in extra:
+        h = common.signal_density(hand, length, "float64")
+        d = gen.density("float64", length)
+        _compare(h, d, h.event_buffer(dz["records"], records=True),
+                 d.event_buffer(dz["records"], records=True), names, x)
+        h = g.signal_density(g_hand[length], "float64", g.masses(), norm)
+        d = g_gen.density("float64", length, constants={f"N_{k}": v for k, v in norm.items()})
+        _compare(h, d, h.event_buffer(g3k["records"], records=True),
+                 d.event_buffer(g3k["records"], records=True), list(g.PARAMETER_NAMES), gx)
+
+
+def test_g3k_cached_likelihood_equals_the_full_one(g3k):
+    """The generated module describes its components (couplings RE + i IM, the
+    constant normalizations inside X_k): the fitter's cached evaluation gives
+    the full evaluation's value and gradient."""
+    from vecampfit.fitter import Likelihood
+    g = g3k["g"]
+    model = g3k["gen"].model
+    norm = {f"N_{k}": v for k, v in {"PHI": 0.7, "F2": 1.3, "NR": 2.1}.items()}
+    d = g3k["gen"].density("float64", 4, constants=norm)
+    assert d.components is not None and d.components.names == ("PHI", "F2", "NR")
+    records = g3k["records"]
+    rng = np.random.default_rng(17)
+    mc = {"m13Sq": rng.permutation(records["m13Sq"]), "m23Sq": rng.permutation(records["m23Sq"])}
+    ok = g.inside(mc["m13Sq"], mc["m23Sq"], g.masses())
+    mc = {k: v[ok] for k, v in mc.items()}
+    values = {}
+    for cache in ("never", "auto"):
+        table = model.parameter_table()
+        lik = Likelihood(table, vector_length=4, cache=cache)
+        point = lik.add_point(g3k["gen"].density("float64", 4, constants=norm))
+        point.add_data(records)
+        point.add_normalization_events(mc)
+        lik.free_parameters = [n for n in table.names if n.endswith(("_RE", "_IM"))]
+        x = np.array(table.values)
+        x[table.index("F2_RE")], x[table.index("NR_IM")] = 0.4, -0.3
+        values[cache] = (lik(x), lik.grad(x))
+        assert bool(lik._cached) == (cache == "auto")   # the cached path was taken
+    assert values["auto"][0] == pytest.approx(values["never"][0], rel=1e-12)
+    free = [model.parameter_names().index(n) for n in model.parameter_names()
+            if n.endswith(("_RE", "_IM"))]
+    np.testing.assert_allclose(values["auto"][1][free], values["never"][1][free], rtol=1e-9)

@@ -1,0 +1,555 @@
+"""vecampfit.isobar: a model not in the paper (D+ -> K- pi+ pi+ with identical
+pions, a Flatte S-wave, a constant-width P-wave with the helicity spin
+factor) against a numpy amplitude written here from four-momenta; gradients
+against finite differences; component amplitudes; the plain-text
+description, the parameter table; errors naming the model element."""
+
+import os
+
+import numpy as np
+import pytest
+
+from vecampfit import generation, particle_data
+from vecampfit.isobar import Cartesian, Constant, IsobarModel, Parameter, Polar, fit_fractions
+
+M_D, M_K, M_PI = (particle_data.mass(n) for n in ("D+", "K-", "pi+"))
+M_ETAP = particle_data.mass("eta'(958)")
+KST = particle_data.get("K*(892)~0")
+
+
+def dplus_model():
+    m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
+                    parent_form_factor="unnormalized", parent_radius=5.0)
+    m.parameter("R_KST", 2.0)
+    m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0", radius="R_KST",
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("K0ST", ("K-", "pi+"), 0, mass=1.425, g1=0.30, g2=0.20,
+                    lineshape={"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                    coupling=Cartesian(0.8, -0.4))
+    m.add_resonance("KST2", ("K-", "pi+"), 1, lineshape="constant_width", mass=1.717,
+                    width=0.322, spin_factor="helicity", coupling=Polar(0.5, 60.0))
+    m.add_nonresonant("NR", Polar(Parameter("NR_A", 1.2, fixed=True), 30.0))
+    return m
+
+
+# ---------------------------------------------------------------------------
+# The independent numpy amplitude (four-momenta, boosts, complex square roots)
+# ---------------------------------------------------------------------------
+
+def _minv2(p):
+    return p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1)
+
+
+def _boost_to_rest(p, frame):
+    """Four-momenta p boosted into the rest frame of the four-momenta ``frame``."""
+    b = frame[:, :3] / frame[:, 3:4]
+    b2 = np.sum(b * b, axis=1)
+    g = 1 / np.sqrt(1 - b2)
+    bp = np.sum(b * p[:, :3], axis=1)
+    e = g * (p[:, 3] - bp)
+    vec = p[:, :3] + ((g - 1) * bp / b2 - g * p[:, 3])[:, None] * b
+    return np.column_stack([vec, e])
+
+
+def _bw_factor(q, r):
+    return 1 / np.sqrt(1 + (q * r) ** 2)
+
+
+def _q(m, m1, m2):
+    return np.sqrt((m * m - (m1 + m2) ** 2) * (m * m - (m1 - m2) ** 2) + 0j) / (2 * m)
+
+
+def reference_amplitude(k, pa, pb, v):
+    """A = sum_c c X_c, symmetrized over the two pi+ (pa forms the pair)."""
+    total = v["NR_A"] * np.exp(1j * np.radians(v["NR_P"])) + 0j
+    for p1, p2 in ((pa, pb), (pb, pa)):
+        pair = k + p1
+        m = np.sqrt(_minv2(pair))
+        k_star = _boost_to_rest(k, pair)
+        q = np.linalg.norm(k_star[:, :3], axis=1)
+        p_spec = np.linalg.norm(p2[:, :3], axis=1)
+        # K*(892): Breit-Wigner without phase-space factor, D form factor, Zemach A_1.
+        m0, g0, r = v["KST_M"], v["KST_G"], v["R_KST"]
+        q0 = _q(m0, M_K, M_PI).real
+        ratio = _bw_factor(q, r) / _bw_factor(q0, r)
+        width = g0 * (q / q0) ** 3 * (m0 / m) * ratio ** 2
+        bw = ratio / (m0 ** 2 - m ** 2 - 1j * m0 * width)
+        zemach = (_minv2(k + p2) - _minv2(p1 + p2)
+                  + (M_D ** 2 - M_PI ** 2) * (M_PI ** 2 - M_K ** 2) / m0 ** 2)
+        fd = _bw_factor(p_spec, v["DP_R"])
+        total = total + v["KST_A"] * np.exp(1j * np.radians(v["KST_P"])) * bw * fd * zemach
+        # K*0(1430): Flatte with K- pi+ and K- eta'(958), analytic continuation.
+        m0 = v["K0ST_M"]
+        rho1 = 2 * _q(m, M_K, M_PI) / m
+        rho2 = 2 * _q(m, M_K, M_ETAP) / m
+        flatte = 1 / (m0 ** 2 - m ** 2 - 1j * m0 * (v["K0ST_G1"] * rho1 + v["K0ST_G2"] * rho2))
+        total = total + (v["K0ST_RE"] + 1j * v["K0ST_IM"]) * flatte
+        # K*(1680): constant width, D form factor, helicity cos(theta) of K- in the pair frame
+        # from the pair's flight direction.
+        m0, g0 = v["KST2_M"], v["KST2_G"]
+        cw = 1 / (m0 ** 2 - m ** 2 - 1j * m0 * g0)
+        cos = (np.sum(k_star[:, :3] * pair[:, :3], axis=1)
+               / (q * np.linalg.norm(pair[:, :3], axis=1)))
+        total = total + v["KST2_A"] * np.exp(1j * np.radians(v["KST2_P"])) * cw * fd * cos
+    return total
+
+
+@pytest.fixture(scope="module")
+def events():
+    ev = generation.phase_space(M_D, [M_K, M_PI, M_PI], 2000, seed=21)
+    k, pa, pb = ev.momenta
+    return {"k": k, "pa": pa, "pb": pb, "weights": ev.weights,
+            "records": {"m2_km_pip2": _minv2(k + pb), "m2_km_pip1": _minv2(k + pa)}}
+
+
+@pytest.fixture(scope="module")
+def dplus(model_cache):
+    m = dplus_model()
+    m.variables = {"m2_km_pip1": (0, 1), "m2_km_pip2": (0, 2)}
+    return m, m.compile((1, 4), directory=os.path.join(model_cache, "isobar"),
+                        build_dir=model_cache)
+
+
+def _random_values(m, rng, scale=0.02):
+    return {n: v * (1 + scale * rng.standard_normal()) for n, v in m.values().items()}
+
+
+def test_third_model_against_independent_numpy(dplus, events):
+    m, compiled = dplus
+    rng = np.random.default_rng(1)
+    for trial in range(3):
+        values = m.values() if trial == 0 else _random_values(m, rng)
+        ref = reference_amplitude(events["k"], events["pa"], events["pb"], values)
+        ref = np.abs(ref) ** 2
+        np.testing.assert_allclose(m.density(events["records"], values), ref, rtol=1e-10)
+        for length in (1, 4):
+            d = compiled.density("float64", length)
+            x = [values[n] for n in d.parameters]
+            got = d.evaluate(d.event_buffer(events["records"], records=True), x)
+            np.testing.assert_allclose(got, ref, rtol=1e-10)
+
+
+def test_third_model_is_symmetric_in_the_identical_pions(dplus, events):
+    m, compiled = dplus
+    r = events["records"]
+    swapped = {"m2_km_pip1": r["m2_km_pip2"], "m2_km_pip2": r["m2_km_pip1"]}
+    d = compiled.density("float64", 4)
+    x = [m.values()[n] for n in d.parameters]
+    a = d.evaluate(d.event_buffer(r, records=True), x)
+    b = d.evaluate(d.event_buffer(swapped, records=True), x)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_third_model_gradient_against_finite_differences(dplus, events):
+    m, compiled = dplus
+    d = compiled.density("float64", 4)
+    values = _random_values(m, np.random.default_rng(2))
+    x = np.array([values[n] for n in d.parameters])
+    buf = d.event_buffer(events["records"], records=True)
+    _, grad = d.evaluate(buf, x, True)
+    for k, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[k]), 1)
+        up, dn = dict(values), dict(values)
+        up[name] += h
+        dn[name] -= h
+        fd = (np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], up)) ** 2
+              - np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], dn)) ** 2) / (2 * h)
+        scale = np.max(np.abs(fd))
+        assert scale > 0, name
+        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * scale, err_msg=name)
+
+
+def test_float32_density_close_to_float64(dplus, events):
+    m, compiled = dplus
+    d64, d32 = compiled.density("float64", 4), compiled.density("float32", 4)
+    x = [m.values()[n] for n in d64.parameters]
+    a = d64.evaluate(d64.event_buffer(events["records"], records=True), x)
+    b = d32.evaluate(d32.event_buffer(events["records"], records=True), x)
+    np.testing.assert_allclose(b, a, rtol=1e-3)
+
+
+def test_component_kernel_equals_numpy_components(dplus, events):
+    m, compiled = dplus
+    values = _random_values(m, np.random.default_rng(4))
+    ref = m.component_amplitudes(events["records"], values)
+    got = compiled.component_amplitudes(events["records"], values, vector_length=4)
+    for k, c in enumerate(m.components):
+        np.testing.assert_allclose(got[k], ref[c.key], rtol=1e-10, atol=1e-12)
+    assert compiled.component_kernel("float64") is not None
+
+
+def test_fixed_parameter_and_constant_roles(dplus):
+    m, compiled = dplus
+    table = m.parameter_table()
+    assert table["NR_A"].step == 0
+    assert table["KST_P"].step == pytest.approx(0.1)
+    assert "KST_M" in compiled.parameters and table["KST_M"].value == KST.mass
+    assert "R_KST" in compiled.parameters and "KST_R" not in compiled.parameters
+    # Constants: masses (and eta'(958) of the Flatte channel) are not parameters.
+    consts = m.constant_defaults()
+    assert consts["M_DP"] == M_D and consts["M_ETA958"] == M_ETAP
+    text = m.parameter_file_text()
+    first = text.splitlines()[0].split()
+    assert first[0] == compiled.parameters[0] and float(first[1]) == m.values()[first[0]]
+
+
+def test_fit_fractions_of_the_third_model(dplus, events):
+    m, compiled = dplus
+    w = events["weights"]
+    numpy_ff = fit_fractions(m, events["records"], w)
+    compiled_ff = fit_fractions(compiled, events["records"], w)
+    np.testing.assert_allclose(compiled_ff.matrix, numpy_ff.matrix, rtol=1e-9, atol=1e-13)
+    a = reference_amplitude(events["k"], events["pa"], events["pb"], m.values())
+    assert compiled_ff.total + np.sum(np.triu(compiled_ff.matrix, 1)) == pytest.approx(1)
+    # Each fraction directly from the reference amplitude with one coupling kept.
+    for c in m.components:
+        v = m.values()
+        for other in m.components:
+            if other.key != c.key:
+                for q in other.coupling_quantities.values():
+                    if q.name.endswith(("_A", "_RE", "_IM")):
+                        v[q.name] = 0.0
+        ac = reference_amplitude(events["k"], events["pa"], events["pb"], v)
+        expected = np.dot(w, np.abs(ac) ** 2) / np.dot(w, np.abs(a) ** 2)
+        assert compiled_ff.fractions[c.key] == pytest.approx(expected, rel=1e-9)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    m = dplus_model()
+    for name in ("model.json", "model.yaml"):
+        if name.endswith("yaml"):
+            pytest.importorskip("yaml")
+        path = tmp_path / name
+        m.save(path)
+        back = IsobarModel.load(path)
+        assert back.source() == m.source()
+        assert back.parameter_file_text() == m.parameter_file_text()
+        assert back.constant_defaults() == m.constant_defaults()
+
+
+def test_source_is_readable_and_complete():
+    src = dplus_model().source()
+    for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
+                  "cdef void density_gradient", "cdef void component_amplitudes",
+                  "breit_wigner_q_f_nophsp_gradient_scalar", "_d_inverse"):
+        assert piece in src
+
+
+# ---------------------------------------------------------------------------
+# Errors name the model element
+# ---------------------------------------------------------------------------
+
+def _base():
+    return IsobarModel("D0", ["K-", "pi+", "pi0"])
+
+
+def test_error_pair_below_the_resonance_threshold():
+    m = IsobarModel("B+", ["K+", "K+", "K-"])
+    with pytest.raises(ValueError, match=r"resonance 'F0'.*threshold.*cannot produce"):
+        m.add_resonance("F0", ("K+", "K-"), 0, mass=0.95, width=0.05, coupling=Polar(1, 0))
+
+
+def test_error_pair_charge_cannot_produce_the_resonance():
+    with pytest.raises(ValueError, match=r"resonance 'RHO0'.*rho\(770\)0.*cannot decay"):
+        _base().add_resonance("RHO0", ("pi+", "pi0"), 1, particle="rho(770)0",
+                              coupling=Polar(1, 0))
+
+
+def test_error_pair_not_in_the_final_state():
+    with pytest.raises(ValueError, match=r"resonance 'X'.*'eta'.*not a daughter"):
+        _base().add_resonance("X", ("K-", "eta"), 0, mass=1.4, width=0.1, coupling=Polar(1, 0))
+
+
+def test_error_spin_not_supported_by_the_spin_factor():
+    with pytest.raises(ValueError, match=r"resonance 'K3'.*zemach.*spin 0\.\.2, not 3"):
+        _base().add_resonance("K3", ("K-", "pi+"), 3, mass=1.78, width=0.16,
+                              coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'K5'.*laura.*not 5"):
+        _base().add_resonance("K5", ("K-", "pi+"), 5, mass=1.78, width=0.16,
+                              spin_factor="laura", parent_form_factor="unnormalized",
+                              coupling=Polar(1, 0))
+
+
+def test_error_parameter_declared_twice():
+    m = _base()
+    m.add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05, coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'K2' mass.*'KST_M' is declared twice"):
+        m.add_resonance("K2", ("K-", "pi0"), 1, mass=Parameter("KST_M", 0.89), width=0.05,
+                        coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match="component 'KST' is declared twice"):
+        m.add_resonance("KST", ("K-", "pi0"), 1, mass=0.89, width=0.05, coupling=Polar(1, 0))
+
+
+def test_error_unknown_lineshape():
+    with pytest.raises(ValueError, match=r"resonance 'KST': unknown lineshape 'breit_wigner_q'"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05,
+                              lineshape="breit_wigner_q", coupling=Polar(1, 0))
+
+
+def test_error_unknown_shared_name_and_scale_kind():
+    with pytest.raises(ValueError, match=r"resonance 'KST' radius.*'R_SHARED'"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05,
+                              radius="R_SHARED", coupling=Polar(1, 0))
+    m = _base()
+    m.parameter("N", 2.0)
+    with pytest.raises(ValueError, match="scale must be a constant"):
+        m.add_nonresonant("NR", Cartesian(1, 0, scale="N"))
+    assert isinstance(m.constant("N2", 1.0), Constant)
+
+
+# ---------------------------------------------------------------------------
+# A user's lineshape (block routine) and event generation
+# ---------------------------------------------------------------------------
+
+USER_BW = '''
+cdef inline void my_bw(floating m, const floating *p, floating *re, floating *im) noexcept nogil:
+    # 1 / (m0^2 - m^2 - i m0 Gamma0), p = (m0, Gamma0)
+    cdef floating a = p[0] * p[0] - m * m
+    cdef floating b = p[0] * p[1]
+    cdef floating d = 1 / (a * a + b * b)
+    re[0] = a * d
+    im[0] = b * d
+
+
+cdef inline void my_bw_gradient(floating m, const floating *p, floating *re, floating *im,
+                                floating *d_re, floating *d_im) noexcept nogil:
+    my_bw(m, p, re, im)
+    # d(1/D) = -(1/D)^2 dD,  dD/dm0 = 2 m0 - i Gamma0,  dD/dGamma0 = -i m0
+    cdef floating x2r = re[0] * re[0] - im[0] * im[0]
+    cdef floating x2i = 2 * re[0] * im[0]
+    d_re[0] = -(x2r * 2 * p[0] + x2i * p[1])
+    d_im[0] = -(x2i * 2 * p[0] - x2r * p[1])
+    d_re[1] = -(x2i * p[0])
+    d_im[1] = x2r * p[0]
+'''
+
+
+def my_bw_numpy(m, m0, g0):
+    return 1 / (m0 ** 2 - m ** 2 - 1j * m0 * g0)
+
+
+def _kstar_model(lineshape):
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], spin_factor="helicity",
+                    parent_form_factor="none")
+    m.add_resonance("KST", ("K-", "pi+"), 1, lineshape=lineshape, mass=0.8955, width=0.0473,
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149, coupling=Polar(0.8, 40.0))
+    m.add_nonresonant("NR", Cartesian(0.3, 0.1))
+    return m
+
+
+def test_user_lineshape_equals_the_built_in_one(model_cache):
+    from vecampfit.isobar import UserLineshape
+    user = _kstar_model(UserLineshape("my_bw", ("mass", "width"), USER_BW,
+                                      "test_isobar:my_bw_numpy"))
+    builtin = _kstar_model("constant_width")
+    assert user.parameter_names() == builtin.parameter_names()
+    d = {}
+    for name, m in (("user", user), ("builtin", builtin)):
+        d[name] = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                            name=f"kstar_{name}", build_dir=model_cache).density("float64", 4)
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                500, seed=5)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    x = np.array([v * 1.01 for v in user.values().values()])
+    a = d["user"].evaluate(d["user"].event_buffer(records, records=True), x, True)
+    b = d["builtin"].evaluate(d["builtin"].event_buffer(records, records=True), x, True)
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-13)
+    np.testing.assert_allclose(a[1], b[1], rtol=1e-12, atol=1e-12 * np.max(np.abs(b[1])))
+    np.testing.assert_allclose(user.density(records, x), b[0], rtol=1e-12)
+    back = IsobarModel.from_dict(user.to_dict())
+    assert back.source() == user.source()
+
+
+def test_generated_events_follow_the_density(dplus):
+    from vecampfit.isobar import generate_events
+    m, compiled = dplus
+    ev = generate_events(m, 20000, seed=3, compiled=compiled)
+    assert set(ev) == {"km_momentum", "pip2_momentum", "pip3_momentum", "m2_km_pip1",
+                       "m2_km_pip2"}
+    # Expected distribution of m^2(K- pi+_1): weighted phase space times |A|^2.
+    ps = generation.phase_space(M_D, [M_K, M_PI, M_PI], 400_000, seed=4)
+    k, pa, pb = ps.momenta
+    w = ps.weights * np.abs(reference_amplitude(k, pa, pb, m.values())) ** 2
+    edges = np.linspace((M_K + M_PI) ** 2, (M_D - M_PI) ** 2, 21)
+    expected = np.histogram(_minv2(k + pa), edges, weights=w)[0]
+    expected = expected / expected.sum() * 20000
+    observed = np.histogram(ev["m2_km_pip1"], edges)[0]
+    chi2 = np.sum((observed - expected) ** 2 / expected)
+    assert chi2 < 45, chi2   # 20 bins: P(chi2 > 45) ~ 1e-3
+    flat = np.histogram(_minv2(k + pa), edges, weights=ps.weights)[0]
+    flat = flat / flat.sum() * 20000
+    assert np.sum((observed - flat) ** 2 / flat) > 200   # the test can tell |A|^2 from phase space
+
+
+# ---------------------------------------------------------------------------
+# Every template against the numpy evaluation and finite differences
+# ---------------------------------------------------------------------------
+
+def _coverage_model():
+    """Pieces the models above do not use: the Breit-Wigner with phase-space
+    factor (general and event form), Zemach spin 2, Laura++'s factors with a
+    free parent radius, the normalized parent form factor with a constant
+    radius, a coupling shared between two resonances, a fixed parameter."""
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_radius=Parameter("D_R", 4.0),
+                    spin_factor="zemach")
+    m.parameter("PHASE", 20.0)
+    m.add_resonance("KST2", ("K-", "pi+"), 2, lineshape="breit_wigner", mass=1.43, width=0.11,
+                    radius=1.8, coupling=Polar(0.7, "PHASE"))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, lineshape="breit_wigner", mass=0.775,
+                    width=Parameter("RHO_G", 0.149, fixed=True), radius=Constant("R_RHO", 1.5),
+                    coupling=Polar(1.0, 0.0))
+    m.add_resonance("KSTM", ("K-", "pi0"), 1, mass=0.8915, width=0.05, radius=Constant("R", 2.0),
+                    parent_form_factor="normalized", parent_radius=Constant("R_DC", 5.0),
+                    coupling=Polar(0.4, "PHASE"))
+    m.add_resonance("K2M", ("pi0", "K-"), 2, mass=1.43, width=0.1, radius=1.5,
+                    spin_factor="laura", parent_form_factor="laura", coupling=Cartesian(0.3, 0.2))
+    m.add_resonance("K1H", ("K-", "pi0"), 3, mass=1.78, width=0.16, radius=1.5,
+                    spin_factor="helicity", parent_form_factor="unnormalized",
+                    coupling=Cartesian(0.2, -0.1))
+    return m
+
+
+@pytest.fixture(scope="module")
+def coverage(model_cache):
+    m = _coverage_model()
+    compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                         build_dir=model_cache)
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                1500, seed=8)
+    k, pi, pz = ev.momenta
+    return m, compiled, {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+
+
+def test_every_template_against_numpy(coverage):
+    m, compiled, records = coverage
+    d = compiled.density("float64", 4)
+    assert "PHASE" in d.parameters and "KST2_P" not in d.parameters
+    rng = np.random.default_rng(9)
+    buf = d.event_buffer(records, records=True)
+    for trial in range(3):
+        v = m.values() if trial == 0 else _random_values(m, rng)
+        x = np.array([v[n] for n in d.parameters])
+        np.testing.assert_allclose(d.evaluate(buf, x), m.density(records, v), rtol=1e-11)
+
+
+def test_every_template_gradient_against_finite_differences(coverage):
+    m, compiled, records = coverage
+    d = compiled.density("float64", 4)
+    buf = d.event_buffer(records, records=True)
+    v = _random_values(m, np.random.default_rng(10))
+    x = np.array([v[n] for n in d.parameters])
+    _, grad = d.evaluate(buf, x, True)
+    for k, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[k]), 1)
+        up, dn = dict(v), dict(v)
+        up[name] += h
+        dn[name] -= h
+        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
+        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
+                                   err_msg=name)
+
+
+def test_constants_change_the_compiled_density(coverage):
+    m, compiled, records = coverage
+    new = {"R_DC": 3.0, "R": 2.5, "M_PIZ": 0.135}
+    d = compiled.density("float64", 4, constants=new)
+    x = [m.values()[n] for n in d.parameters]
+    got = d.evaluate(d.event_buffer(records, records=True), x)
+    np.testing.assert_allclose(got, m.density(records, constants=new), rtol=1e-11)
+    assert not np.allclose(got, m.density(records), rtol=1e-6)
+
+
+def test_k_matrix_against_independent_formula(model_cache):
+    m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_form_factor="none")
+    m.add_resonance("KPI", ("K-", "pi+"), 0, lineshape={"name": "k_matrix", "poles": 2},
+                    mass1=1.40, g1=0.6, beta1_re=Parameter("KPI_BETA1_RE", 1.0, fixed=True),
+                    beta1_im=Constant("KPI_BETA1_IM", 0.0), mass2=1.85, g2=0.4, beta2_re=0.3,
+                    beta2_im=-0.5, background=0.2, coupling=Polar(1.0, 0.0))
+    m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149, coupling=Polar(0.5, 80.0))
+    with pytest.raises(ValueError, match=r"resonance 'KP1'.*k_matrix.*spin 0\.\.0, not 1"):
+        m.add_resonance("KP1", ("K-", "pi0"), 1, lineshape="k_matrix", mass1=1.4, g1=0.5,
+                        beta1_re=1, beta1_im=0, background=0, coupling=Polar(1, 0))
+    compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                         build_dir=model_cache)
+    mpz = particle_data.mass("pi0")
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, mpz], 1000, seed=12)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    v = _random_values(m, np.random.default_rng(13))
+    s = _minv2(k + pi)
+    kk = v["KPI_BACKGROUND"] + v["KPI_G1"] ** 2 / (v["KPI_MASS1"] ** 2 - s) \
+        + v["KPI_G2"] ** 2 / (v["KPI_MASS2"] ** 2 - s)
+    p = (v["KPI_BETA1_RE"] * v["KPI_G1"] / (v["KPI_MASS1"] ** 2 - s)
+         + complex(v["KPI_BETA2_RE"], v["KPI_BETA2_IM"]) * v["KPI_G2"] / (v["KPI_MASS2"] ** 2 - s))
+    rho = 2 * _q(np.sqrt(s), M_K, M_PI) / np.sqrt(s)
+    ref = p / (1 - 1j * kk * rho)
+    comps = compiled.component_amplitudes(records, v, vector_length=4)
+    np.testing.assert_allclose(comps[0], ref, rtol=1e-11)
+    d = compiled.density("float64", 4)
+    buf = d.event_buffer(records, records=True)
+    x = np.array([v[n] for n in d.parameters])
+    _, grad = d.evaluate(buf, x, True)
+    for j, name in enumerate(d.parameters):
+        h = 1e-6 * max(abs(x[j]), 1)
+        up, dn = dict(v), dict(v)
+        up[name] += h
+        dn[name] -= h
+        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
+        np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
+                                   err_msg=name)
+
+
+def test_freeze_turns_parameters_into_constants(coverage, model_cache):
+    m, compiled, records = coverage
+    frozen = m.freeze(["KST2_M", "KST2_G"] + [n for n in m.parameter_names() if n.endswith("_R")])
+    assert "KST2_M" not in frozen.parameter_names() and "KST2_M" in frozen.constant_defaults()
+    assert set(frozen.parameter_names()) < set(m.parameter_names())
+    # Fixed parameters by default.
+    assert "RHO_G" not in m.freeze().parameter_names()
+    fc = frozen.compile((4,), directory=os.path.join(model_cache, "isobar"), name="frozen_cov",
+                        build_dir=model_cache)
+    d, dfull = fc.density("float64", 4), compiled.density("float64", 4)
+    v = m.values()
+    a, ga = d.evaluate(d.event_buffer(records, records=True), [v[n] for n in d.parameters], True)
+    b, gb = dfull.evaluate(dfull.event_buffer(records, records=True),
+                           [v[n] for n in dfull.parameters], True)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    rows = [dfull.parameters.index(n) for n in d.parameters]
+    np.testing.assert_allclose(ga, gb[rows], rtol=1e-10, atol=1e-12 * np.max(np.abs(gb)))
+    with pytest.raises(ValueError, match="cannot freeze"):
+        m.freeze(["NOPE"])
+
+
+@pytest.mark.slow
+def test_fit_recovers_the_generated_couplings(dplus):
+    """Events generated from the model, fitted with the compiled density through
+    the fitter's likelihood: the couplings come back within their errors."""
+    from iminuit import Minuit
+
+    from vecampfit.fitter import Likelihood
+    from vecampfit.isobar import generate_events
+    m, compiled = dplus
+    data = generate_events(m, 8000, seed=31, compiled=compiled)
+    mc = generation.generate_events(None, M_D, [M_K, M_PI, M_PI], 100_000, seed=32,
+                                    names=["k", "pa", "pb"])
+    mc = {"m2_km_pip1": _minv2(mc["k"] + mc["pa"]), "m2_km_pip2": _minv2(mc["k"] + mc["pb"])}
+    truth = m.values()
+    free = ["K0ST_RE", "K0ST_IM", "KST2_A", "KST2_P"]
+    start = dict(truth, K0ST_RE=0.6, K0ST_IM=-0.2, KST2_A=0.7, KST2_P=40.0)
+    table = m.parameter_table(start)
+    likelihood = Likelihood(table, vector_length=4)
+    point = likelihood.add_point(compiled.density("float64", 4))
+    point.add_data({k: data[k] for k in m.variables})
+    point.add_normalization_events(mc)
+    fit = Minuit(likelihood, *likelihood.initial_values, grad=likelihood.grad)
+    for name in table.names:
+        fit.fixed[name] = name not in free
+    fit.migrad()
+    fit.hesse()
+    assert fit.valid
+    for name in free:
+        pull = (fit.values[name] - truth[name]) / fit.errors[name]
+        print(name, fit.values[name], fit.errors[name], truth[name])
+        assert abs(pull) < 4, (name, fit.values[name], fit.errors[name], truth[name])

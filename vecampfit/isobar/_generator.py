@@ -1,0 +1,566 @@
+"""Cython source of an isobar model, composed from the pieces' templates.
+
+The generated module follows the fitter's model protocol
+(``docs/fitter.rst``): ``PARAMETERS``, ``EVENT_FIELDS``, ``CONSTANTS``, the
+``cdef enum`` counts, ``fill_parameter_buffer``, ``density``,
+``density_gradient`` and ``vecampfit_model()``; and it adds
+``component_amplitudes`` (the complex amplitude :math:`X_k` of every
+component, without its coupling, at each event of a block), offered as a
+capsule (``component_kernel``) and over many blocks from Python
+(``evaluate_components``).
+
+Composition, per component :math:`k` with coupling :math:`c_k`:
+:math:`X_k = \\sum_{terms} L(m_{AB}) \\prod_j R_j`, one term per ordered
+daughter triple (two for a pair with an identical particle), ``L`` the
+lineshape (complex), ``R_j`` the real factors (parent form factor, spin
+factor); factors that depend on constants only are multiplied into one
+event field ``w_<component>_<term>``.  The amplitude is
+:math:`A = \\sum_k c_k X_k`, the density :math:`S = |A|^2`, and
+
+.. math::
+
+    \\frac{\\partial S}{\\partial p} = \\mathrm{Re}\\Big[\\overline{2A}
+        \\sum_k \\Big(c_k \\frac{\\partial X_k}{\\partial p}
+        + \\frac{\\partial c_k}{\\partial p} X_k\\Big)\\Big],\\qquad
+    \\frac{\\partial X}{\\partial p} = \\frac{\\partial L}{\\partial p} W
+        + L \\sum_j \\frac{\\partial R_j}{\\partial p} \\prod_{l \\ne j} R_l,
+
+with the derivative rules of each piece (lineshapes, angular factors,
+coupling forms) where the piece is defined.
+"""
+
+import json
+
+# Support routines the templates may use, emitted once each.
+_BREAKUP = '''
+cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexcept nogil:
+    """Breakup momentum of m -> a b and its derivative with respect to m."""
+    cdef double q2 = (m * m - (ma + mb) ** 2) * (m * m - (ma - mb) ** 2) / (4 * m * m)
+    cdef double q = sqrt(q2)
+    # d(q^2)/dm = (m^2 - ma^2 - mb^2)/m - 2 q^2/m
+    dq_dm[0] = ((m * m - ma * ma - mb * mb) / m - 2 * q2 / m) / (2 * q)
+    return q
+'''
+
+_RE_CONJ_MUL = '''
+cdef inline floating _re_conj_mul(floating ar, floating ai, floating cr, floating ci,
+                                  floating xr, floating xi) noexcept nogil:
+    """Re(conj(a) c x) for a = ar + i ai, c = cr + i ci, x = xr + i xi."""
+    return ar * (cr * xr - ci * xi) + ai * (cr * xi + ci * xr)
+'''
+
+_FILL_LOCALS = ("m0", "r", "q0", "dq0", "inv", "d_dq", "d_dr", "k1", "k2", "k3", "p0sq", "dp0sq",
+                "mag", "phi", "n")
+
+
+class Layout:
+    """What the generated functions share: names, enums, fields, slots."""
+
+    def __init__(self, model):
+        self.model = model
+        self.parameters = model.parameter_names()
+        self.constants = model.constant_defaults()
+        self.fields = {}
+        self.slots = {}
+        self.imports = set()
+        self.support = {}
+
+    def field(self, name, fn):
+        if name not in self.fields:
+            self.fields[name] = fn
+        return f"ev[F_{name} * VECTOR_LENGTH + i]"
+
+    def slot(self, comp, what):
+        name = f"PB_{comp.key}_{what}"
+        if name not in self.slots:
+            self.slots[name] = len(self.slots)
+        return f"pb[{name}]"
+
+
+class Context:
+    """Where a template writes: one function body (the filler or a lane loop)."""
+
+    def __init__(self, layout, kind):
+        self.layout = layout
+        self.kind = kind
+        self.lines = []
+        self.vars = {}
+
+    # -- writing ----------------------------------------------------------
+    def emit(self, *lines):
+        self.lines.extend(lines)
+
+    def var(self, name):
+        self.vars.setdefault(name, None)
+        return name
+
+    def array(self, name, size):
+        """A local array of ``size`` elements (declared with the locals)."""
+        self.vars.setdefault(f"{name}[{size}]", None)
+        return name
+
+    def use(self, *routines):
+        self.layout.imports.update(r for r in routines if not r.startswith("_"))
+
+    def support(self, name, code):
+        self.layout.support.setdefault(name, code)
+
+    # -- reading ----------------------------------------------------------
+    def q(self, quantity):
+        """Value of a quantity in the filler: a parameter or a constant."""
+        if quantity.kind == "parameter":
+            return f"par[PAR_{quantity.name}]"
+        return f"constants[C_{quantity.name}]"
+
+    def mass(self, which):
+        """A particle mass (constant) in the filler: daughter index or "parent"."""
+        return f"constants[C_{self.layout.model.mass_constant(which).name}]"
+
+    def slot(self, comp, what):
+        return self.layout.slot(comp, what)
+
+    def field(self, name, fn):
+        return self.layout.field(name, fn)
+
+    def pair_label(self, a, b):
+        return self.layout.model.pair_label(a, b)
+
+    def field_s(self, a, b):
+        return self.field(f"s_{self.pair_label(a, b)}", lambda kin, values: kin.s_pair(a, b))
+
+    def field_m(self, a, b):
+        return self.field(f"m_{self.pair_label(a, b)}", lambda kin, values: kin.m(a, b))
+
+    def field_q(self, a, b):
+        return self.field(f"q_{self.pair_label(a, b)}", lambda kin, values: kin.q(a, b))
+
+    def field_p(self, a, b):
+        return self.field(f"p_{self.pair_label(a, b)}", lambda kin, values: kin.p(a, b))
+
+
+# ---------------------------------------------------------------------------
+# Per term and per component
+# ---------------------------------------------------------------------------
+
+def _static_fns(comp):
+    fns = [f.numpy for f in comp.static_factors]
+    extra = comp.lineshape.event_factor(comp)
+    return fns + ([extra] if extra is not None else [])
+
+
+def _static_field(ctx, comp, inst, n):
+    """The event field holding the product of a term's event-only factors."""
+    fns = _static_fns(comp)
+
+    def compute(kin, values):
+        out = 1.0
+        for f in fns:
+            out = out * f(kin, comp, inst, values)
+        return out
+    return ctx.field(f"w_{comp.key}_{n}", compute)
+
+
+def _product(names):
+    return " * ".join(names)
+
+
+def _term_value(ctx, comp, inst, n):
+    """Lines for X of one term; returns its (re, im) local names."""
+    tag = f"{comp.key}_{n}"
+    weighted = comp.lineshape.takes_weight(comp)
+    reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
+    if _static_fns(comp):
+        reals.append(_static_field(ctx, comp, inst, n))
+    if reals and weighted:
+        # The lineshape multiplies the real factors in where it is cheapest.
+        w = ctx.var(f"{tag}_w")
+        ctx.emit(f"{w} = {_product(reals)}")
+        return comp.lineshape.value(ctx, comp, inst, f"{tag}_l", weight=w)
+    re, im = comp.lineshape.value(ctx, comp, inst, f"{tag}_l")
+    if not reals:
+        return re, im
+    w, xr, xi = ctx.var(f"{tag}_w"), ctx.var(f"{tag}_xr"), ctx.var(f"{tag}_xi")
+    ctx.emit(f"{w} = {_product(reals)}", f"{xr} = {re} * {w}", f"{xi} = {im} * {w}")
+    return xr, xi
+
+
+def _term_gradient(ctx, comp, inst, n):
+    """Lines for X of one term and dX/dp for each parameter p it depends on;
+    returns (xr, xi), {p: (dre, dim)}."""
+    tag = f"{comp.key}_{n}"
+    if not comp.dynamic_factors and _static_fns(comp) and comp.lineshape.takes_weight(comp):
+        # Only event-only real factors: the lineshape multiplies them in.
+        x, dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l",
+                                        weight=_static_field(ctx, comp, inst, n))
+        out = {}
+        for p in comp.parameter_names():
+            parts = [dl[r] for r, q in comp.quantities.items()
+                     if q.kind == "parameter" and q.name == p and r in dl]
+            if len(parts) == 1:
+                out[p] = parts[0]
+            elif parts:
+                dre, dim = ctx.var(f"{tag}_d{p}_re"), ctx.var(f"{tag}_d{p}_im")
+                ctx.emit(f"{dre} = {' + '.join(d[0] for d in parts)}",
+                         f"{dim} = {' + '.join(d[1] for d in parts)}")
+                out[p] = (dre, dim)
+        return x, out
+    (re, im), dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l")
+    reals, dreals = [], []
+    for j, f in enumerate(comp.dynamic_factors):
+        v, dv = f.gradient(ctx, comp, inst, f"{tag}_r{j}")
+        reals.append(v)
+        dreals.append(dv)
+    if _static_fns(comp):
+        reals.append(_static_field(ctx, comp, inst, n))
+        dreals.append({})
+    if reals:
+        w, xr, xi = ctx.var(f"{tag}_w"), ctx.var(f"{tag}_xr"), ctx.var(f"{tag}_xi")
+        ctx.emit(f"{w} = {_product(reals)}", f"{xr} = {re} * {w}", f"{xi} = {im} * {w}")
+    else:
+        w, xr, xi = None, re, im
+    out = {}
+    for p in comp.parameter_names():
+        roles = [r for r, q in comp.quantities.items() if q.kind == "parameter" and q.name == p]
+        lre = [dl[r][0] for r in roles if r in dl]
+        lim = [dl[r][1] for r in roles if r in dl]
+        # d(prod R_j)/dp = sum_j dR_j/dp prod_{l != j} R_l
+        parts = []
+        for j, dv in enumerate(dreals):
+            d = [dv[r] for r in roles if r in dv]
+            if d:
+                others = reals[:j] + reals[j + 1:]
+                dj = d[0] if len(d) == 1 else "(" + " + ".join(d) + ")"
+                parts.append(_product([dj] + others))
+        if not lre and not parts:
+            continue
+        dre, dim = ctx.var(f"{tag}_d{p}_re"), ctx.var(f"{tag}_d{p}_im")
+        t_re = [f"{x} * {w}" if w else x for x in lre]
+        t_im = [f"{x} * {w}" if w else x for x in lim]
+        if parts:
+            u = ctx.var(f"{tag}_u{p}")
+            ctx.emit(f"{u} = {' + '.join(parts)}")
+            t_re.append(f"{re} * {u}")
+            t_im.append(f"{im} * {u}")
+        ctx.emit(f"{dre} = {' + '.join(t_re)}", f"{dim} = {' + '.join(t_im)}")
+        out[p] = (dre, dim)
+    return (xr, xi), out
+
+
+def _component(ctx, comp, gradient):
+    """X of a component (summed over its terms) and with ``gradient`` its derivatives."""
+    ctx.emit(f"# {comp.describe()}")
+    if comp.lineshape is None:
+        return ("1", "0"), {}
+    terms = [(_term_gradient if gradient else _term_value)(ctx, comp, inst, n)
+             for n, inst in enumerate(comp.instances)]
+    if not gradient:
+        terms = [(t, {}) for t in terms]
+    if len(terms) == 1:
+        return terms[0]
+    xr, xi = ctx.var(f"{comp.key}_xr"), ctx.var(f"{comp.key}_xi")
+    ctx.emit(f"{xr} = {' + '.join(t[0][0] for t in terms)}",
+             f"{xi} = {' + '.join(t[0][1] for t in terms)}")
+    out = {}
+    for p in comp.parameter_names():
+        parts = [t[1][p] for t in terms if p in t[1]]
+        if parts:
+            dre, dim = ctx.var(f"{comp.key}_d{p}_re"), ctx.var(f"{comp.key}_d{p}_im")
+            ctx.emit(f"{dre} = {' + '.join(x[0] for x in parts)}",
+                     f"{dim} = {' + '.join(x[1] for x in parts)}")
+            out[p] = (dre, dim)
+    return (xr, xi), out
+
+
+def _accumulate(ctx, comp, x):
+    cr, ci = ctx.slot(comp, "C_RE"), ctx.slot(comp, "C_IM")
+    xr, xi = x
+    if xr == "1":
+        ctx.emit(f"are = are + {cr}", f"aim = aim + {ci}")
+    else:
+        ctx.emit(f"are = are + {cr} * {xr} - {ci} * {xi}",
+                 f"aim = aim + {cr} * {xi} + {ci} * {xr}")
+
+
+# ---------------------------------------------------------------------------
+# Couplings (the coupling forms' value and derivative rules)
+# ---------------------------------------------------------------------------
+
+def _fill_coupling(ctx, comp):
+    """c = n a e^(i phi deg) (polar) or n (x + i y) (cartesian) and dc/dp."""
+    c = comp.coupling
+    s = lambda what: ctx.slot(comp, what)  # noqa: E731
+    q = comp.coupling_quantities
+    n = f"{ctx.q(comp.scale)} * " if comp.scale is not None else ""
+    ctx.emit(f"# {comp.key}: coupling ({c.form})")
+    if comp.scale is not None:
+        ctx.emit(f"{s('SCALE')} = {ctx.q(comp.scale)}")
+    if c.form == "polar":
+        ctx.emit(f"mag = {ctx.q(q['magnitude'])}", f"phi = {ctx.q(q['phase'])} * deg",
+                 f"{s('C_RE')} = {n}mag * cos(phi)", f"{s('C_IM')} = {n}mag * sin(phi)")
+        if q["magnitude"].kind == "parameter":
+            ctx.emit(f"{s('DC_magnitude_RE')} = {n}cos(phi)",
+                     f"{s('DC_magnitude_IM')} = {n}sin(phi)")
+        if q["phase"].kind == "parameter":
+            ctx.emit(f"{s('DC_phase_RE')} = -{n}mag * sin(phi) * deg",
+                     f"{s('DC_phase_IM')} = {n}mag * cos(phi) * deg")
+    else:
+        ctx.emit(f"{s('C_RE')} = {n}{ctx.q(q['re'])}", f"{s('C_IM')} = {n}{ctx.q(q['im'])}")
+        one = ctx.q(comp.scale) if comp.scale is not None else "1"
+        if q["re"].kind == "parameter":
+            ctx.emit(f"{s('DC_re_RE')} = {one}", f"{s('DC_re_IM')} = 0")
+        if q["im"].kind == "parameter":
+            ctx.emit(f"{s('DC_im_RE')} = 0", f"{s('DC_im_IM')} = {one}")
+
+
+def _coupling_derivatives(comp):
+    """{parameter: [role, ...]} of the coupling."""
+    out = {}
+    for role, q in comp.coupling_quantities.items():
+        if q.kind == "parameter":
+            out.setdefault(q.name, []).append(role)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Functions
+# ---------------------------------------------------------------------------
+
+def _declare(ctx, ctype, extra=()):
+    names = list(extra) + [v for v in ctx.vars if v not in extra]
+    out = []
+    for k in range(0, len(names), 8):
+        out.append(f"    cdef {ctype} " + ", ".join(names[k:k + 8]))
+    return out
+
+
+def _indent(lines, n):
+    return [" " * n + line if line else line for line in lines]
+
+
+def _fill_function(layout):
+    ctx = Context(layout, "fill")
+    for comp in layout.model.components:
+        if comp.lineshape is not None:
+            ctx.emit(f"# {comp.describe()}")
+            comp.lineshape.fill(ctx, comp)
+            for f in comp.dynamic_factors:
+                f.fill(ctx, comp)
+        _fill_coupling(ctx, comp)
+    head = ["cdef void fill_parameter_buffer(floating *pb, const floating *par,",
+            "                                const double *constants) noexcept nogil:",
+            '    """The parameter buffer from the parameters and constants (in double precision)."""',
+            "    cdef double deg = M_PI / 180"]
+    return head + _declare(ctx, "double", _FILL_LOCALS) + _indent(ctx.lines, 4)
+
+
+_LANE_HEAD = {
+    "density": ["cdef void density(floating *out, const void *event_block, const floating *params,",
+                "                  const void *parameter_buffer) noexcept nogil:",
+                '    """S = |A|^2 for the L events of one block."""'],
+    "gradient": ["cdef void density_gradient(floating *out, floating *gradient, const void *event_block,",
+                 "                           const floating *params,",
+                 "                           const void *parameter_buffer) noexcept nogil:",
+                 '    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""'],
+    "components": ["cdef void component_amplitudes(floating *out, const void *event_block,",
+                   "                               const floating *params,",
+                   "                               const void *parameter_buffer) noexcept nogil:",
+                   '    """X_k of every component k, without its coupling but with the',
+                   "    coupling's constant scale: out[(2 k) L + i] = Re, out[(2 k + 1) L + i] = Im.\"\"\""],
+}
+
+
+def _lane_function(layout, kind):
+    ctx = Context(layout, "lane")
+    comps = layout.model.components
+    body = []
+    xs, dxs = [], []
+    if kind != "components":
+        ctx.emit("are = 0", "aim = 0")
+    for k, comp in enumerate(comps):
+        x, dx = _component(ctx, comp, kind == "gradient")
+        xs.append(x)
+        dxs.append(dx)
+        if kind == "components":
+            n = f" * {ctx.slot(comp, 'SCALE')}" if comp.scale is not None else ""
+            ctx.emit(f"o[{2 * k} * VECTOR_LENGTH + i] = {x[0]}{n}",
+                     f"o[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}{n}")
+        else:
+            _accumulate(ctx, comp, x)
+    if kind != "components":
+        ctx.emit("out[i] = are * are + aim * aim")
+    second = []
+    if kind == "gradient":
+        # The first loop stores 2A, X_k and dX_k/dp per lane into the local
+        # array t; the second forms dS/dp = Re(conj(2A) (c dX + dc X)) from it.
+        stored = {}
+
+        def t(name):
+            if name not in stored:
+                stored[name] = len(stored)
+                ctx.emit(f"t[{stored[name]} * VECTOR_LENGTH + i] = {name}")
+            return f"t[{stored[name]} * VECTOR_LENGTH + i]"
+        ctx.emit("are = 2 * are", "aim = 2 * aim")
+        ar, ai = t("are"), t("aim")
+        layout.support.setdefault("_re_conj_mul", _RE_CONJ_MUL)
+        for p in layout.parameters:
+            terms = []
+            for comp, x, dx in zip(comps, xs, dxs):
+                if p in dx:
+                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, 'C_RE')}, "
+                                 f"{ctx.slot(comp, 'C_IM')}, {t(dx[p][0])}, {t(dx[p][1])})")
+                for role in _coupling_derivatives(comp).get(p, ()):
+                    xr, xi = (x[0] if x[0] in ("1", "0") else t(x[0]),
+                              x[1] if x[1] in ("1", "0") else t(x[1]))
+                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, f'DC_{role}_RE')}, "
+                                 f"{ctx.slot(comp, f'DC_{role}_IM')}, {xr}, {xi})")
+            expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else (terms or ["0"])[0]
+            second.append(f"g[PAR_{p} * VECTOR_LENGTH + i] = {expr}")
+        n_stored = len(stored)
+    head = list(_LANE_HEAD[kind])
+    head += ["    cdef const floating *ev = <const floating *> event_block",
+             "    cdef const floating *pb = <const floating *> parameter_buffer"]
+    if kind == "gradient":
+        head += ["    # The gradient is formed in a local array (which cannot overlap the",
+                 "    # parameter buffer) and copied out at the end.",
+                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]",
+                 f"    cdef floating t[{max(n_stored, 1)} * VECTOR_LENGTH]"]
+    if kind == "components":
+        head += ["    # Formed in a local array (which cannot overlap the parameter buffer).",
+                 "    cdef floating o[2 * N_COMPONENTS * VECTOR_LENGTH]"]
+    extra = () if kind == "components" else ("are", "aim")
+    head += _declare(ctx, "floating", extra) + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
+    body = head + _indent(ctx.lines, 8)
+    if kind == "gradient":
+        body += ["    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
+        body += ["    for i in range(N_PARAMETERS * VECTOR_LENGTH):", "        gradient[i] = g[i]"]
+    if kind == "components":
+        body += ["    for i in range(2 * N_COMPONENTS * VECTOR_LENGTH):", "        out[i] = o[i]"]
+    return body
+
+
+def _enum(title, names, count_name, count=None):
+    lines = [f"# {title}", "cdef enum:"]
+    lines += [f"    {n} = {k}" for k, n in enumerate(names)]
+    lines.append(f"    {count_name} = {len(names) if count is None else count}")
+    return lines
+
+
+_TAIL = '''
+def vecampfit_model():
+    """Parameters, event fields, constants, buffer sizes and functions of this
+    model, and its components for cached fits (when every coupling is made of
+    parameters)."""
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+                             N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
+                             density[double], density[float],
+                             density_gradient[double], density_gradient[float],
+                             fill_parameter_buffer[double], fill_parameter_buffer[float])
+    if COMPONENT_COUPLINGS is not None:
+        desc["components"] = component_description(
+            COMPONENTS, COMPONENT_COUPLINGS, N_COMPONENTS, component_amplitudes[double],
+            component_amplitudes[float])
+    return desc
+
+
+def component_kernel(precision="float64"):
+    """The block function component_amplitudes as a capsule, named by its C signature."""
+    if precision == "float64":
+        return PyCapsule_New(<void *> component_amplitudes[double],
+                             b"void (double *, void const *, double const *, void const *)", NULL)
+    if precision == "float32":
+        return PyCapsule_New(<void *> component_amplitudes[float],
+                             b"void (float *, void const *, float const *, void const *)", NULL)
+    raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
+
+
+def fill(floating[::1] params, const double[::1] constants, floating[::1] buffer):
+    """Fill ``buffer`` (PARAMETER_BUFFER_SIZE elements) from the parameters and constants."""
+    if (params.shape[0] != N_PARAMETERS or constants.shape[0] != max(N_CONSTANTS, 1)
+            or buffer.shape[0] != max(PARAMETER_BUFFER_SIZE, 1)):
+        raise ValueError("fill: wrong sizes of params, constants or buffer")
+    fill_parameter_buffer(&buffer[0], &params[0], &constants[0])
+
+
+def evaluate_components(floating[:, :, ::1] blocks, floating[::1] buffer, floating[:, :, ::1] out):
+    """X_k of every component over blocks (n_blocks, N_EVENT_FIELDS, L) into
+    out (n_blocks, 2 N_COMPONENTS, L) (real and imaginary parts)."""
+    cdef Py_ssize_t b
+    if (blocks.shape[1] != N_EVENT_FIELDS or blocks.shape[2] != VECTOR_LENGTH
+            or out.shape[0] != blocks.shape[0] or out.shape[1] != 2 * N_COMPONENTS
+            or out.shape[2] != VECTOR_LENGTH or buffer.shape[0] < PARAMETER_BUFFER_SIZE):
+        raise ValueError("evaluate_components: wrong shapes")
+    with nogil:
+        for b in range(blocks.shape[0]):
+            component_amplitudes(&out[b, 0, 0], &blocks[b, 0, 0], &buffer[0], &buffer[0])
+'''
+
+
+def component_couplings(model):
+    """Per component ``(form, first, second)`` in the form of
+    ``vecampfit.fitter.components``, or None if a coupling has a constant part."""
+    out = []
+    for comp in model.components:
+        q = comp.coupling_quantities
+        if any(x.kind != "parameter" for x in q.values()):
+            return None
+        if comp.coupling.form == "polar":
+            out.append(("polar_degrees", q["magnitude"].name, q["phase"].name))
+        else:
+            out.append(("cartesian", q["re"].name, q["im"].name))
+    return tuple(out)
+
+
+def generate(model):
+    """Cython source of the model's block density (see the module description).
+
+    Returns
+    -------
+    source : str
+    layout : Layout
+        Names, fields (with their numpy functions) and buffer slots.
+    """
+    layout = Layout(model)
+    functions = []
+    for kind in ("density", "gradient", "components"):
+        functions += [""] + _lane_function(layout, kind) + [""]
+    fill = _fill_function(layout)
+    comps = [c.key for c in model.components]
+    out = [f"# Generated by vecampfit.isobar from the model {model.name!r}: edit the model, not this",
+           "# file (vecampfit.isobar.IsobarModel.source() writes it again).",
+           "#",
+           f"# {model.decay_description()}"]
+    out += [f"#   {c.describe()}" for c in model.components]
+    out += ["",
+            "from cpython.pycapsule cimport PyCapsule_New",
+            "from cython cimport floating",
+            "from libc.math cimport M_PI, cos, sin, sqrt",
+            "",
+            "from vecampfit.block cimport VECTOR_LENGTH",
+            "from vecampfit.fitter.density cimport component_description, model_description"]
+    if layout.imports:
+        out += ["from vecampfit.high_energy_physics cimport ("]
+        out += [f"    {name}," for name in sorted(layout.imports)] + [")"]
+    out += ["",
+            f"PARAMETERS = {tuple(layout.parameters)!r}",
+            f"EVENT_FIELDS = {tuple(layout.fields)!r}",
+            f"CONSTANTS = {json.dumps(layout.constants)}",
+            f"COMPONENTS = {tuple(comps)!r}",
+            "# The couplings for the fitter's cached evaluation (vecampfit.fitter.components);",
+            "# None if a coupling has a constant part.  X_k there includes the constant scale.",
+            f"COMPONENT_COUPLINGS = {component_couplings(model)!r}",
+            ""]
+    out += _enum("Parameters (params[])", [f"PAR_{p}" for p in layout.parameters],
+                 "N_PARAMETERS") + [""]
+    out += _enum("Event fields, real vectors of L lanes (ev[F * L + i])",
+                 [f"F_{f}" for f in layout.fields], "N_EVENT_FIELDS") + [""]
+    out += _enum("Constants (constants[])", [f"C_{c}" for c in layout.constants],
+                 "N_CONSTANTS") + [""]
+    out += _enum("Parameter buffer (pb[])", list(layout.slots), "PARAMETER_BUFFER_SIZE") + [""]
+    out += ["cdef enum:", f"    N_COMPONENTS = {len(comps)}", ""]
+    out += ["_BREAKUP_PLACEHOLDER"]
+    for code in layout.support.values():
+        out += code.strip("\n").split("\n") + ["", ""]
+    out += [""] + fill + functions + _TAIL.split("\n")
+    text = "\n".join(out)
+    text = text.replace("_BREAKUP_PLACEHOLDER", _BREAKUP.strip("\n") + "\n\n")
+    return text + "\n", layout

@@ -1,0 +1,348 @@
+"""Spin factors and parent form factors of isobar-model resonances.
+
+Real factors of a resonance term, each a small class with the same pieces
+as the lineshapes (:mod:`vecampfit.isobar.lineshapes`): ``roles``,
+``fill``, ``value``, ``gradient`` (its derivative rule, in one place) and
+``numpy``.  A factor whose quantities are all constants depends on the
+event only: the generator then computes it in numpy into the event buffer
+instead of in the block density.  ``J`` is the resonance spin, (A, B, C)
+the ordered daughters of the term: the resonance in the pair AB, C the
+spectator, P the parent.
+
+Spin factors (``spin_factor=``):
+
+``"zemach"``
+    :class:`ZemachSpinFactor`, the covariant form of the paper's section 3
+    (CLEO, EvtGen), resonance mass in the denominators; J = 0, 1, 2.
+``"laura"``
+    :class:`LauraSpinFactor`, Laura++'s covariant form (the GenFit3K
+    example); J = 0..4.
+``"helicity"``
+    :class:`HelicitySpinFactor`, Legendre polynomial of the helicity
+    angle; J = 0..5.
+
+Parent form factors (``parent_form_factor=``): ``"normalized"``,
+``"unnormalized"``, ``"laura"``, ``"none"`` (:class:`ParentFormFactor`).
+"""
+
+import numpy as np
+
+from vecampfit import high_energy_physics as hep
+
+from ._kinematics import breakup_momentum_squared
+
+__all__ = ["HelicitySpinFactor", "LauraSpinFactor", "ParentFormFactor", "SPIN_FACTORS",
+           "ZemachSpinFactor", "parent_form_factor", "spin_factor"]
+
+
+class RealFactor:
+    """Base of the real factors (see the module description)."""
+
+    name = None
+    roles = ()
+    max_spin = 5
+
+    def applies(self, comp):
+        """False where the factor is identically 1 (it is then left out)."""
+        return comp.spin > 0
+
+    def check(self, comp, model):
+        """Raise ValueError naming the resonance if the spin is not supported."""
+        if comp.spin > self.max_spin:
+            raise ValueError(f"resonance {comp.key!r}: the {self.kind} {self.name!r} supports "
+                             f"spin 0..{self.max_spin}, not {comp.spin}")
+
+    def fill(self, ctx, comp):
+        """Emit the parameter-buffer lines (double precision) through ``ctx``."""
+
+    def value(self, ctx, comp, inst, tag):
+        """Emit the lines of one event; return the local name of the value."""
+        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+
+    def gradient(self, ctx, comp, inst, tag):
+        """Emit value and derivative lines; return ``value, {role: derivative}``."""
+        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+
+    def numpy(self, kin, comp, inst, values):
+        """The real factor in numpy (``values``: quantity name -> value)."""
+        raise NotImplementedError
+
+
+class ZemachSpinFactor(RealFactor):
+    """Covariant (Zemach) spin factor with the resonance mass in the denominators.
+
+    Paper section 3 (CLEO, Phys. Rev. D 63, 092001; EvtGen):
+
+    .. math::
+
+        \\mathcal{A}_0 = 1,\\qquad
+        \\mathcal{A}_1 = M_{AC}^2 - M_{BC}^2 + \\frac{(M_P^2 - M_C^2)(M_B^2 - M_A^2)}{m_0^2},
+
+        \\mathcal{A}_2 = \\mathcal{A}_1^2 - \\tfrac13
+          \\Big(M_{AB}^2 - 2M_P^2 - 2M_C^2 + \\frac{(M_P^2 - M_C^2)^2}{m_0^2}\\Big)
+          \\Big(M_{AB}^2 - 2M_A^2 - 2M_B^2 + \\frac{(M_A^2 - M_B^2)^2}{m_0^2}\\Big),
+
+    :math:`m_0` the resonance mass (role ``mass``), GeV^(2J).  Its only
+    parameter dependence is through :math:`1/m_0^2`, precomputed with its
+    derivative in the parameter buffer.
+    """
+
+    name = "zemach"
+    kind = "spin factor"
+    roles = ("mass",)
+    max_spin = 2
+
+    def _constants(self, ctx, comp):
+        a, b = comp.pair
+        c = 3 - a - b
+        mp, ma, mb, mc = ctx.mass("parent"), ctx.mass(a), ctx.mass(b), ctx.mass(c)
+        return mp, ma, mb, mc
+
+    def fill(self, ctx, comp):
+        mp, ma, mb, mc = self._constants(ctx, comp)
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
+                 f"k1 = ({mp} * {mp} - {mc} * {mc}) * ({mb} * {mb} - {ma} * {ma})",
+                 f"{s('ZC1')} = k1 / (m0 * m0)",
+                 f"{s('DZC1_DM0')} = -2 * k1 / (m0 * m0 * m0)")
+        if comp.spin == 2:
+            ctx.emit(f"k2 = ({mp} * {mp} - {mc} * {mc}) ** 2",
+                     f"k3 = ({ma} * {ma} - {mb} * {mb}) ** 2",
+                     f"{s('ZT1')} = k2 / (m0 * m0) - 2 * {mp} * {mp} - 2 * {mc} * {mc}",
+                     f"{s('DZT1_DM0')} = -2 * k2 / (m0 * m0 * m0)",
+                     f"{s('ZT2')} = k3 / (m0 * m0) - 2 * {ma} * {ma} - 2 * {mb} * {mb}",
+                     f"{s('DZT2_DM0')} = -2 * k3 / (m0 * m0 * m0)")
+
+    def _a1(self, ctx, comp, inst, tag):
+        a, b, c = inst
+        mac, mbc = ctx.field_m(a, c), ctx.field_m(b, c)
+        v = ctx.var(f"{tag}_a1")
+        ctx.emit(f"{v} = {mac} * {mac} - {mbc} * {mbc} + {ctx.slot(comp, 'ZC1')}")
+        return v
+
+    def _t(self, ctx, comp, inst, tag):
+        a, b, _ = inst
+        mab = ctx.field_m(a, b)
+        t1, t2 = ctx.var(f"{tag}_t1"), ctx.var(f"{tag}_t2")
+        ctx.emit(f"{t1} = {mab} * {mab} + {ctx.slot(comp, 'ZT1')}",
+                 f"{t2} = {mab} * {mab} + {ctx.slot(comp, 'ZT2')}")
+        return t1, t2
+
+    def value(self, ctx, comp, inst, tag):
+        a1 = self._a1(ctx, comp, inst, tag)
+        if comp.spin == 1:
+            return a1
+        t1, t2 = self._t(ctx, comp, inst, tag)
+        v = ctx.var(f"{tag}_v")
+        ctx.emit(f"{v} = {a1} * {a1} - {t1} * {t2} * <floating>(1.0 / 3)")
+        return v
+
+    def gradient(self, ctx, comp, inst, tag):
+        v = self.value(ctx, comp, inst, tag)
+        if comp.spin == 1:
+            return v, {"mass": ctx.slot(comp, "DZC1_DM0")}
+        d = ctx.var(f"{tag}_dm")
+        ctx.emit(f"{d} = (2 * {tag}_a1 * {ctx.slot(comp, 'DZC1_DM0')} - ({ctx.slot(comp, 'DZT1_DM0')}"
+                 f" * {tag}_t2 + {tag}_t1 * {ctx.slot(comp, 'DZT2_DM0')}) * <floating>(1.0 / 3))")
+        return v, {"mass": d}
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, c = inst
+        m0 = values[comp.quantities["mass"].name]
+        mp = kin.M
+        ma, mb, mc = kin.masses[a], kin.masses[b], kin.masses[c]
+        a1 = (kin.m(a, c) ** 2 - kin.m(b, c) ** 2
+              + (mp ** 2 - mc ** 2) * (mb ** 2 - ma ** 2) / m0 ** 2)
+        if comp.spin == 1:
+            return a1
+        sab = kin.m(a, b) ** 2
+        t1 = sab - 2 * mp ** 2 - 2 * mc ** 2 + (mp ** 2 - mc ** 2) ** 2 / m0 ** 2
+        t2 = sab - 2 * ma ** 2 - 2 * mb ** 2 + (ma ** 2 - mb ** 2) ** 2 / m0 ** 2
+        return a1 * a1 - t1 * t2 / 3
+
+
+class LauraSpinFactor(RealFactor):
+    """Laura++'s covariant spin factor (paper section 9.2, the GenFit3K example).
+
+    .. math::
+
+        (p^* q)^J F_J^{(cov)}(f)\\, P_J^{(Laura)}(\\cos\\theta),\\qquad
+        P_J^{(Laura)} = (-1)^J \\frac{2^{2J}}{\\binom{2J}{J}} P_J,
+
+    ``p*`` the momentum of C (and AB) in the parent frame, ``q`` that of A
+    in the AB frame, :math:`f = (M_P^2 + M_{AB}^2 - M_C^2)/(2 M_P M_{AB})`,
+    :math:`F_J^{(cov)}` the covariant factor and :math:`\\theta` the
+    helicity angle of A in the AB frame
+    (``high_energy_physics.covariant_angular_distribution``); J = 0..4.
+    Depends on the event only.
+    """
+
+    name = "laura"
+    kind = "spin factor"
+    roles = ()
+    max_spin = 4
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        return hep.covariant_angular_distribution(kin.p(a, b), kin.q(a, b),
+                                                  kin.covariant_factor(a, b),
+                                                  kin.cos_helicity(a, b), comp.spin)
+
+
+class HelicitySpinFactor(RealFactor):
+    """Helicity spin factor :math:`P_J(\\cos\\theta)`.
+
+    :math:`P_J` the Legendre polynomial (``high_energy_physics.legendre``)
+    and :math:`\\theta` the helicity angle of A in the AB rest frame, measured
+    from the flight direction of AB in the parent frame; J = 0..5.  Depends on
+    the event only.
+    """
+
+    name = "helicity"
+    kind = "spin factor"
+    roles = ()
+    max_spin = 5
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        return hep.legendre(kin.cos_helicity(a, b), comp.spin)
+
+
+#: Spin factors by name.
+SPIN_FACTORS = {cls.name: cls for cls in (ZemachSpinFactor, LauraSpinFactor, HelicitySpinFactor)}
+
+
+class ParentFormFactor(RealFactor):
+    """Blatt-Weisskopf form factor of the parent decay P -> R C.
+
+    ``F_P(x, r_P, J) = 1/sqrt(P_J((x r_P)^2))`` (paper eq. blatt_weisskopf),
+    ``r_P`` the parent radius (role ``parent_radius``), at
+
+    ``"normalized"``
+        :math:`F_P(p, r_P, J) / F_P(p_0, r_P, J)`: ``p`` the momentum of C in the
+        parent frame, :math:`p_0` its value at :math:`M_{AB} = m_0`, from
+        :math:`p_0^2` (continued analytically below threshold) (paper
+        section 3); depends on the resonance mass.
+    ``"unnormalized"``
+        :math:`F_P(p, r_P, J)` (the paper's rho(1700)+, whose m0 lies above the
+        D0 threshold).
+    ``"laura"``
+        :math:`F_P(p\\,(F_J^{(cov)}(f))^{1/J}, r_P, J)`, Laura++'s covariant
+        momentum (the GenFit3K example), not normalized.
+    """
+
+    kind = "parent form factor"
+    max_spin = 5
+    FORMS = ("normalized", "unnormalized", "laura")
+
+    def __init__(self, form):
+        if form not in self.FORMS:
+            raise ValueError(f"unknown parent form factor {form!r} (known: "
+                             f"{', '.join(self.FORMS + ('none',))})")
+        self.name = form
+        self.roles = ("parent_radius", "mass") if form == "normalized" else ("parent_radius",)
+        if form == "laura":
+            self.max_spin = 4
+
+    def check(self, comp, model):
+        super().check(comp, model)
+        if self.name == "normalized":
+            a, b = comp.pair
+            mp, mc = model.parent_mass, model.daughter_mass(3 - a - b)
+            m0, r = comp.quantities["mass"].value, comp.quantities["parent_radius"].value
+            p0sq = breakup_momentum_squared(mp, m0, mc)
+            if not np.isfinite(hep.blatt_weisskopf_inverse_gradient_q2(p0sq, r, comp.spin)[0]):
+                raise ValueError(f"resonance {comp.key!r}: F_P(p0) of the normalized parent "
+                                 f"form factor is undefined at m0 = {m0!r} GeV (parent below "
+                                 f"threshold): use parent_form_factor='unnormalized'")
+
+    def _momentum(self, ctx, comp, inst):
+        a, b, _ = inst
+        if self.name != "laura":
+            return ctx.field_p(a, b)
+        j = comp.spin
+        return ctx.field(f"pcov{j}_{ctx.pair_label(a, b)}",
+                         lambda kin, values: kin.p(a, b) * hep.covariant_factor_j(
+                             kin.covariant_factor(a, b), j) ** (1.0 / j))
+
+    def fill(self, ctx, comp):
+        ctx.emit(f"{ctx.slot(comp, 'RP')} = {ctx.q(comp.quantities['parent_radius'])}")
+        if self.name != "normalized":
+            return
+        # p0^2(m0) and d(p0^2)/dm0 = m0 (m0^2 - M^2 - mc^2) / M^2.
+        a, b = comp.pair
+        mp, mc = ctx.mass("parent"), ctx.mass(3 - a - b)
+        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
+                 f"p0sq = ({mp} * {mp} - (m0 + {mc}) ** 2) * ({mp} * {mp} - (m0 - {mc}) ** 2)"
+                 f" / (4 * {mp} * {mp})",
+                 f"dp0sq = m0 * (m0 * m0 - {mp} * {mp} - {mc} * {mc}) / ({mp} * {mp})",
+                 f"blatt_weisskopf_inverse_gradient_q2_scalar(p0sq, {ctx.slot(comp, 'RP')}, "
+                 f"{comp.spin}, &inv, &d_dq, &d_dr)",
+                 f"{ctx.slot(comp, 'INV_FP0')} = inv",
+                 f"{ctx.slot(comp, 'DINV_FP0_DM0')} = d_dq * dp0sq",
+                 f"{ctx.slot(comp, 'DINV_FP0_DR')} = d_dr")
+        ctx.use("blatt_weisskopf_inverse_gradient_q2_scalar")
+
+    def value(self, ctx, comp, inst, tag):
+        v = ctx.var(f"{tag}_f")
+        ctx.use("blatt_weisskopf_scalar")
+        call = (f"blatt_weisskopf_scalar({self._momentum(ctx, comp, inst)}, "
+                f"{ctx.slot(comp, 'RP')}, {comp.spin})")
+        if self.name == "normalized":
+            call += f" * {ctx.slot(comp, 'INV_FP0')}"
+        ctx.emit(f"{v} = {call}")
+        return v
+
+    def gradient(self, ctx, comp, inst, tag):
+        # F(p) and dF/dr from the block routine; the normalization's derivatives
+        # by m0 and r_P come from the parameter buffer.
+        f, df = ctx.var(f"{tag}_fp"), ctx.var(f"{tag}_dfp")
+        ctx.use("blatt_weisskopf_gradient_scalar")
+        ctx.emit(f"blatt_weisskopf_gradient_scalar({self._momentum(ctx, comp, inst)}, "
+                 f"{ctx.slot(comp, 'RP')}, {comp.spin}, &{f}, &{df})")
+        if self.name != "normalized":
+            return f, {"parent_radius": df}
+        v, dm, dr = ctx.var(f"{tag}_f"), ctx.var(f"{tag}_dfm"), ctx.var(f"{tag}_dfr")
+        ctx.emit(f"{v} = {f} * {ctx.slot(comp, 'INV_FP0')}",
+                 f"{dm} = {f} * {ctx.slot(comp, 'DINV_FP0_DM0')}",
+                 f"{dr} = {df} * {ctx.slot(comp, 'INV_FP0')} + {f} * "
+                 f"{ctx.slot(comp, 'DINV_FP0_DR')}")
+        return v, {"parent_radius": dr, "mass": dm}
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, c = inst
+        j, r = comp.spin, values[comp.quantities["parent_radius"].name]
+        if self.name == "laura":
+            x = kin.p(a, b) * hep.covariant_factor_j(kin.covariant_factor(a, b), j) ** (1.0 / j)
+            return hep.blatt_weisskopf(x, r, j)
+        f = hep.blatt_weisskopf(kin.p(a, b), r, j)
+        if self.name == "normalized":
+            m0 = values[comp.quantities["mass"].name]
+            p0sq = breakup_momentum_squared(kin.M, m0, kin.masses[c])
+            f = f * hep.blatt_weisskopf_inverse_gradient_q2(p0sq, r, j)[0]
+        return f
+
+
+def spin_factor(name, owner="model"):
+    """A spin-factor object by name (``"zemach"``, ``"laura"``, ``"helicity"``)."""
+    if isinstance(name, RealFactor):
+        return name
+    if name not in SPIN_FACTORS:
+        raise ValueError(f"{owner}: unknown spin factor {name!r} (known: "
+                         f"{', '.join(sorted(SPIN_FACTORS))})")
+    return SPIN_FACTORS[name]()
+
+
+def parent_form_factor(name, owner="model"):
+    """A parent-form-factor object by name, or None for ``"none"``."""
+    if name is None or name == "none":
+        return None
+    if isinstance(name, RealFactor):
+        return name
+    try:
+        return ParentFormFactor(name)
+    except ValueError as e:
+        raise ValueError(f"{owner}: {e}") from None
+
+
+

@@ -1,0 +1,177 @@
+"""Fit fractions and interference fractions of isobar models, with errors.
+
+With :math:`Y_k = c_k X_k` the term of component ``k`` and a normalization
+sample of events ``j`` with weights :math:`w_j` (Monte Carlo events
+uniform in phase space with weight 1, or grid points with their
+integration weights),
+
+.. math::
+
+    D = \\sum_j w_j \\Big|\\sum_k Y_{kj}\\Big|^2,\\qquad
+    F_{kk} = \\frac{1}{D} \\sum_j w_j |Y_{kj}|^2,\\qquad
+    F_{kl} = \\frac{2}{D} \\sum_j w_j\\, \\mathrm{Re}(Y_{kj} \\overline{Y_{lj}})
+    \\quad (k \\ne l),
+
+so that :math:`\\sum_k F_{kk} + \\sum_{k<l} F_{kl} = 1`: the fit fractions
+on the diagonal, the interference fractions off it (symmetric matrix).
+
+Two uncertainties are reported separately:
+
+* from the fit: :math:`\\sigma^2(F) = J V J^T`, ``V`` the parameters'
+  covariance matrix and ``J`` the derivatives of ``F`` by the parameters
+  (central differences of the component amplitudes);
+* from the finite normalization sample (Monte Carlo events drawn
+  independently): with :math:`F = N/D`, :math:`N = \\sum_j w_j n_j`, the
+  delta method gives
+  :math:`\\sigma^2_{norm}(F) = \\sum_j w_j^2 (n_j - F d_j)^2 / D^2`,
+  :math:`d_j = |\\sum_k Y_{kj}|^2`.  It does not apply to a grid, whose error
+  is not statistical.
+"""
+
+import numpy as np
+
+__all__ = ["FitFractions", "fit_fractions"]
+
+
+class FitFractions:
+    """Fit fractions, interference fractions and their uncertainties.
+
+    Attributes
+    ----------
+    components : tuple of str
+        Component keys, the order of the matrix rows.
+    matrix : numpy.ndarray
+        (K, K): fit fractions on the diagonal, interference fractions off it.
+    errors : numpy.ndarray or None
+        (K, K) uncertainties from the covariance matrix.
+    normalization_errors : numpy.ndarray
+        (K, K) statistical uncertainties from the normalization sample.
+    """
+
+    def __init__(self, components, matrix, errors, normalization_errors):
+        self.components = tuple(components)
+        self.matrix = matrix
+        self.errors = errors
+        self.normalization_errors = normalization_errors
+
+    @property
+    def fractions(self):
+        """Fit fractions, component key -> value."""
+        return dict(zip(self.components, np.diag(self.matrix)))
+
+    @property
+    def total(self):
+        """Sum of the fit fractions."""
+        return float(np.trace(self.matrix))
+
+    def table(self, labels=None):
+        """Text table: fraction, fit error, normalization-sample error (in %)."""
+        labels = labels or {}
+        lines = [f"{'component':24s} {'fraction %':>11s} {'fit err':>9s} {'norm err':>9s}"]
+        for k, c in enumerate(self.components):
+            e = f"{100 * self.errors[k, k]:9.3f}" if self.errors is not None else f"{'-':>9s}"
+            lines.append(f"{labels.get(c, c):24s} {100 * self.matrix[k, k]:11.3f} {e} "
+                         f"{100 * self.normalization_errors[k, k]:9.3f}")
+        lines.append(f"{'sum':24s} {100 * self.total:11.3f}")
+        return "\n".join(lines)
+
+
+def _matrix(x, c, w):
+    """Fraction matrix and normalization-sample errors from X (K, n), c (K,), w (n,)."""
+    y = c[:, None] * x
+    a = y.sum(axis=0)
+    d = np.abs(a) ** 2
+    den = float(np.dot(w, d))
+    if not den > 0:
+        raise ValueError("fit fractions: the integral of |A|^2 over the normalization sample "
+                         "is not positive")
+    k = len(c)
+    m = np.empty((k, k))
+    err = np.empty((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            n = (y[i] * y[j].conj()).real * (1 if i == j else 2)
+            f = float(np.dot(w, n)) / den
+            m[i, j] = m[j, i] = f
+            err[i, j] = err[j, i] = np.sqrt(np.dot(w * w, (n - f * d) ** 2)) / den
+    return m, err
+
+
+def fit_fractions(model, records, weights=None, params=None, covariance=None,
+                  covariance_names=None, constants=None, relative_step=1e-5):
+    """Fit fractions and interference fractions of an isobar model.
+
+    Parameters
+    ----------
+    model : CompiledIsobarModel or IsobarModel
+        A compiled model (its component kernel, fast) or the declared model
+        (numpy evaluation).
+    records : dict of array_like
+        Normalization events (event records, as for the density).
+    weights : array_like, optional
+        Event weights (default 1).
+    params : dict or array_like, optional
+        Parameter values (default: the model's starting values).
+    covariance : array_like, optional
+        Covariance matrix of the parameters named by ``covariance_names``
+        (default: all model parameters, in order).
+    covariance_names : sequence of str, optional
+    constants : dict, optional
+    relative_step : float
+        Step of the central differences, relative to max(|p|, 1).
+
+    Returns
+    -------
+    FitFractions
+    """
+    declared = getattr(model, "model", model)
+    names = declared.parameter_names()
+    values = declared.values()
+    if params is not None:
+        if isinstance(params, dict):
+            values.update({k: float(v) for k, v in params.items()})
+        else:
+            values.update(zip(names, np.asarray(params, dtype=np.float64).tolist()))
+
+    compiled = hasattr(model, "modules")
+
+    def components(vals):
+        if compiled:
+            # The compiled kernel's X_k include the couplings' constant scales.
+            return model.component_amplitudes(records, vals, constants)
+        d = declared.component_amplitudes(records, vals, constants)
+        return np.array([d[c.key] for c in declared.components])
+
+    def couplings(vals):
+        cs = declared.couplings(vals, constants, scale=not compiled)
+        return np.array([cs[c.key] for c in declared.components])
+
+    x = components(values)
+    w = np.ones(x.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (x.shape[1],):
+        raise ValueError(f"weights: expected shape ({x.shape[1]},), got {w.shape}")
+    m, norm_err = _matrix(x, couplings(values), w)
+    errors = None
+    if covariance is not None:
+        cov_names = list(covariance_names or names)
+        cov = np.asarray(covariance, dtype=np.float64)
+        if cov.shape != (len(cov_names), len(cov_names)):
+            raise ValueError(f"covariance: expected shape ({len(cov_names)}, {len(cov_names)}), "
+                             f"got {cov.shape}")
+        unknown = [n for n in cov_names if n not in values]
+        if unknown:
+            raise ValueError(f"covariance names {unknown} are not parameters of the model")
+        jac = np.zeros((len(cov_names),) + m.shape)
+        for k, p in enumerate(cov_names):
+            if not np.any(cov[k]):
+                continue
+            h = relative_step * max(abs(values[p]), 1.0)
+            out = []
+            for sign in (1, -1):
+                v = dict(values)
+                v[p] = values[p] + sign * h
+                shape_param = any(p in c.parameter_names() for c in declared.components)
+                out.append(_matrix(components(v) if shape_param else x, couplings(v), w)[0])
+            jac[k] = (out[0] - out[1]) / (2 * h)
+        errors = np.sqrt(np.maximum(np.einsum("kij,kl,lij->ij", jac, cov, jac), 0))
+    return FitFractions([c.key for c in declared.components], m, errors, norm_err)
