@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from example_modules import use_example
 from vecampfit import generation
 from vecampfit.isobar import fit_fractions
 
@@ -26,8 +27,8 @@ RTOL = 1e-12
 
 
 def _load(folder, name, alias):
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    # The module's sibling imports (common -> model) resolve to its own example.
+    use_example(folder)
     spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

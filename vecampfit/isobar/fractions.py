@@ -118,7 +118,7 @@ def fit_fractions(model, records, weights=None, params=None, covariance=None,
     covariance_names : sequence of str, optional
     constants : dict, optional
     relative_step : float
-        Step of the central differences, relative to max(|p|, 1).
+        Step of the central differences, relative to :math:`\\max(|p|, 1)`.
 
     Returns
     -------

@@ -751,7 +751,7 @@ class IsobarModel:
         return sum(cs[k] * comps[k] for k in comps)
 
     def density(self, records, params=None, constants=None):
-        """S = |A|^2 in numpy."""
+        """:math:`S = |A|^2` in numpy."""
         a = self.amplitude(records, params, constants)
         return a.real ** 2 + a.imag ** 2
 
