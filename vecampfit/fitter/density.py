@@ -181,6 +181,12 @@ class Density:
     name : str
         Name used in messages and output files.
 
+    Attributes
+    ----------
+    components : vecampfit.fitter.components.Components or None
+        The model's components and couplings, for cached fits (set by
+        :meth:`from_model` when the model describes them).
+
     Raises
     ------
     DensityError

@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from ._evaluation import CHUNK_EVENTS, CachedEvaluator, chunk_partials, evaluator_for_fit
+from ._evaluation import CHUNK_EVENTS, CachedEvaluator, evaluator_for_fit
 from .density import Density, DensityError
 from .events import EventBuffer
 from .parameters import ParameterFileError, ParameterTable
@@ -53,9 +53,6 @@ __all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "L
 
 #: Normalization methods of a fit point.
 NORMALIZATIONS = ("mc", "grid", "formula", "none")
-
-# Kept under its former name for code that sized chunk rows itself.
-_chunk_partials = chunk_partials
 
 
 class LikelihoodError(ValueError):
