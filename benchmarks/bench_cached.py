@@ -89,7 +89,7 @@ def whole_fits(directory, n_fits):
                     "--no-density-file"]
             proc = subprocess.run([sys.executable, "-c", FIT.format(example=EXAMPLE, cache=cache,
                                                                      argv=argv)],
-                                  capture_output=True, text=True, check=True)
+                                  capture_output=True, text=True, check=True, cwd=EXAMPLE)
             line = [x for x in proc.stdout.splitlines() if x.startswith("BENCH ")][-1]
             runs.append(json.loads(line[6:]))
             print(cache, runs[-1], flush=True)

@@ -76,7 +76,7 @@ print("BENCH", json.dumps(dict(events=pt.data_events.n_events, before=before, lo
 
 def run(case, path, cache, every):
     out = subprocess.run([sys.executable, "-c", CHILD, case, path, cache, EXAMPLE, str(every)],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=EXAMPLE)
     line = [x for x in out.stdout.splitlines() if x.startswith("BENCH ")][-1]
     return json.loads(line[6:])
 

@@ -193,8 +193,10 @@ WRITER = textwrap.dedent("""
 def test_sigterm_during_the_write_removes_the_temporary_file(tmp_path):
     path = tmp_path / "results.txt"
     path.write_text("old\n")
+    # The child runs outside the source tree: ``python -c`` puts the working
+    # directory first on sys.path, and the source tree's package is not built.
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE,
-                            text=True)
+                            text=True, cwd=tmp_path)
     try:
         line = proc.stdout.readline()
         assert line.startswith("writing "), line
@@ -261,6 +263,7 @@ def test_writing_a_tree_does_not_load_the_fitter(tmp_path):
         read_events({str(tmp_path / "t.root")!r})
         print(sorted(m for m in sys.modules if m.startswith("vecampfit.fitter")))
     """)
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"

@@ -134,7 +134,7 @@ def test_damaged_cached_module_is_rebuilt(tmp_path, damage):
 
     def run():
         r = subprocess.run([sys.executable, "-c", TRUNCATE_AND_RELOAD, str(src), str(cache)],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
         assert r.returncode == 0, f"exit {r.returncode}: {r.stderr[-2000:]}"
         answer, path = r.stdout.split()
         assert answer == "42"
