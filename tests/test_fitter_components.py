@@ -158,16 +158,35 @@ def test_the_cache_follows_the_other_parameters(model):
     for name, factor in (("M1", 1.01), ("G2", 0.9)):
         x[full.parameter_index(name)] *= factor
         assert cached.evaluate(x)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-10)
+    # Everything free (no Fitter): value calls recompute the moved component.
     ev = cached.signal_evaluator(cached.points[0].signal)
-    assert ev.rebuilds == 4
+    assert ev.partial and ev.rebuilds == 2
+    assert ev.component_evaluations == 2 * 3 + 2
+    # Without single-component functions the whole cache is rebuilt.
+    cached._cached.clear()
+    cached.points[0].signal.components.depends = None
+    try:
+        for name, factor in (("M1", 1.01), ("G2", 0.9)):
+            x[full.parameter_index(name)] *= factor
+            assert cached.evaluate(x)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-10)
+        ev = cached.signal_evaluator(cached.points[0].signal)
+        assert not ev.partial and ev.rebuilds == 4
+    finally:
+        cached.points[0].signal.components._set_partial(
+            [("M1", "G1"), ("M2", "G2"), ()], cached.points[0].signal.components._single,
+            cached.points[0].signal.parameters, "component_model")
     # "auto" uses the cache only when nothing but couplings of the density is free.
     auto, _ = build(model, "background", "auto")
     assert auto.signal_evaluator(auto.points[0].signal) is auto._evaluator(auto.points[0].signal)
     auto.free_parameters = ["A2", "P2", "FB"]
     assert auto.signal_evaluator(auto.points[0].signal) is not \
         auto._evaluator(auto.points[0].signal)
+    # A mass free: the analytic gradient takes the full path; value calls
+    # (Minuit's numerical gradient) the cache, recomputing what moved.
     auto.free_parameters = ["A2", "P2", "M1"]
-    assert auto.signal_evaluator(auto.points[0].signal) is auto._evaluator(auto.points[0].signal)
+    sig = auto.points[0].signal
+    assert auto.signal_evaluator(sig, True) is auto._evaluator(sig)
+    assert auto.signal_evaluator(sig).partial
     with pytest.raises(ValueError, match="cache must be 'auto', 'always' or 'never'"):
         Likelihood(table(), cache="yes")
 
@@ -195,3 +214,109 @@ def test_a_fit_with_the_cache_reaches_the_full_minimum(model):
     assert abs(f1 - f0) < 1e-6
     assert np.all(np.abs(v1 - v0)[free] < 1e-4 * e0[free])
     np.testing.assert_allclose(e1[free], e0[free], rtol=1e-3)
+
+
+def _moves(x, index, rng):
+    """A sequence of parameter points as Minuit's numerical derivatives and
+    line searches make them: one parameter stepped away and back, several
+    moved at once, couplings only, and returns to earlier points."""
+    names = ["M1", "G1", "M2", "G2"]
+    points = [x.copy()]
+    base = x.copy()
+    for step in range(4):
+        for name in names + list(COUPLINGS):
+            for sign in (1, -1):
+                y = base.copy()
+                y[index(name)] *= 1 + sign * 1e-3 * (step + 1)
+                points.append(y)
+        points.append(base.copy())
+        base = base.copy()
+        for name in names[:2 + step % 3] + list(COUPLINGS[:2]):     # a line-search step
+            base[index(name)] *= rng.uniform(0.97, 1.03)
+        points.append(base.copy())
+    return points
+
+
+@pytest.mark.parametrize("kind", ["background", "extended", "two_points"])
+def test_partial_recomputation_equals_the_full_path(model, kind):
+    """With masses and widths free, value calls recompute only the components
+    whose parameters moved, and give the full path's F to 1e-10 relative at
+    every point of a numerical-derivative and line-search sequence."""
+    full, x = build(model, kind, "never")
+    cached, _ = build(model, kind, "auto")
+    cached.free_parameters = list(full.parameters.names)
+    sig = cached.points[0].signal
+    ev = cached.signal_evaluator(sig)
+    assert ev.partial
+    worst = 0.0
+    for y in _moves(x, full.parameter_index, np.random.default_rng(8)):
+        v_full, v_cached = full.evaluate(y)[0], cached.evaluate(y)[0]
+        worst = max(worst, abs(v_cached - v_full) / abs(v_full))
+        assert abs(v_cached - v_full) <= 1e-10 * abs(v_full), (y, v_full, v_cached)
+    print(f"{kind}: largest relative difference of F over the sequence {worst:.1e}; "
+          f"{ev.component_evaluations} component evaluations")
+
+
+def test_a_moved_width_recomputes_its_component_only(model):
+    cached, x = build(model, "background", "auto")
+    cached.free_parameters = list(cached.parameters.names)
+    sig = cached.points[0].signal
+    ev = cached.signal_evaluator(sig)
+    cached.evaluate(x)
+    n0 = ev.component_evaluations
+    assert n0 == 2 * 3                      # all three components, data and MC
+    g1 = cached.parameter_index("G1")
+    y = x.copy()
+    y[g1] *= 1.01
+    cached.evaluate(y)
+    assert ev.component_evaluations == n0 + 2     # X_1 at data and at MC
+    cached.evaluate(x)                      # back: the MC version is kept
+    assert ev.component_evaluations == n0 + 3
+    y2 = x.copy()
+    y2[cached.parameter_index("P2")] += 1
+    cached.evaluate(y2)                     # couplings only: nothing recomputed
+    assert ev.component_evaluations == n0 + 3
+
+
+def test_a_fit_of_masses_with_numerical_gradient_reaches_the_full_minimum(model):
+    """Masses, widths and couplings free, Minuit's numerical gradient: the
+    fit recomputing only moved components ends where the full path does."""
+    results = {}
+    for cache in ("never", "auto"):
+        f = Fitter(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, seed=3,
+                   verbose=False, cache=cache, use_gradient=False)
+        pt = f.add_point(Density.from_model(model, "float64"))
+        pt.add_background(flat(), "FB")
+        pt.add_data({"m": M_DATA})
+        pt.add_normalization_events({"m": M_MC})
+        f.fix_all()
+        f.release("M1", "G1", "G2", *COUPLINGS, "FB")
+        f.migrad(hesse=True)
+        assert f.minuit.valid
+        results[cache] = (f.values, f.errors, f.minuit.fval)
+    (v0, e0, f0), (v1, e1, f1) = results["never"], results["auto"]
+    free = e0 > 0
+    print(f"F {f0:.10f} (full) {f1:.10f} (partial); largest difference of the values "
+          f"{np.max(np.abs(v1 - v0)[free] / e0[free]):.1e} errors")
+    assert abs(f1 - f0) < 1e-5
+    assert np.all(np.abs(v1 - v0)[free] < 1e-2 * e0[free])
+
+
+def test_bad_component_dependencies(model):
+    d = Density.from_model(model, "float64")
+    comp = d.components
+    assert comp.partial and [list(x) for x in comp.depends] == [[0, 1], [2, 3], []]
+    args = (comp.names, [("fixed", 1, 0), ("polar_degrees", "A2", "P2"),
+                         ("cartesian", "R3", "I3")], comp.function, d.parameters)
+    with pytest.raises(DensityError, match="component X2 depends on 'M9', which is not a "
+                                           "parameter"):
+        Components(*args, depends=[(), ("M9",), ()], single=comp._single)
+    with pytest.raises(DensityError, match="component X1 depends on 'A2', a coupling's"):
+        Components(*args, depends=[("A2",), (), ()], single=comp._single)
+    with pytest.raises(DensityError, match="2 dependency lists and 3 single"):
+        Components(*args, depends=[(), ()], single=comp._single)
+    with pytest.raises(DensityError, match="both depends and single"):
+        Components(*args, depends=[(), (), ()])
+    # A parameter no component declares moves everything.
+    undeclared = Components(*args, depends=[("M1",), ("M2", "G2"), ()], single=comp._single)
+    assert [d.parameters[k] for k in undeclared.undeclared_parameters] == ["G1"]

@@ -4,12 +4,15 @@
 #     A = X_1 + A2 e^(i P2) X_2 + (R3 + i I3) X_3,   S = |A|^2,
 #     X_k = 1 / (Mk^2 - m^2 - i Mk Gk) (k = 1, 2),   X_3 = 1,
 #
-# P2 in degrees.  Parameters M1, G1, M2, G2, A2, P2, R3, I3.
+# P2 in degrees.  Parameters M1, G1, M2, G2, A2, P2, R3, I3.  X_1 depends on
+# M1 and G1, X_2 on M2 and G2, X_3 on nothing: each has a function alone, so
+# that fits with masses or widths free recompute only the one that moved.
 from cython cimport floating
 from libc.math cimport M_PI, cos, sin
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport component_description, model_description
+from vecampfit.fitter.density cimport (component_description, model_description,
+                                       single_component_functions)
 
 PARAMETERS = ("M1", "G1", "M2", "G2", "A2", "P2", "R3", "I3")
 
@@ -54,6 +57,32 @@ cdef void components(floating *out, const void *events, const floating *p,
         _bw(m[i] * m[i], pb[2], pb[3], &out[2 * VECTOR_LENGTH + i], &out[3 * VECTOR_LENGTH + i])
         out[4 * VECTOR_LENGTH + i] = 1
         out[5 * VECTOR_LENGTH + i] = 0
+
+
+cdef void component_1(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    cdef const floating *m = <const floating *> events
+    cdef const floating *pb = <const floating *> parameter_buffer
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        _bw(m[i] * m[i], pb[0], pb[1], &out[i], &out[VECTOR_LENGTH + i])
+
+
+cdef void component_2(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    cdef const floating *m = <const floating *> events
+    cdef const floating *pb = <const floating *> parameter_buffer
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        _bw(m[i] * m[i], pb[2], pb[3], &out[i], &out[VECTOR_LENGTH + i])
+
+
+cdef void component_3(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = 1
+        out[VECTOR_LENGTH + i] = 0
 
 
 cdef void density(floating *out, const void *events, const floating *p,
@@ -119,5 +148,9 @@ def vecampfit_model():
     desc["components"] = component_description(
         ("X1", "X2", "X3"), (("fixed", 1.0, 0.0), ("polar_degrees", "A2", "P2"),
                              ("cartesian", "R3", "I3")),
-        N_COMPONENTS, components[double], components[float])
+        N_COMPONENTS, components[double], components[float],
+        (("M1", "G1"), ("M2", "G2"), ()),
+        [single_component_functions(component_1[double], component_1[float]),
+         single_component_functions(component_2[double], component_2[float]),
+         single_component_functions(component_3[double], component_3[float])])
     return desc

@@ -253,6 +253,20 @@ class PythonEvaluator:
         return np.array(cols, dtype=np.float64), None
 
 
+class _PartialState:
+    """X_k at the events of one buffer with the parameters they were computed
+    at (``keys``), versions kept for a return, and for normalization events
+    M and the rows of one-component moves."""
+
+    def __init__(self, keys, undeclared, x):
+        self.keys = list(keys)
+        self.undeclared = undeclared
+        self.x = x
+        self.m = None
+        self.kept = [dict() for _ in keys]
+        self.rows = {}
+
+
 def evaluator_for_fit(density, dtype, vector_length):
     """The evaluator of a density in a fit of this precision and L."""
     if density.kind == "block":
@@ -272,7 +286,12 @@ class CachedEvaluator:
     #: while their matrix is summed.
     MATRIX_CHUNK_EVENTS = 65536
 
-    def __init__(self, density, dtype, vector_length):
+    #: Earlier versions of one component's amplitudes at the normalization
+    #: events kept for a return to them (Minuit's numerical derivatives step
+    #: a parameter away and back).
+    KEPT_VERSIONS = 2
+
+    def __init__(self, density, dtype, vector_length, partial=False):
         self.density = density
         self.components = density.components
         self.dtype = np.dtype(dtype)
@@ -280,6 +299,17 @@ class CachedEvaluator:
         self._block = BlockEvaluator(density, dtype, vector_length)
         self._cache = {}            # id(buf) -> (key, X or M)
         self.rebuilds = 0
+        #: Recompute only the components whose parameters moved (needs the
+        #: components' ``depends`` and single functions); keeps X_k of the
+        #: normalization events (16 bytes per event and component).
+        self.partial = bool(partial)
+        if self.partial and not self.components.partial:
+            raise DensityError(f"{density.name}: partial recomputation needs the components' "
+                               f"dependencies and single-component functions")
+        self._states = {}           # id(buf) -> _PartialState (partial mode)
+        #: Component evaluations at data or normalization events, one per
+        #: component and buffer (partial mode), for reports and tests.
+        self.component_evaluations = 0
 
     def _key(self, params_t):
         return params_t[self.components.other_parameters].tobytes()
@@ -307,9 +337,154 @@ class CachedEvaluator:
                                f"event {j}")
         return x
 
+    # -- partial recomputation ----------------------------------------------
+
+    def _component_keys(self, params_t):
+        """(per component the bytes of its parameters, the bytes of the
+        parameters no component declares)."""
+        comp = self.components
+        keys = [params_t[d].tobytes() for d in comp.depends]
+        return keys, params_t[comp.undeclared_parameters].tobytes()
+
+    def _single(self, blocks, k, params_t, pbuf, threads):
+        """X_k alone at the events of ``blocks`` (complex128, padded length)."""
+        L = self.vector_length
+        n_blocks = blocks.shape[0]
+        out = np.empty((2, n_blocks * L))
+        cb = self._block.chunk_blocks
+        bad = np.full(max((n_blocks + cb - 1) // cb, 1), _NO_PROBLEM, dtype=np.intp)
+        _kernels.component_values(blocks, L, params_t, pbuf.ctypes.data,
+                                  self.components.single_pointers[k], 2, out, bad, cb, threads)
+        name = self.components.names[k]
+        if np.any(bad == _GUARD_VIOLATED):
+            raise DensityError(f"{self.density.name}: the function of component {name} wrote "
+                               f"beyond the 2 x {L} values of one component")
+        if np.any(bad == _ALLOCATION_FAILED):
+            raise MemoryError(f"{self.density.name}: could not allocate work arrays")
+        x = out[0] + 1j * out[1]
+        if not np.all(np.isfinite(x)):
+            j = int(np.flatnonzero(~np.isfinite(x))[0])
+            raise DensityError(f"{self.density.name}: component {name} is {x[j]} at event {j}")
+        self.component_evaluations += 1
+        return x
+
+    def _all_amplitudes(self, buf, params_t, pbuf, threads):
+        """X of every component at every event of ``buf`` (K, n_events), in pieces."""
+        L = self.vector_length
+        step = max(1, self.MATRIX_CHUNK_EVENTS // L)
+        x = np.empty((self.components.n_components, buf.n_events), dtype=np.complex128)
+        for b0 in range(0, buf.n_blocks, step):
+            b1 = min(b0 + step, buf.n_blocks)
+            n = min(b1 * L, buf.n_events) - b0 * L
+            x[:, b0 * L:b0 * L + n] = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf,
+                                                       threads)[:, :n]
+        self.component_evaluations += self.components.n_components
+        return x
+
+    def _moved(self, buf, params_t, pbuf, threads):
+        """The state of ``buf`` and the components whose parameters moved
+        since its base (None: everything was computed again)."""
+        keys, undeclared = self._component_keys(params_t)
+        st = self._states.get(id(buf))
+        if st is None or st.undeclared != undeclared:
+            self._states.pop(id(buf), None)
+            st = _PartialState(keys, undeclared, self._all_amplitudes(buf, params_t, pbuf,
+                                                                      threads))
+            self._states[id(buf)] = st
+            self.rebuilds += 1
+            return st, keys, None
+        return st, keys, [k for k in range(len(keys)) if keys[k] != st.keys[k]]
+
+    def _version(self, st, buf, k, key, params_t, pbuf, threads):
+        """X_k at the parameters of ``key``: a kept version or computed."""
+        kept = st.kept[k]
+        if key in kept:
+            return kept[key]
+        return self._single(buf.blocks, k, params_t, pbuf, threads)[:buf.n_events]
+
+    def _keep(self, st, k, key, x):
+        kept = st.kept[k]
+        kept[key] = x
+        while len(kept) > self.KEPT_VERSIONS:
+            kept.pop(next(iter(kept)))
+
+    def _partial_data(self, buf, params_t, pbuf, threads):
+        """X at the data events, recomputing the components that moved."""
+        st, keys, moved = self._moved(buf, params_t, pbuf, threads)
+        if moved:
+            for k in moved:
+                st.x[k] = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
+                st.keys[k] = keys[k]
+        return st.x
+
+    def _weighted(self, buf, x):
+        w = buf.weights
+        return x if w is None else x * w[:buf.n_events]
+
+    def _partial_matrix(self, buf, params_t, pbuf, threads):
+        """M of the normalization events, updating the rows and columns of
+        the components that moved.
+
+        The state's base holds X and M at the base parameters.  A call that
+        moves one component (a numerical derivative's step) gets M with that
+        component's row and column replaced, computed once per version and
+        kept, and leaves the base alone; a call that moves several makes
+        them the new base."""
+        st, keys, moved = self._moved(buf, params_t, pbuf, threads)
+        if moved is None:
+            st.m = self._matrix_of(st.x, buf)
+            return st.m
+        if not moved:
+            return st.m
+        if len(moved) == 1:
+            k = moved[0]
+            row = st.rows.get((k, keys[k]))
+            if row is None:
+                xk = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
+                self._keep(st, k, keys[k], xk)
+                row = self._weighted(buf, xk) @ st.x.conj().T
+                row[k] = np.vdot(xk, self._weighted(buf, xk)).real
+                st.rows[(k, keys[k])] = row
+            m = st.m.copy()
+            m[k, :] = row
+            m[:, k] = row.conj()
+            return m
+        for k in moved:
+            xk = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
+            self._keep(st, k, st.keys[k], st.x[k].copy())
+            st.kept[k].pop(keys[k], None)
+            st.x[k] = xk
+            st.keys[k] = keys[k]
+        st.rows.clear()
+        if 2 * len(moved) > len(keys):
+            st.m = self._matrix_of(st.x, buf)
+        else:
+            rows = self._weighted(buf, st.x[moved]) @ st.x.conj().T
+            st.m[moved, :] = rows
+            st.m[:, moved] = rows.conj().T
+            idx = np.asarray(moved)
+            st.m[idx, idx] = st.m[idx, idx].real
+        return st.m
+
+    def _matrix_of(self, x, buf):
+        """M = sum_j w_j X_j X_j^H of stored amplitudes, in pieces."""
+        m = np.zeros((x.shape[0], x.shape[0]), dtype=np.complex128)
+        step = self.MATRIX_CHUNK_EVENTS
+        for j0 in range(0, x.shape[1], step):
+            xs = x[:, j0:j0 + step]
+            w = buf.weights
+            xw = xs if w is None else xs * w[j0:j0 + xs.shape[1]]
+            m += xw @ xs.conj().T
+        return m
+
+    # -- amplitudes and matrix ------------------------------------------------
+
     def data_amplitudes(self, buf, params_t, pbuf, threads):
         """X at the events of ``buf``, complex128 of shape (n_components,
-        n_events), cached while the non-coupling parameters stay."""
+        n_events), cached while the non-coupling parameters stay (in partial
+        mode, recomputed for the components whose parameters moved)."""
+        if self.partial:
+            return self._partial_data(buf, params_t, pbuf, threads)
         key = self._key(params_t)
         hit = self._cache.get(id(buf))
         if hit is not None and hit[0] == key:
@@ -325,6 +500,8 @@ class CachedEvaluator:
 
     def matrix(self, buf, params_t, pbuf, threads):
         """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached)."""
+        if self.partial:
+            return self._partial_matrix(buf, params_t, pbuf, threads)
         key = self._key(params_t)
         hit = self._cache.get(id(buf))
         if hit is not None and hit[0] == key:

@@ -75,6 +75,14 @@ class Components:
         Name of the density (for messages).
     constants : dict, optional
         The density's constants (for scales given by name).
+    depends : sequence of sequence of str, optional
+        Per component, the names of the density's parameters its
+        :math:`X_k` depends on (none of them a coupling's).
+    single : sequence of scipy.LowLevelCallable, optional
+        Per component, its block function alone (real part of lane ``i`` at
+        ``i``, imaginary part at ``L + i``), of the same precision and L as
+        ``function``.  With ``depends``, a fit in which parameters of the
+        :math:`X_k` move recomputes only the components that depend on them.
 
     Attributes
     ----------
@@ -84,6 +92,11 @@ class Components:
     other_parameters : numpy.ndarray
         Indices of the density's other parameters (those the :math:`X_k`
         may depend on).
+    depends : list of numpy.ndarray or None
+        Per component, the indices of the parameters its :math:`X_k`
+        depends on (None: not declared).
+    single_pointers : list of int or None
+        Per component, the address of its function alone.
 
     Raises
     ------
@@ -92,7 +105,8 @@ class Components:
         one parameter given as both of a coupling's.
     """
 
-    def __init__(self, names, couplings, function, parameters, owner="density", constants=None):
+    def __init__(self, names, couplings, function, parameters, owner="density", constants=None,
+                 depends=None, single=None):
         self.names = tuple(names)
         self.owner = owner
         parameters = tuple(parameters)
@@ -145,6 +159,54 @@ class Components:
         self.function = function
         self.precision, self.vector_length = parse_signature(function.signature, "components")
         self.function_pointer = _pointer(function)
+        self.depends = None
+        self.single_pointers = None
+        self._single = None
+        if (depends is None) != (single is None):
+            raise DensityError(f"{owner}: components need both depends and single functions, "
+                               f"or neither")
+        if depends is not None:
+            self._set_partial(depends, single, parameters, owner)
+
+    def _set_partial(self, depends, single, parameters, owner):
+        depends, single = list(depends), list(single)
+        K = len(self.names)
+        if len(depends) != K or len(single) != K:
+            raise DensityError(f"{owner}: {len(depends)} dependency lists and {len(single)} "
+                               f"single-component functions for {K} components")
+        coupling = set(self.coupling_parameters.tolist())
+        self.depends = []
+        for name, dep in zip(self.names, depends):
+            idx = []
+            for p in dep:
+                if p not in parameters:
+                    raise DensityError(f"{owner}: component {name} depends on {p!r}, which is "
+                                       f"not a parameter of the density")
+                if parameters.index(p) in coupling:
+                    raise DensityError(f"{owner}: component {name} depends on {p!r}, a "
+                                       f"coupling's parameter (X_k must not)")
+                idx.append(parameters.index(p))
+            self.depends.append(np.array(sorted(set(idx)), dtype=np.intp))
+        for name, f in zip(self.names, single):
+            prec, L = parse_signature(f.signature, "components")
+            if (prec, L) != (self.precision, self.vector_length):
+                raise DensityError(f"{owner}: the function of component {name} is for {prec} "
+                                   f"L={L}, the components' for {self.precision} "
+                                   f"L={self.vector_length}")
+        self._single = single          # keeps the capsules alive
+        self.single_pointers = [_pointer(f) for f in single]
+        covered = set(np.concatenate(self.depends).tolist()) if self.depends else set()
+        missing = [parameters[k] for k in self.other_parameters if k not in covered]
+        # A parameter no component declares is one no X_k depends on: it may
+        # still move the density (an error in the declaration); keep it
+        # visible to the evaluator, which then recomputes everything.
+        self.undeclared_parameters = np.array(
+            [parameters.index(p) for p in missing], dtype=np.intp)
+
+    @property
+    def partial(self):
+        """True if the components can be recomputed one at a time."""
+        return self.depends is not None
 
     @property
     def n_components(self):
@@ -219,4 +281,11 @@ def components_from_description(desc, precision, parameters, owner, constants=No
     function = comp["functions"].get(precision)
     if function is None:
         return None
-    return Components(comp["names"], comp["couplings"], function, parameters, owner, constants)
+    single = None
+    if comp.get("single") is not None:
+        single = [f.get(precision) for f in comp["single"]]
+        if any(f is None for f in single):
+            single = None
+    return Components(comp["names"], comp["couplings"], function, parameters, owner, constants,
+                      depends=comp.get("depends") if single is not None else None,
+                      single=single)

@@ -207,10 +207,26 @@ cdef inline object model_description(
             "vector_length": _CAPSULE_VECTOR_LENGTH, "functions": functions}
 
 
+cdef inline object single_component_functions(density_function_float64 component_float64,
+                                              density_function_float32 component_float32):
+    """One component's block function alone, by precision (an element of
+    ``component_description``'s ``single``): it writes X_k of lane i to
+    out[i] (real part) and out[L + i] (imaginary part)."""
+    functions = {}
+    if component_float64 != NULL:
+        functions["float64"] = _low_level_callable(<void *> component_float64,
+                                                   _NAME_COMPONENTS_FLOAT64)
+    if component_float32 != NULL:
+        functions["float32"] = _low_level_callable(<void *> component_float32,
+                                                   _NAME_COMPONENTS_FLOAT32)
+    return functions
+
+
 cdef inline object component_description(
         object names, object couplings, Py_ssize_t n_components,
         density_function_float64 components_float64,
-        density_function_float32 components_float32):
+        density_function_float32 components_float32,
+        object depends=None, object single=None):
     """The components of a model whose amplitude is A = sum_k c_k X_k and
     density S = |A|^2, for the fitter's cached evaluation (add it to the
     model's description as ``description["components"]``).
@@ -223,6 +239,12 @@ cdef inline object component_description(
     multiplies the coupling; the functions have the
     signature of a density and write X_k of lane i to out[2 k L + i] (real
     part) and out[(2 k + 1) L + i] (imaginary part), without the coupling.
+
+    Optional, for fits in which masses, widths or other parameters of the
+    X_k move: ``depends``, per component the names of the parameters its
+    X_k depends on, and ``single``, per component its function alone
+    (``single_component_functions``).  With both, the fitter recomputes only
+    the components whose parameters moved; without them, all of them.
     """
     names = _declared_names(names, n_components, "components")
     couplings = tuple([tuple(c) for c in couplings])
@@ -236,5 +258,16 @@ cdef inline object component_description(
     if components_float32 != NULL:
         functions["float32"] = _low_level_callable(<void *> components_float32,
                                                    _NAME_COMPONENTS_FLOAT32)
-    return {"names": names, "couplings": couplings, "vector_length": _CAPSULE_VECTOR_LENGTH,
+    desc = {"names": names, "couplings": couplings, "vector_length": _CAPSULE_VECTOR_LENGTH,
             "functions": functions}
+    if (depends is None) != (single is None):
+        raise ValueError("model components: give both depends and single, or neither")
+    if depends is not None:
+        depends = tuple([tuple(d) for d in depends])
+        single = list(single)
+        if len(depends) != n_components or len(single) != n_components:
+            raise ValueError(f"model components: {len(depends)} depends and {len(single)} "
+                             f"single functions for {n_components} components")
+        desc["depends"] = depends
+        desc["single"] = single
+    return desc

@@ -800,12 +800,21 @@ class Likelihood:
         free = (set(density.parameters) if self.free_parameters is None
                 else set(self.free_parameters))
         others_free = any(density.parameters[k] in free for k in comp.other_parameters)
-        if others_free and (self.cache == "auto" or gradient):
-            return self._evaluator(density)
-        ev = self._cached.get(id(density))
+        partial = False
+        if others_free:
+            # The cached amplitudes give the couplings' derivatives only: an
+            # analytic gradient with masses or widths free takes the full
+            # path; value calls recompute the components that moved.
+            if gradient or not comp.partial:
+                if self.cache == "auto" or gradient:
+                    return self._evaluator(density)
+            else:
+                partial = True
+        key = (id(density), partial)
+        ev = self._cached.get(key)
         if ev is None:
-            ev = CachedEvaluator(density, self.dtype, self.vector_length)
-            self._cached[id(density)] = ev
+            ev = CachedEvaluator(density, self.dtype, self.vector_length, partial=partial)
+            self._cached[key] = ev
         return ev
 
     def _evaluator(self, density):
