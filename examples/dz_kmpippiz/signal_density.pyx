@@ -20,7 +20,8 @@ from cython cimport floating
 from libc.math cimport M_PI, cos, sin, sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport component_description, model_description
+from vecampfit.fitter.density cimport (component_description, model_description,
+                                       single_component_functions)
 
 from vecampfit import particle_data
 from vecampfit.high_energy_physics cimport (
@@ -275,6 +276,43 @@ cdef void signal_components(floating *out, const void *event_block, const floati
         out[15 * L + i] = 0
 
 
+# One component alone (X_k at lane i in out[i] + i out[L + i]), for fits that
+# recompute only the resonance whose mass, width or radius moved.
+
+cdef inline void _component_alone(floating *out, const void *event_block,
+                                  const void *parameter_buffer, int k, int ch,
+                                  int j) noexcept nogil:
+    cdef const floating *ev = <const floating *>event_block
+    cdef const floating *pb = <const floating *>parameter_buffer
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        _resonance(&out[i], &out[VECTOR_LENGTH + i], ev, pb, i, k, ch, j)
+
+
+cdef void component_0(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 0, CH_PIP_PIZ, 1)
+cdef void component_1(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 1, CH_KM_PIZ, 1)
+cdef void component_2(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 2, CH_KM_PIP, 1)
+cdef void component_3(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 3, CH_KM_PIZ, 0)
+cdef void component_4(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 4, CH_KM_PIP, 0)
+cdef void component_5(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 5, CH_PIP_PIZ, 1)
+cdef void component_6(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:
+    _component_alone(out, e, b, 6, CH_KM_PIZ, 1)
+
+
+cdef void component_nonresonant(floating *out, const void *e, const floating *p,
+                                const void *b) noexcept nogil:
+    cdef int i
+    for i in range(VECTOR_LENGTH):
+        out[i] = 1
+        out[VECTOR_LENGTH + i] = 0
+
+
 # ----------------------------------------------------------------------------
 # Density with the gradient with respect to every parameter
 # ----------------------------------------------------------------------------
@@ -425,7 +463,21 @@ def vecampfit_model():
                              signal_density_gradient[double], signal_density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
     names = RESONANCE_PREFIXES + ("NR",)
+    # X_k of a resonance depends on its mass and width, and for spin 1 on its
+    # radius and the D radius (the Blatt-Weisskopf factors of spin 0 are 1);
+    # the non-resonant term on nothing.
+    depends = [(f"{r}_M", f"{r}_G") + ((f"{r}_R", "D_R") if not r.startswith("KST0") else ())
+               for r in RESONANCE_PREFIXES] + [()]
+    single = [single_component_functions(component_0[double], component_0[float]),
+              single_component_functions(component_1[double], component_1[float]),
+              single_component_functions(component_2[double], component_2[float]),
+              single_component_functions(component_3[double], component_3[float]),
+              single_component_functions(component_4[double], component_4[float]),
+              single_component_functions(component_5[double], component_5[float]),
+              single_component_functions(component_6[double], component_6[float]),
+              single_component_functions(component_nonresonant[double],
+                                         component_nonresonant[float])]
     desc["components"] = component_description(
         names, [("polar_degrees", f"{r}_A", f"{r}_P") for r in names], N_RESONANCES + 1,
-        signal_components[double], signal_components[float])
+        signal_components[double], signal_components[float], depends, single)
     return desc
