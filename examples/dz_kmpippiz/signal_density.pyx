@@ -463,10 +463,10 @@ def vecampfit_model():
                              signal_density_gradient[double], signal_density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
     names = RESONANCE_PREFIXES + ("NR",)
-    # X_k of a resonance depends on its mass and width, and for spin 1 on its
-    # radius and the D radius (the Blatt-Weisskopf factors of spin 0 are 1);
-    # the non-resonant term on nothing.
-    depends = [(f"{r}_M", f"{r}_G") + ((f"{r}_R", "D_R") if not r.startswith("KST0") else ())
+    # X_k of a resonance depends on its mass, width and radius, and for spin 1
+    # on the D radius (the Blatt-Weisskopf factors of spin 0 are 1, so their
+    # radius is declared but moves nothing); the non-resonant term on nothing.
+    depends = [(f"{r}_M", f"{r}_G", f"{r}_R") + (("D_R",) if not r.startswith("KST0") else ())
                for r in RESONANCE_PREFIXES] + [()]
     single = [single_component_functions(component_0[double], component_0[float]),
               single_component_functions(component_1[double], component_1[float]),
