@@ -63,6 +63,10 @@ class Setup:
         # (isobar_model.py), its compiled component amplitudes on the grid.
         self.isobar = genfit3k.compile_isobar_model([args.vector_length],
                                                     build_dir=args.model_cache)
+        # Its event-buffer fields of the grid, filled once for every fit.
+        self.isobar_fields = self.isobar.fill_event_buffer(
+            {"m13Sq": self.records["m13Sq"], "m23Sq": self.records["m23Sq"]},
+            {f"N_{c}": v for c, v in self.normalization.items()})
         self.args = args
         if verbose:
             i = self.grid_info
@@ -108,8 +112,8 @@ class Setup:
         -------
         vecampfit.isobar.FitFractions
         """
-        return genfit3k.isobar_fit_fractions(self.isobar, self.records, self.weights, values,
-                                             self.normalization, covariance)
+        return genfit3k.isobar_fit_fractions(self.isobar, self.isobar_fields, self.weights,
+                                             values, self.normalization, covariance)
 
     def results(self, fitter, fractions=True):
         """Values, errors, covariance, fit fractions (with errors; skipped with

@@ -554,7 +554,9 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
     compiled : vecampfit.isobar.CompiledIsobarModel
         :func:`compile_isobar_model`.
     records : dict
-        Normalization points with ``m13Sq`` and ``m23Sq`` (the grid).
+        Normalization points with ``m13Sq`` and ``m23Sq`` (the grid), or
+        their event-buffer fields of the compiled model
+        (``compiled.fill_event_buffer``, computed once for many calls).
     weights : array_like
         Their weights.
     params : array_like
@@ -575,8 +577,10 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
     if x.shape != (len(PARAMETER_NAMES),):
         raise ValueError(f"params: expected {len(PARAMETER_NAMES)} values "
                          f"({', '.join(PARAMETER_NAMES)}), got shape {x.shape}")
-    m13sq, m23sq = records_m2(records)
-    out = layer_fit_fractions(compiled, {"m13Sq": m13sq, "m23Sq": m23sq}, weights,
+    if "m13Sq" in records or "m23Sq" in records:
+        m13sq, m23sq = records_m2(records)
+        records = {"m13Sq": m13sq, "m23Sq": m23sq}
+    out = layer_fit_fractions(compiled, records, weights,
                               params=dict(zip(PARAMETER_NAMES, x.tolist())),
                               covariance=covariance,
                               covariance_names=None if covariance is None else PARAMETER_NAMES,
