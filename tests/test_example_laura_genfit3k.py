@@ -330,6 +330,12 @@ def test_crosscheck_against_laura_fits_of_its_own_pseudoexperiments(setup):
     assert size < 0.1
     for c in comparisons:
         assert c["result"]["solution"] == "main"
+    # F = -2 ln L up to a constant that depends only on the number of events
+    # (5000 in every experiment): F - 2 x Laura++'s NLL is one number, so
+    # that differences of F are twice differences of Laura++'s -ln L.
+    offsets = np.array([c["result"]["fval"] - 2 * c["laura"]["NLL"] for c in comparisons])
+    print(f"F - 2 NLL(Laura++): {offsets.mean():.3f}, spread {np.ptp(offsets):.3f}")
+    assert np.ptp(offsets) < 0.3          # Laura++ prints NLL to 0.1
 
 
 def test_random_starts_find_both_solutions(setup):
@@ -573,10 +579,12 @@ def test_report_of_solutions():
                  fit_fraction_errors={c: 0.008 for c in ff}, fit_fraction_sum=1.0)]
     per = {4: {"fits": [{"valid": True}] * 10, "solutions": sols}}
     laura = {4: {genfit3k.LAURA_COLUMNS[f"FF_{c}"]: ff[c] + 0.0014 for c in ff}}
+    laura[4]["NLL"] = -30.0
     summary = scan3k.summarize(per, laura)
     assert summary["counts"] == {"main": 7, "second": 3}
     assert summary["second_delta"] == [1000.0]      # the best second solution per experiment
     assert summary["fraction_differences"] == pytest.approx([-0.2] * 3)
+    assert summary["nll_offsets"] == [160.0]
     text = scan3k.format_report(per, summary, 10)
     print(text)
     assert "dF = 1000.000 (d(-ln L) = 500.000), reached by 3 of 10 (30 %)" in text

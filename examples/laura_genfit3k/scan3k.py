@@ -315,9 +315,12 @@ def summarize(per_experiment, laura_rows=None):
         with a second solution, the F difference of its best one),
         ``distinct`` (solutions per experiment), and with ``laura_rows``
         ``fraction_differences`` (the best solution's fit fractions minus
-        Laura++'s, in units of ours).
+        Laura++'s, in units of ours) and ``nll_offsets`` (the best
+        solution's F minus twice Laura++'s -ln L: one constant for samples
+        of one size if F = -2 ln L + constant, so that a difference of F is
+        twice one of Laura++'s -ln L).
     """
-    counts, deltas, distinct, diffs = {}, [], {}, []
+    counts, deltas, distinct, diffs, offsets = {}, [], {}, [], []
     n_fits = n_valid = 0
     for k, e in per_experiment.items():
         n_fits += len(e["fits"])
@@ -330,6 +333,7 @@ def summarize(per_experiment, laura_rows=None):
             deltas.append(min(second))
         if laura_rows is not None and k in laura_rows:
             best = e["solutions"][0]
+            offsets.append(best["fval"] - 2 * laura_rows[k]["NLL"])
             for c in genfit3k.COMPONENTS:
                 ref = laura_rows[k][genfit3k.LAURA_COLUMNS[f"FF_{c}"]]
                 diffs.append((best["fit_fractions"][c] - ref) / best["fit_fraction_errors"][c])
@@ -337,6 +341,7 @@ def summarize(per_experiment, laura_rows=None):
            "distinct": distinct}
     if laura_rows is not None:
         out["fraction_differences"] = diffs
+        out["nll_offsets"] = offsets
     return out
 
 
@@ -389,6 +394,10 @@ def format_report(per_experiment, summary, starts):
         f = np.abs(summary["fraction_differences"])
         lines.append(f"  best solution's fit fractions against Laura++'s fits: largest "
                      f"|difference| {f.max():.3f} of our errors")
+    if len(summary.get("nll_offsets", [])) > 1:
+        o = np.array(summary["nll_offsets"])
+        lines.append(f"  F of the best solution - 2 x Laura++'s -ln L: {o.mean():.2f}, spread "
+                     f"{np.ptp(o):.2f} over {o.size} experiments (F = -2 ln L + a constant)")
     return "\n".join(lines)
 
 
