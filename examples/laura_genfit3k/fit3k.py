@@ -10,8 +10,10 @@ phi(1020) and f'2(1525) masses and widths, MIGRAD; HESSE.  Starting point:
 the generated values, or with ``--random-start`` coefficients uniform in
 [-10, 10].
 
-Prints one line per fit (values, solution found, fit fractions) and a
-summary (solution fractions, pulls against the generated values, times);
+Prints one line per fit (values, solution found, fit fractions from the
+isobar layer with errors from the error matrix) and a summary (solution
+fractions, pulls against the generated values, times; ``scan3k.py`` groups
+the minima of random-start fits into distinct solutions);
 writes ``fit3k_results.txt`` and ``fit3k_results.root`` (tree ``fits``) into
 ``--output`` (default: ``--directory``).
 """
