@@ -389,7 +389,8 @@ def format_report(per_experiment, summary, starts):
     else:
         lines.append("  no second solution found")
     a, b = LAURA_SECOND_SOLUTION_COUNT
-    lines.append(f"  Laura++'s random starts: second solution in {a} of {b} fits ({100 * a / b:.0f} %)")
+    lines.append(f"  Laura++'s random starts: second solution in {a} of {b} fits "
+                 f"({100 * a / b:.0f} %)")
     if summary.get("fraction_differences"):
         f = np.abs(summary["fraction_differences"])
         lines.append(f"  best solution's fit fractions against Laura++'s fits: largest "
