@@ -148,6 +148,7 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     for name in ("parameters_signal_result.dat", "results.txt", "signal_result.root",
                  "signal_density.root", "parameters_background_result.dat"):
         assert os.path.exists(os.path.join(d, name)), name
+    check_fit_fractions(fitter, d, opts, truth)
     hist = plot.main(["--directory", d, "--bins", "30"])
     # The fit describes the data: chi2 per bin of each projection (bins with
     # at least 10 expected events) near 1, where phase space alone (the
@@ -172,6 +173,73 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     for name in ("KSTM1_A", "KSTZ1_A", "BACKGROUND_FRACTION"):
         k = fitter.parameter_index(name)
         assert abs(grid.values[k] - v[k]) < 1.5 * e[k], name
+
+
+def check_fit_fractions(fitter, d, opts, truth):
+    """results.txt holds the fit fractions of the isobar layer at the fitted
+    values with errors from the error matrix; they agree with the fractions
+    of the generated values (same layer, same MC) within their errors."""
+    import fit_signal
+    args = fit_signal.parse(opts)
+    model = fit_signal.isobar_model()
+    sample = fit_signal.normalization_sample(args)
+    ff = fit_signal.fitter_fit_fractions(fitter, args, model, sample)
+    lines = open(os.path.join(d, "results.txt")).read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Fit fractions"))
+    table = {}
+    for line in lines[start + 2:]:
+        parts = line.split()
+        if parts and parts[0] in ff.components:
+            table[parts[0]] = [float(v) for v in parts[-3:]]
+    assert list(table) == list(ff.components)
+    n = len(model.parameter_names())
+    true_ff = fit_signal.fit_fractions({p: truth[p].value for p in model.parameter_names()},
+                                       np.zeros((n, n)), sample, model)
+    for k, c in enumerate(ff.components):
+        value, error, mc_error = table[c]
+        assert value == pytest.approx(100 * ff.matrix[k, k], abs=6e-4)
+        assert error == pytest.approx(100 * ff.errors[k, k], abs=6e-4)
+        assert mc_error == pytest.approx(100 * ff.normalization_errors[k, k], abs=6e-4)
+        assert error > 0, c
+        pull = (ff.matrix[k, k] - true_ff.matrix[k, k]) / ff.errors[k, k]
+        print(f"{c}: fit fraction {value:.3f} +- {error:.3f} %, generated "
+              f"{100 * true_ff.matrix[k, k]:.3f} % ({pull:+.2f} sigma)")
+        assert abs(pull) < 4, c
+    # The errors come from the error matrix: without it they vanish.
+    none = fit_signal.fit_fractions(dict(zip(fitter.parameters.names, fitter.values)),
+                                    np.zeros((n, n)), sample, model)
+    assert np.all(np.diag(none.errors) == 0)
+
+
+def test_random_start_scan_reports_fit_fractions_per_solution(tmp_path, model_cache, capsys):
+    """run.py on a small sample with a scan of two random starts: every solution
+    line has its fit fractions with errors, equal to the layer's at that
+    solution's minimum."""
+    import fit_signal
+    import run
+    d = str(tmp_path)
+    fitter = run.main(["--directory", d, "--events", "4000", "--mc-events", "40000",
+                       "--seed", "3", "--starts", "2", "--model-cache", model_cache])
+    out = capsys.readouterr().out
+    assert "Fit fractions (vecampfit.isobar" in out
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("== scan of 2 random starts"))
+    solution_lines = [k for k in range(i, len(lines)) if lines[k].startswith("  F = ")]
+    assert solution_lines
+    for k in solution_lines:
+        assert lines[k + 1].startswith("    fit fractions: RHOP1 ")
+        assert lines[k + 1].count("+-") == 8     # the 8 components
+    opts = ["--directory", d, "--model-cache", model_cache, "--no-density-file"]
+    solutions = fit_signal.scan(opts, 2, 3 + 1000)
+    assert sum(s["count"] for s in solutions) == 2
+    best = solutions[0]["fit_fractions"]
+    assert np.all(np.diag(best.errors) > 0)
+    if abs(solutions[0]["fval"] - fitter.minuit.fval) < 0.5:
+        # The scan's best minimum is the fit's: the same fit fractions.
+        ref = fit_signal.fitter_fit_fractions(fitter, fit_signal.parse(opts))
+        np.testing.assert_allclose(np.diag(best.matrix), np.diag(ref.matrix), atol=1e-3)
+    with pytest.raises(ValueError, match="starts"):
+        fit_signal.scan(opts, 0, 1)
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ import generate3k  # noqa: E402
 import genfit3k  # noqa: E402
 import laura_crosscheck  # noqa: E402
 import plot3k  # noqa: E402
+import scan3k  # noqa: E402
 
 from vecampfit import generation  # noqa: E402
 
@@ -329,6 +330,12 @@ def test_crosscheck_against_laura_fits_of_its_own_pseudoexperiments(setup):
     assert size < 0.1
     for c in comparisons:
         assert c["result"]["solution"] == "main"
+    # F = -2 ln L up to a constant that depends only on the number of events
+    # (5000 in every experiment): F - 2 x Laura++'s NLL is one number, so
+    # that differences of F are twice differences of Laura++'s -ln L.
+    offsets = np.array([c["result"]["fval"] - 2 * c["laura"]["NLL"] for c in comparisons])
+    print(f"F - 2 NLL(Laura++): {offsets.mean():.3f}, spread {np.ptp(offsets):.3f}")
+    assert np.ptp(offsets) < 0.3          # Laura++ prints NLL to 0.1
 
 
 def test_random_starts_find_both_solutions(setup):
@@ -358,7 +365,7 @@ def test_random_starts_find_both_solutions(setup):
 # Programs and pseudoexperiments
 # ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("program", [generate3k, fit3k, plot3k, laura_crosscheck])
+@pytest.mark.parametrize("program", [generate3k, fit3k, plot3k, laura_crosscheck, scan3k])
 def test_help(program):
     with pytest.raises(SystemExit) as e:
         program.main(["--help"])
@@ -468,3 +475,230 @@ def test_cached_fit_equals_the_full_fit(setup):
     (x0, e0), (x1, e1) = out["never"], out["auto"]
     free = e0 > 0
     assert np.all(np.abs(x1 - x0)[free] < 1e-4 * e0[free])
+
+
+# ----------------------------------------------------------------------------
+# Random-start scan: canonical form, grouping, report
+# ----------------------------------------------------------------------------
+
+def with_couplings(x, **couplings):
+    """Parameters x with complex couplings set (PHI=..., F2=..., NR=...)."""
+    x = np.array(x, dtype=np.float64)
+    for c, v in couplings.items():
+        x[genfit3k.PARAMETER_NAMES.index(f"{c}_RE")] = v.real
+        x[genfit3k.PARAMETER_NAMES.index(f"{c}_IM")] = v.imag
+    return x
+
+
+def test_canonical_point_removes_the_common_phase_and_wraps_phases(setup):
+    p = dict(zip(scan3k.CANONICAL_NAMES, scan3k.canonical_point(GENERATED)))
+    assert p["F2_MAG"] == pytest.approx(1) and p["F2_PHASE"] == pytest.approx(90)
+    assert p["NR_MAG"] == pytest.approx(1) and p["NR_PHASE"] == pytest.approx(0)
+    assert p["PHI_M"] == GENERATED[0]
+    # A common phase of every coupling leaves |A|^2 (so F) and the canonical point unchanged.
+    x = perturbed(21)
+    rot = np.exp(1j * 2.5)
+    y = with_couplings(x, **{c: genfit3k.coefficient(x, c) * rot for c in genfit3k.COMPONENTS})
+    s13, s23 = dalitz_points(200, 22)
+    np.testing.assert_allclose(genfit3k.density(s13, s23, y, M, setup.normalization),
+                               genfit3k.density(s13, s23, x, M, setup.normalization), rtol=1e-12)
+    np.testing.assert_allclose(scan3k.canonical_point(y), scan3k.canonical_point(x),
+                               rtol=1e-12, atol=1e-9)
+    # Phases in [-180, 180): just below +180 and just above -180 are neighbours.
+    a = scan3k.canonical_point(with_couplings(GENERATED, F2=np.exp(1j * np.radians(179.9))))
+    b = scan3k.canonical_point(with_couplings(GENERATED, F2=np.exp(1j * np.radians(-179.9))))
+    k = scan3k.CANONICAL_NAMES.index("F2_PHASE")
+    assert -180 <= a[k] < 180 and -180 <= b[k] < 180
+    errors = np.ones(len(scan3k.CANONICAL_NAMES))
+    assert scan3k.solution_distance(errors)(a, b) == pytest.approx(0.2, abs=1e-6)
+    assert scan3k.solution_distance(errors, 0.1)(a, b) == pytest.approx(2.0, abs=1e-5)
+    with pytest.raises(ValueError, match="reference coupling PHI is zero"):
+        scan3k.canonical_point(with_couplings(GENERATED, PHI=0j))
+    with pytest.raises(ValueError, match="finite parameters"):
+        scan3k.canonical_point(GENERATED[:5])
+    with pytest.raises(ValueError, match="positive numbers"):
+        scan3k.solution_distance(np.zeros(len(scan3k.CANONICAL_NAMES)))
+
+
+def test_canonical_errors_against_the_parameters_errors():
+    """Magnitude and phase errors of a coupling c = RE + i IM with
+    uncorrelated errors s: s and s/|c| radians."""
+    x = with_couplings(GENERATED, F2=0.6 + 0.8j)
+    cov = np.zeros((10, 10))
+    for n, s in (("F2_RE", 0.02), ("F2_IM", 0.02), ("F2_M", 0.003)):
+        k = genfit3k.PARAMETER_NAMES.index(n)
+        cov[k, k] = s * s
+    e = dict(zip(scan3k.CANONICAL_NAMES, scan3k.canonical_errors(x, cov)))
+    assert e["F2_MAG"] == pytest.approx(0.02, rel=1e-6)
+    assert e["F2_PHASE"] == pytest.approx(np.degrees(0.02), rel=1e-6)
+    assert e["F2_M"] == pytest.approx(0.003, rel=1e-6)
+    assert e["NR_MAG"] == 0 and e["PHI_G"] == 0
+
+
+def synthetic_fit(x, fval, valid=True, start=0):
+    cov = np.diag([1e-8, 1e-8, 1e-5, 1e-5, 0, 0, 1e-3, 1e-3, 1e-3, 1e-3])
+    return {"fval": fval, "valid": valid, "values": np.array(x, dtype=np.float64),
+            "covariance": cov, "start": start}
+
+
+def test_grouping_of_minima_into_solutions():
+    """Minima equal within f_tolerance and within the errors are one solution;
+    the same F at a distant point, or a distant F, is another; invalid fits
+    are not counted."""
+    rng = np.random.default_rng(30)
+    main = GENERATED.copy()
+    second = with_couplings(GENERATED, F2=-0.1 - 0.8j, NR=0.9 - 0.36j)
+    far = with_couplings(GENERATED, NR=-1 + 0j)
+    fits = [synthetic_fit(main + 1e-6 * rng.standard_normal(10), 100.0 + 1e-4 * k, start=k)
+            for k in range(3)]
+    fits += [synthetic_fit(second, 1097.6, start=3), synthetic_fit(second, 1097.61, start=4),
+             synthetic_fit(far, 100.02, start=5), synthetic_fit(main, 50.0, valid=False, start=6)]
+    sols = scan3k.group(fits, f_tolerance=0.1)
+    assert [s["count"] for s in sols] == [3, 1, 2]
+    assert [s["solution"] for s in sols] == ["main", "main", "second"]
+    assert sols[0]["delta"] == 0 and sols[0]["fval"] == 100.0
+    assert sols[2]["delta"] == pytest.approx(997.6)
+    assert sols[2]["members"] == [3, 4]
+    assert sols[0]["frequency"] == pytest.approx(3 / 6)
+    # Without the distance the distant point at the same F joins the main solution.
+    from vecampfit.studies import group_solutions
+    assert len(group_solutions([f["fval"] for f in fits[:6]],
+                               [scan3k.canonical_point(f["values"]) for f in fits[:6]],
+                               f_tolerance=0.1)) == 2
+    with pytest.raises(ValueError, match="no valid fit"):
+        scan3k.group([synthetic_fit(main, 1.0, valid=False)])
+
+
+def test_report_of_solutions():
+    ff = {"PHI": 0.34, "F2": 0.33, "NR": 0.33}
+    sols = [dict(solution="main", fval=100.0, delta=0.0, count=7, frequency=0.7,
+                 point=scan3k.canonical_point(GENERATED), fit_fractions=ff,
+                 fit_fraction_errors={c: 0.007 for c in ff}, fit_fraction_sum=1.0),
+            dict(solution="second", fval=1100.0, delta=1000.0, count=3, frequency=0.3,
+                 point=scan3k.canonical_point(GENERATED), fit_fractions=ff,
+                 fit_fraction_errors={c: 0.008 for c in ff}, fit_fraction_sum=1.0)]
+    per = {4: {"fits": [{"valid": True}] * 10, "solutions": sols}}
+    laura = {4: {genfit3k.LAURA_COLUMNS[f"FF_{c}"]: ff[c] + 0.0014 for c in ff}}
+    laura[4]["NLL"] = -30.0
+    summary = scan3k.summarize(per, laura)
+    assert summary["counts"] == {"main": 7, "second": 3}
+    assert summary["second_delta"] == [1000.0]      # the best second solution per experiment
+    assert summary["fraction_differences"] == pytest.approx([-0.2] * 3)
+    assert summary["nll_offsets"] == [160.0]
+    text = scan3k.format_report(per, summary, 10)
+    print(text)
+    assert "dF = 1000.000 (d(-ln L) = 500.000), reached by 3 of 10 (30 %)" in text
+    assert "second solution reached by 3 of 10 fits (30.0 %)" in text
+    assert "(Laura++'s second solutions: 460 .. 560; 1 of 1 experiments inside)" in text
+    assert "F2 33.00 +- 0.80 %" in text
+
+
+def test_scan_finds_the_second_solution_of_laura_experiment(setup, tmp_path):
+    """A reduced scan (experiment 0, 6 random starts; seed 1 leads to both
+    solutions): two distinct solutions, the second worse by 460-560 in
+    -ln L = F/2 as in Laura++'s random-start fits, the best one equal to
+    the fit from the generated values and to Laura++'s fit fractions."""
+    results = str(tmp_path / "fits.jsonl")
+    fits = scan3k.run(setup, [0], 6, 1, results=results)
+    assert fits["failed"] == [] and len(fits[0]) == 6
+    sols = scan3k.solutions_of(setup, fits[0])
+    for s in sols:
+        print(f"{s['solution']}: F {s['fval']:.3f}, dF {s['delta']:.3f}, {s['count']} starts, "
+              f"fit fractions {s['fit_fractions']} +- {s['fit_fraction_errors']}")
+    assert len(sols) >= 2
+    assert sols[0]["solution"] == "main" and sols[1]["solution"] == "second"
+    lo, hi = scan3k.LAURA_SECOND_SOLUTION_DELTA_NLL
+    assert lo < sols[1]["delta"] / 2 < hi
+    assert sum(s["count"] for s in sols) == 6
+    reference = fit_laura(setup, 0)
+    assert sols[0]["fval"] == pytest.approx(reference["fval"], abs=0.01)
+    laura = {int(r["iExpt"]): r for r in genfit3k.read_laura_results()}[0]
+    for s in sols:
+        assert sum(s["fit_fractions"].values()) == pytest.approx(s["fit_fraction_sum"])
+        for c in genfit3k.COMPONENTS:
+            assert 0.002 < s["fit_fraction_errors"][c] < 0.02
+    for c in genfit3k.COMPONENTS:
+        assert sols[0]["fit_fractions"][c] == pytest.approx(reference["fit_fractions"][c],
+                                                            abs=1e-4)
+        ref = laura[genfit3k.LAURA_COLUMNS[f"FF_{c}"]]
+        assert abs(sols[0]["fit_fractions"][c] - ref) < 0.1 * sols[0]["fit_fraction_errors"][c]
+    # The file of fits resumes the scan: nothing is fitted again.
+    again = scan3k.run(setup, [0], 6, 1, results=results)
+    assert [f["fval"] for f in again[0]] == [f["fval"] for f in fits[0]]
+    with pytest.raises(ValueError, match="another scan"):
+        scan3k.run(setup, [1], 6, 1, results=results)
+
+
+def test_fit_fractions_from_the_isobar_layer_equal_the_numpy_model(setup):
+    """The programs' fit fractions (isobar layer, compiled) equal the example's
+    own numpy formulas on the grid; their errors equal a propagation with
+    central differences of those formulas."""
+    x = nearby(40)
+    names = genfit3k.PARAMETER_NAMES
+    free = [names.index(n) for n in genfit3k.COEFFICIENTS + ("F2_M", "F2_G")]
+    rng = np.random.default_rng(41)
+    b = rng.standard_normal((len(free), len(free))) * 1e-3
+    cov = np.zeros((10, 10))
+    cov[np.ix_(free, free)] = b @ b.T
+    ff = setup.fit_fractions(x, cov)
+    assert ff.components == genfit3k.COMPONENTS
+    ref = genfit3k.fit_fractions(x, setup.records, setup.weights, M, setup.normalization)
+    jac = np.zeros((3, 10))
+    for k in free:
+        h = 1e-5 * max(abs(x[k]), 1)
+        up, dn = x.copy(), x.copy()
+        up[k] += h
+        dn[k] -= h
+        fu = genfit3k.fit_fractions(up, setup.records, setup.weights, M, setup.normalization)
+        fd = genfit3k.fit_fractions(dn, setup.records, setup.weights, M, setup.normalization)
+        jac[:, k] = [(fu[c] - fd[c]) / (2 * h) for c in genfit3k.COMPONENTS]
+    err = np.sqrt(np.einsum("ik,kl,il->i", jac, cov, jac))
+    for i, c in enumerate(genfit3k.COMPONENTS):
+        assert ff.fractions[c] == pytest.approx(ref[c], rel=1e-10)
+        assert ff.errors[i, i] == pytest.approx(err[i], rel=1e-4)
+    with pytest.raises(ValueError, match="expected 10 values"):
+        setup.fit_fractions(x[:8])
+
+
+def test_scan_program_writes_its_result_files(tmp_path, model_cache):
+    d = str(tmp_path)
+    argv = ["--experiments", "3", "--starts", "3", "--seed", "2", "--output", d, "--threads", "1",
+            "--model-cache", model_cache, "--grid-coarse", "0.01", "--grid-fine", "0.02",
+            "--quiet"]
+    per, summary = scan3k.main(argv)
+    assert summary["fits"] == 3 and summary["valid"] == 3
+    text = open(os.path.join(d, "scan3k_results.txt")).read()
+    assert "experiment 3: 3 random starts, 3 valid" in text
+    import json
+    doc = json.load(open(os.path.join(d, "scan3k_solutions.json")))
+    sols = doc["experiments"]["3"]["solutions"]
+    assert sum(s["count"] for s in sols) == 3
+    assert sols[0]["delta"] == 0 and set(sols[0]["fit_fractions"]) == set(genfit3k.COMPONENTS)
+    assert len(open(os.path.join(d, "scan3k_fits.jsonl")).read().splitlines()) == 3
+    with pytest.raises(SystemExit):
+        scan3k.main(argv[:-1] + ["--starts", "0"])
+    with pytest.raises(SystemExit):
+        scan3k.main(["--experiments", "x", "--output", d])
+
+
+@pytest.mark.slow
+def test_full_scan_of_laura_experiments(setup):
+    """Laura++'s experiments 0-9, 20 random starts each: every experiment has
+    the second solution, reached by 20-60 % of the starts (Laura++: 4 of 10
+    fits), worse in -ln L by what Laura++ found.  Laura++'s 460-560 comes
+    from its four second-solution fits (four experiments, rounded); over ten
+    experiments the median lies inside it and every experiment within 5 %
+    of its ends (measured: 458-560)."""
+    experiments = list(range(10))
+    fits = scan3k.run(setup, experiments, 20, 1)
+    per = {k: {"fits": fits[k], "solutions": scan3k.solutions_of(setup, fits[k])}
+           for k in experiments}
+    summary = scan3k.summarize(per)
+    print(scan3k.format_report(per, summary, 20))
+    lo, hi = scan3k.LAURA_SECOND_SOLUTION_DELTA_NLL
+    assert len(summary["second_delta"]) == 10
+    nll = np.array(summary["second_delta"]) / 2
+    assert lo < np.median(nll) < hi
+    assert np.all((nll > 0.95 * lo) & (nll < 1.05 * hi))
+    share = summary["counts"]["second"] / summary["valid"]
+    assert 0.2 < share < 0.6

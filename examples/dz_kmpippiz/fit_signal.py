@@ -10,9 +10,13 @@ magnitudes except the reference rho(770)+, MIGRAD; release the phases
 (except the reference) and the background fraction, MIGRAD; with
 ``--release-masses`` / ``--release-widths`` also the masses / widths, MIGRAD;
 couplings brought to the canonical form (magnitude >= 0, phase in
-[-180, 180) degrees) after the first MIGRAD and after the last; HESSE.  Writes ``parameters_signal_result.dat``, ``results.txt``,
-``signal_result.root`` and ``signal_density.root`` (suffix ``_N`` for
-pseudoexperiments).
+[-180, 180) degrees) after the first MIGRAD and after the last; HESSE.
+Fit fractions over the normalization sample from the model declared with
+vecampfit.isobar (isobar_model.py), errors propagated from HESSE's error
+matrix (and, with MC normalization, the error from the finite MC sample).
+Writes ``parameters_signal_result.dat``, ``results.txt`` (with the fit
+fractions), ``signal_result.root`` and ``signal_density.root`` (suffix
+``_N`` for pseudoexperiments).
 """
 
 import os
@@ -150,6 +154,128 @@ def parse(argv=None):
     return args
 
 
+def isobar_model():
+    """The model declared with vecampfit.isobar (isobar_model.py of this folder)."""
+    import importlib.util
+    # Loaded by path: other examples have an isobar_model.py too.
+    spec = importlib.util.spec_from_file_location("dz_isobar_model",
+                                                  os.path.join(HERE, "isobar_model.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
+
+
+def normalization_sample(args):
+    """The fit's normalization events and weights: the grid
+    (``--grid-integration``), the weighted MC or the MC sample.
+
+    Returns
+    -------
+    records : dict of numpy.ndarray
+    weights : numpy.ndarray or None
+        None for the unweighted MC (weight 1).
+    """
+    from vecampfit.root_io import read_events
+    if args.grid_integration:
+        return common.dalitz_grid(args.grid_integration)
+    if args.weighted_mc:
+        return read_events(os.path.join(args.directory, "mc_signal_weighted.root"), common.TREE,
+                           list(common.BRANCHES), weight_branch="weight")
+    return read_events(os.path.join(args.directory, "mc_signal.root"), common.TREE,
+                       list(common.BRANCHES))
+
+
+def covariance(minuit, names):
+    """Minuit's error matrix over ``names``, zero in the rows and columns of
+    fixed parameters (and everywhere if HESSE did not run)."""
+    index = {n: k for k, n in enumerate(minuit.parameters)}
+    missing = [n for n in names if n not in index]
+    if missing:
+        raise ValueError(f"parameters {missing} are not parameters of the fit")
+    out = np.zeros((len(names), len(names)))
+    if minuit.covariance is None:
+        return out
+    free = [j for j, n in enumerate(names) if not minuit.fixed[n]]
+    c = np.array(minuit.covariance)
+    rows = [index[names[j]] for j in free]
+    out[np.ix_(free, free)] = c[np.ix_(rows, rows)]
+    return out
+
+
+def fit_fractions(values, cov, sample, model=None):
+    """Fit and interference fractions of the signal model at fitted values.
+
+    Parameters
+    ----------
+    values : dict
+        Parameter name -> value (at least the model's parameters; others,
+        such as the background fraction, are ignored).
+    cov : numpy.ndarray
+        Error matrix over ``model.parameter_names()`` (:func:`covariance`).
+    sample : (dict, numpy.ndarray or None)
+        Normalization events and weights (:func:`normalization_sample`).
+    model : vecampfit.isobar.IsobarModel, optional
+        Default :func:`isobar_model`.
+
+    Returns
+    -------
+    vecampfit.isobar.FitFractions
+        From :func:`vecampfit.isobar.fit_fractions` (evaluated in numpy),
+        errors propagated from ``cov``.
+    """
+    from vecampfit.isobar import fit_fractions as layer_fit_fractions
+    model = model or isobar_model()
+    names = model.parameter_names()
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise ValueError(f"values lack the model parameters {missing}")
+    records, weights = sample
+    return layer_fit_fractions(model, records, weights, params={n: values[n] for n in names},
+                               covariance=cov, covariance_names=names)
+
+
+def fitter_fit_fractions(fitter, args, model=None, sample=None):
+    """:func:`fit_fractions` at the fitter's values with its error matrix."""
+    model = model or isobar_model()
+    values = dict(zip(fitter.parameters.names, fitter.values))
+    return fit_fractions(values, covariance(fitter.minuit, model.parameter_names()),
+                         sample if sample is not None else normalization_sample(args), model)
+
+
+def format_fit_fractions(ff, model=None, mc=True):
+    """Text table of fit fractions with their errors (percent).
+
+    Parameters
+    ----------
+    ff : vecampfit.isobar.FitFractions
+    model : vecampfit.isobar.IsobarModel, optional
+        For the components' labels.
+    mc : bool
+        Show the error from the finite MC sample (False for a grid, whose
+        error is not statistical).
+    """
+    labels = {c.key: c.label for c in (model or isobar_model()).components}
+    head = f"{'component':22s} {'fraction %':>10s} {'fit error':>9s}"
+    if mc:
+        head += f" {'MC error':>9s}"
+    lines = ["Fit fractions (vecampfit.isobar; fit error from the error matrix"
+             + ("; MC error from the finite normalization sample)" if mc else ")"), head]
+    for k, c in enumerate(ff.components):
+        line = (f"{c + ' ' + labels.get(c, ''):22s} {100 * ff.matrix[k, k]:10.3f} "
+                f"{100 * ff.errors[k, k]:9.3f}")
+        if mc:
+            line += f" {100 * ff.normalization_errors[k, k]:9.3f}"
+        lines.append(line)
+    lines.append(f"{'sum':22s} {100 * ff.total:10.3f}")
+    return "\n".join(lines)
+
+
+def short_fit_fractions(ff):
+    """One line: every component's fit fraction and fit error (percent)."""
+    return ", ".join(f"{c} {100 * ff.matrix[k, k]:.2f} +- {100 * ff.errors[k, k]:.2f}"
+                     for k, c in enumerate(ff.components)) + " %"
+
+
 def scan(argv, starts, first_seed):
     """Random-start scan: the fit sequence from ``starts`` random starting
     points (seeds ``first_seed``, ``first_seed + 1``, ...), its minima grouped
@@ -159,17 +285,29 @@ def scan(argv, starts, first_seed):
     Returns
     -------
     list of dict
-        The solutions, best first (``fval``, ``delta``, ``count``, ``members``).
+        The solutions, best first (``fval``, ``delta``, ``count``, ``members``,
+        ``point``), each with ``fit_fractions``
+        (:class:`vecampfit.isobar.FitFractions` at its best member, errors
+        from that fit's error matrix).
     """
     from vecampfit.studies import group_solutions
-    fvals, points = [], []
+    if starts < 1:
+        raise ValueError(f"starts must be at least 1, got {starts}")
+    model = isobar_model()
+    fvals, points, fits = [], [], []
     for k in range(starts):
         args = parse([*argv, "--seed", str(first_seed + k), "--quiet"])
         fitter = build(args)
         run_sequence(fitter, args)
         fvals.append(fitter.minuit.fval)
         points.append(fitter.values)
-    return group_solutions(fvals, points, f_tolerance=0.5)
+        fits.append((dict(zip(fitter.parameters.names, fitter.values)),
+                     covariance(fitter.minuit, model.parameter_names())))
+    solutions = group_solutions(fvals, points, f_tolerance=0.5)
+    sample = normalization_sample(args)
+    for s in solutions:
+        s["fit_fractions"] = fit_fractions(*fits[s["members"][0]], sample, model)
+    return solutions
 
 
 def main(argv=None):
@@ -183,6 +321,10 @@ def main(argv=None):
         text=os.path.join(d, f"results{suffix}.txt"),
         root=os.path.join(d, f"signal_result{suffix}.root"),
         density=None if args.no_density_file else os.path.join(d, f"signal_density{suffix}.root"))
+    model = isobar_model()
+    ff = fitter_fit_fractions(fitter, args, model)
+    with open(os.path.join(d, f"results{suffix}.txt"), "a") as f:
+        f.write("\n" + format_fit_fractions(ff, model, mc=not args.grid_integration) + "\n")
     print(open(os.path.join(d, f"results{suffix}.txt")).read())
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
     return fitter

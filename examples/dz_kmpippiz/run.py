@@ -1,6 +1,7 @@
 """The whole D0 -> K- pi+ pi0 analysis in one command: generate, fit the
-background, fit the signal, plot, and a scan of random starts that says
-whether they all reach the same minimum.
+background, fit the signal (with the fit fractions), plot, and a scan of
+random starts that says whether they all reach the same minimum and gives
+the fit fractions of each minimum it finds.
 
     python examples/dz_kmpippiz/run.py [--directory dz_output] [--events 20000]
 
@@ -62,6 +63,7 @@ def main(argv=None):
         for s in solutions:
             print(f"  F = {s['fval']:.3f} (+{s['delta']:.3f}): reached by {s['count']} of "
                   f"{args.starts} starts")
+            print(f"    fit fractions: {fit_signal.short_fit_fractions(s['fit_fractions'])}")
         if len(solutions) > 1 or abs(solutions[0]["fval"] - fitter.minuit.fval) > 0.5:
             print(f"  the random starts do not all reach the same minimum (the fit above: F = "
                   f"{fitter.minuit.fval:.3f}); compare the solutions before quoting a result")

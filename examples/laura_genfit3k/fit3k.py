@@ -10,8 +10,10 @@ phi(1020) and f'2(1525) masses and widths, MIGRAD; HESSE.  Starting point:
 the generated values, or with ``--random-start`` coefficients uniform in
 [-10, 10].
 
-Prints one line per fit (values, solution found, fit fractions) and a
-summary (solution fractions, pulls against the generated values, times);
+Prints one line per fit (values, solution found, fit fractions from the
+isobar layer with errors from the error matrix) and a summary (solution
+fractions, pulls against the generated values, times; ``scan3k.py`` groups
+the minima of random-start fits into distinct solutions);
 writes ``fit3k_results.txt`` and ``fit3k_results.root`` (tree ``fits``) into
 ``--output`` (default: ``--directory``).
 """
@@ -55,10 +57,18 @@ class Setup:
         self.module = genfit3k.compile_density([args.vector_length],
                                                build_dir=args.model_cache)[args.vector_length]
         self.compile_time = time.perf_counter() - t0
-        # Fit fractions and their errors: the compiled density in float64 on the grid.
+        # Laura++'s coefficients: the compiled density in float64 on the grid.
         self.integrals = genfit3k.GridIntegrals(
             genfit3k.signal_density(self.module, "float64", self.masses, self.normalization),
             self.grid_fields, self.weights)
+        # Fit fractions and their errors: the model declared with vecampfit.isobar
+        # (isobar_model.py), its compiled component amplitudes on the grid.
+        self.isobar = genfit3k.compile_isobar_model([args.vector_length],
+                                                    build_dir=args.model_cache)
+        # Its event-buffer fields of the grid, filled once for every fit.
+        self.isobar_fields = self.isobar.fill_event_buffer(
+            {"m13Sq": self.records["m13Sq"], "m23Sq": self.records["m23Sq"]},
+            {f"N_{c}": v for c, v in self.normalization.items()})
         self.args = args
         if verbose:
             i = self.grid_info
@@ -95,31 +105,45 @@ class Setup:
         point.add_data({"m13Sq": m13sq, "m23Sq": m23sq})
         return fitter
 
-    def results(self, fitter):
-        """Values, errors, fit fractions (with errors), Laura++'s coefficients, solution."""
+    def fit_fractions(self, values, covariance=None):
+        """Fit fractions on the grid from the isobar layer
+        (:func:`vecampfit.isobar.fit_fractions`), errors propagated from
+        ``covariance`` (over :data:`genfit3k.PARAMETER_NAMES`).
+
+        Returns
+        -------
+        vecampfit.isobar.FitFractions
+        """
+        return genfit3k.isobar_fit_fractions(self.isobar, self.isobar_fields, self.weights,
+                                             values, self.normalization, covariance)
+
+    def results(self, fitter, fractions=True):
+        """Values, errors, covariance, fit fractions (with errors; skipped with
+        ``fractions`` False), Laura++'s coefficients, solution."""
         x, e = fitter.values, fitter.errors
         m = fitter.minuit
-        free = [k for k in range(len(x)) if not m.fixed[k]]
-        cov = np.zeros((len(x), len(x)))
-        if m.covariance is not None:
-            c = np.array(m.covariance)
-            cov[np.ix_(free, free)] = c[np.ix_(free, free)]
-        ff, fferr = self.integrals.fit_fractions(x, cov)
-        laura = self.integrals.laura_coefficients(x)
-        return {"values": x, "errors": e, "fval": m.fval, "valid": m.valid, "edm": m.fmin.edm if m.fmin is not None else float("nan"),
-                "calls": fitter.n_calls, "wall_time": fitter.wall_time,
-                "cpu_time": fitter.cpu_time, "fit_fractions": ff, "fit_fraction_errors": fferr,
-                "laura_coefficients": laura, "solution": genfit3k.solution(x)}
+        cov = genfit3k.free_covariance(m)
+        out = {"values": x, "errors": e, "covariance": cov, "fval": m.fval, "valid": m.valid,
+               "edm": m.fmin.edm if m.fmin is not None else float("nan"),
+               "calls": fitter.n_calls, "wall_time": fitter.wall_time,
+               "cpu_time": fitter.cpu_time, "solution": genfit3k.solution(x)}
+        if fractions:
+            ff = self.fit_fractions(x, cov)
+            out["fit_fractions"] = dict(ff.fractions, sum=ff.total)
+            out["fit_fraction_errors"] = dict(zip(ff.components, np.diag(ff.errors)))
+            out["laura_coefficients"] = self.integrals.laura_coefficients(x)
+        return out
 
 
 def fit_one(setup, m13sq, m23sq, *, random_start=False, seed=None, gradient=True, strategy=1,
-            verbose=False):
+            verbose=False, fractions=True):
     """Run Laura++'s fit sequence on one sample; returns :meth:`Setup.results` plus
-    the fitter."""
+    the fitter (``fractions`` False: without fit fractions and Laura++'s
+    coefficients, for scans that compute them per solution)."""
     fitter = setup.fitter(m13sq, m23sq, random_start=random_start, seed=seed, gradient=gradient,
                           strategy=strategy, verbose=verbose)
     genfit3k.run_sequence(fitter)
-    out = setup.results(fitter)
+    out = setup.results(fitter, fractions=fractions)
     out["fitter"] = fitter
     out["seed"] = fitter.seed
     return out

@@ -429,7 +429,12 @@ def coefficient(params, name):
 
 
 def fit_fractions(params, records, weights, m, normalization):
-    """Fit fractions |n_R c_R|^2 I_R / integral of |A|^2 (Laura++'s definition).
+    """Fit fractions |n_R c_R|^2 I_R / integral of |A|^2 (Laura++'s definition),
+    in numpy from the formulas above.
+
+    The programs take the fit fractions and their errors from the isobar
+    layer (:func:`isobar_fit_fractions`); this independent computation is
+    the reference the tests compare it with.
 
     Returns
     -------
@@ -446,34 +451,13 @@ def fit_fractions(params, records, weights, m, normalization):
     return out
 
 
-def fit_fraction_errors(params, covariance, records, weights, m, normalization,
-                        free=None):
-    """Errors of the fit fractions from the covariance matrix (numerical Jacobian)."""
-    x = np.asarray(params, dtype=np.float64)
-    idx = range(len(x)) if free is None else free
-    base = fit_fractions(x, records, weights, m, normalization)
-    jac = np.zeros((len(COMPONENTS), len(x)))
-    for k in idx:
-        h = 1e-5 * max(abs(x[k]), 1e-3)
-        xp, xm = x.copy(), x.copy()
-        xp[k] += h
-        xm[k] -= h
-        fp = fit_fractions(xp, records, weights, m, normalization)
-        fm = fit_fractions(xm, records, weights, m, normalization)
-        jac[:, k] = [(fp[c] - fm[c]) / (2 * h) for c in COMPONENTS]
-    cov = np.asarray(covariance, dtype=np.float64)
-    err = np.sqrt(np.maximum(np.einsum("ik,kl,il->i", jac, cov, jac), 0))
-    return base, dict(zip(COMPONENTS, err))
-
-
 class GridIntegrals:
     """Integrals over the normalization grid with the compiled density (fast).
 
-    The numpy functions above (:func:`fit_fractions`, :func:`laura_coefficients`)
-    recompute the kinematics of every grid point; this class keeps the grid
-    as an event buffer of the compiled density and evaluates it and its
-    gradient there, with all coefficients but one set to zero for the
-    integral of one component.
+    :func:`laura_coefficients` recomputes the kinematics of every grid point;
+    this class keeps the grid as an event buffer of the compiled density and
+    evaluates it and its gradient there, with all coefficients but one set
+    to zero for the integral of one component.
 
     Parameters
     ----------
@@ -515,31 +499,6 @@ class GridIntegrals:
                     g[PARAMETER_NAMES.index(f"{c}_IM")] = 0
         return float(np.dot(self.weights, values)), g
 
-    def fit_fractions(self, params, covariance=None):
-        """Fit fractions (as :func:`fit_fractions`) and, with a covariance matrix,
-        their errors from the exact Jacobian.
-
-        Returns
-        -------
-        fractions : dict
-            Component -> fit fraction; ``"sum"`` -> their sum.
-        errors : dict
-            Component -> error (only with ``covariance``).
-        """
-        total, g_total = self.integral(params, gradient=True)
-        out, jac = {}, []
-        for c in COMPONENTS:
-            part, g = self.integral(params, c, gradient=True)
-            out[c] = part / total
-            jac.append(g / total - part * g_total / total ** 2)
-        out["sum"] = sum(out[c] for c in COMPONENTS)
-        if covariance is None:
-            return out
-        jac = np.array(jac)
-        cov = np.asarray(covariance, dtype=np.float64)
-        err = np.sqrt(np.maximum(np.einsum("ik,kl,il->i", jac, cov, jac), 0))
-        return out, dict(zip(COMPONENTS, err))
-
     def laura_coefficients(self, params):
         """As :func:`laura_coefficients`: the coefficients with every component
         normalized to unit integral at the current masses and widths, relative
@@ -553,6 +512,83 @@ class GridIntegrals:
             rel[c] = math.sqrt(self.integral(x))
         ref = coefficient(params, "PHI") * rel["PHI"]
         return {c: coefficient(params, c) * rel[c] / ref for c in COMPONENTS}
+
+
+def compile_isobar_model(vector_lengths, build_dir=None, verbose=False):
+    """The model of isobar_model.py (declared with :mod:`vecampfit.isobar`),
+    compiled for the vector lengths.
+
+    Returns
+    -------
+    vecampfit.isobar.CompiledIsobarModel
+    """
+    import importlib.util
+    # Loaded from this folder by path: other examples have an isobar_model.py too.
+    spec = importlib.util.spec_from_file_location("genfit3k_isobar_model",
+                                                  os.path.join(HERE, "isobar_model.py"))
+    isobar_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(isobar_model)
+    return isobar_model.build().compile(list(vector_lengths), build_dir=build_dir,
+                                        verbose=verbose)
+
+
+def free_covariance(minuit):
+    """Minuit's covariance matrix over all parameters, zero in the rows and
+    columns of fixed parameters (and everywhere if HESSE did not run)."""
+    n = len(minuit.values)
+    cov = np.zeros((n, n))
+    if minuit.covariance is not None:
+        free = [k for k in range(n) if not minuit.fixed[k]]
+        c = np.array(minuit.covariance)
+        cov[np.ix_(free, free)] = c[np.ix_(free, free)]
+    return cov
+
+
+def isobar_fit_fractions(compiled, records, weights, params, normalization, covariance=None):
+    """Fit and interference fractions from the isobar layer
+    (:func:`vecampfit.isobar.fit_fractions`) with errors propagated from the
+    covariance matrix.
+
+    Parameters
+    ----------
+    compiled : vecampfit.isobar.CompiledIsobarModel
+        :func:`compile_isobar_model`.
+    records : dict
+        Normalization points with ``m13Sq`` and ``m23Sq`` (the grid), or
+        their event-buffer fields of the compiled model
+        (``compiled.fill_event_buffer``, computed once for many calls).
+    weights : array_like
+        Their weights.
+    params : array_like
+        Parameter values in the order of :data:`PARAMETER_NAMES`.
+    normalization : dict
+        The constants n (:func:`normalization_constants`).
+    covariance : array_like, optional
+        (10, 10) covariance matrix in the order of :data:`PARAMETER_NAMES`
+        (zero rows for fixed parameters, :func:`free_covariance`).
+
+    Returns
+    -------
+    vecampfit.isobar.FitFractions
+        Components ``PHI``, ``F2``, ``NR`` (:data:`COMPONENTS`).
+    """
+    from vecampfit.isobar import fit_fractions as layer_fit_fractions
+    x = np.asarray(params, dtype=np.float64)
+    if x.shape != (len(PARAMETER_NAMES),):
+        raise ValueError(f"params: expected {len(PARAMETER_NAMES)} values "
+                         f"({', '.join(PARAMETER_NAMES)}), got shape {x.shape}")
+    if "m13Sq" in records or "m23Sq" in records:
+        m13sq, m23sq = records_m2(records)
+        records = {"m13Sq": m13sq, "m23Sq": m23sq}
+    out = layer_fit_fractions(compiled, records, weights,
+                              params=dict(zip(PARAMETER_NAMES, x.tolist())),
+                              covariance=covariance,
+                              covariance_names=None if covariance is None else PARAMETER_NAMES,
+                              constants={f"N_{c}": normalization[c] for c in COMPONENTS})
+    if out.components != COMPONENTS:
+        raise ValueError(f"isobar_model.py declares the components {out.components}, the "
+                         f"example expects {COMPONENTS}")
+    return out
 
 
 def laura_coefficients(params, records, weights, m, normalization):
