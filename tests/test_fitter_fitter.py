@@ -285,6 +285,31 @@ def test_result_files(toy, tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())
 
 
+def test_covariance_of_the_free_parameters(toy):
+    rng = np.random.default_rng(19)
+    nb = 500
+    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
+    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=3,
+               verbose=False)
+    pt = f.add_point(signal(toy))
+    pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+    pt.add_data({"x": x})
+    pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
+    assert not np.any(f.covariance())              # nothing fitted yet
+    fit(f, ["mu", "BACKGROUND_FRACTION"])         # sigma fixed
+    cov = f.covariance()
+    m = f.minuit
+    assert cov.shape == (3, 3) and not np.any(cov[1]) and not np.any(cov[:, 1])
+    for i, a in enumerate(("mu", "BACKGROUND_FRACTION")):
+        for j, b in enumerate(("mu", "BACKGROUND_FRACTION")):
+            assert cov[2 * i, 2 * j] == m.covariance[a, b]
+    assert cov[0, 0] == pytest.approx(f.errors[0] ** 2, rel=1e-3)
+    sub = f.covariance(["BACKGROUND_FRACTION", "sigma", "mu"])
+    np.testing.assert_array_equal(sub, cov[np.ix_([2, 1, 0], [2, 1, 0])])
+    with pytest.raises(ValueError, match="'nu' not parameters of the fit"):
+        f.covariance(["mu", "nu"])
+
+
 def test_index_errors_name_what_was_asked_and_what_exists(toy, tmp_path):
     f = Fitter(params(), seed=1, verbose=False)
     pt = f.add_point(signal(toy), normalization="none")

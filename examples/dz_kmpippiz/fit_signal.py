@@ -185,23 +185,6 @@ def normalization_sample(args):
                        list(common.BRANCHES))
 
 
-def covariance(minuit, names):
-    """Minuit's error matrix over ``names``, zero in the rows and columns of
-    fixed parameters (and everywhere if HESSE did not run)."""
-    index = {n: k for k, n in enumerate(minuit.parameters)}
-    missing = [n for n in names if n not in index]
-    if missing:
-        raise ValueError(f"parameters {missing} are not parameters of the fit")
-    out = np.zeros((len(names), len(names)))
-    if minuit.covariance is None:
-        return out
-    free = [j for j, n in enumerate(names) if not minuit.fixed[n]]
-    c = np.array(minuit.covariance)
-    rows = [index[names[j]] for j in free]
-    out[np.ix_(free, free)] = c[np.ix_(rows, rows)]
-    return out
-
-
 def fit_fractions(values, cov, sample, model=None):
     """Fit and interference fractions of the signal model at fitted values.
 
@@ -211,7 +194,7 @@ def fit_fractions(values, cov, sample, model=None):
         Parameter name -> value (at least the model's parameters; others,
         such as the background fraction, are ignored).
     cov : numpy.ndarray
-        Error matrix over ``model.parameter_names()`` (:func:`covariance`).
+        Error matrix over ``model.parameter_names()`` (``Fitter.covariance``).
     sample : (dict, numpy.ndarray or None)
         Normalization events and weights (:func:`normalization_sample`).
     model : vecampfit.isobar.IsobarModel, optional
@@ -238,7 +221,7 @@ def fitter_fit_fractions(fitter, args, model=None, sample=None):
     """:func:`fit_fractions` at the fitter's values with its error matrix."""
     model = model or isobar_model()
     values = dict(zip(fitter.parameters.names, fitter.values))
-    return fit_fractions(values, covariance(fitter.minuit, model.parameter_names()),
+    return fit_fractions(values, fitter.covariance(model.parameter_names()),
                          sample if sample is not None else normalization_sample(args), model)
 
 
@@ -302,7 +285,7 @@ def scan(argv, starts, first_seed):
         fvals.append(fitter.minuit.fval)
         points.append(fitter.values)
         fits.append((dict(zip(fitter.parameters.names, fitter.values)),
-                     covariance(fitter.minuit, model.parameter_names())))
+                     fitter.covariance(model.parameter_names())))
     solutions = group_solutions(fvals, points, f_tolerance=0.5)
     sample = normalization_sample(args)
     for s in solutions:

@@ -366,8 +366,7 @@ def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
 
 def fractions_of_fit(fitter, declarations, n_events=50000):
     """:func:`fit_fractions` of every point at the fitted values (HESSE's covariance)."""
-    from vecampfit.fitter.results import _covariance
-    cov, _ = _covariance(fitter)
+    cov = fitter.covariance()
     out = {}
     for d, fp in zip(declarations, fitter.points):
         out[d.name] = fit_fractions(fp.signal, d.point.energy_mev, fraction_events(d, n_events),

@@ -122,7 +122,7 @@ class Setup:
         ``fractions`` False), Laura++'s coefficients, solution."""
         x, e = fitter.values, fitter.errors
         m = fitter.minuit
-        cov = genfit3k.free_covariance(m)
+        cov = fitter.covariance()
         out = {"values": x, "errors": e, "covariance": cov, "fval": m.fval, "valid": m.valid,
                "edm": m.fmin.edm if m.fmin is not None else float("nan"),
                "calls": fitter.n_calls, "wall_time": fitter.wall_time,

@@ -532,18 +532,6 @@ def compile_isobar_model(vector_lengths, build_dir=None, verbose=False):
                                         verbose=verbose)
 
 
-def free_covariance(minuit):
-    """Minuit's covariance matrix over all parameters, zero in the rows and
-    columns of fixed parameters (and everywhere if HESSE did not run)."""
-    n = len(minuit.values)
-    cov = np.zeros((n, n))
-    if minuit.covariance is not None:
-        free = [k for k in range(n) if not minuit.fixed[k]]
-        c = np.array(minuit.covariance)
-        cov[np.ix_(free, free)] = c[np.ix_(free, free)]
-    return cov
-
-
 def isobar_fit_fractions(compiled, records, weights, params, normalization, covariance=None):
     """Fit and interference fractions from the isobar layer
     (:func:`vecampfit.isobar.fit_fractions`) with errors propagated from the
@@ -565,7 +553,7 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
         The constants n (:func:`normalization_constants`).
     covariance : array_like, optional
         (10, 10) covariance matrix in the order of :data:`PARAMETER_NAMES`
-        (zero rows for fixed parameters, :func:`free_covariance`).
+        (zero rows for fixed parameters, ``Fitter.covariance()``).
 
     Returns
     -------

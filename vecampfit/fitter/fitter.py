@@ -450,6 +450,44 @@ class Fitter:
         m = self.minuit
         return np.array([0.0 if m.fixed[k] else m.errors[k] for k in range(len(m.values))])
 
+    def covariance(self, names=None):
+        """The error matrix of the fit, zero in the rows and columns of fixed
+        parameters (and everywhere before HESSE or MIGRAD gave one).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            The parameters of the rows and columns, in this order (default:
+            every parameter of the table, in its order).
+
+        Returns
+        -------
+        numpy.ndarray
+            :math:`C_{ij} = \mathrm{cov}(p_i, p_j)` (float64, shape
+            ``(n, n)``), in the parameters' units squared.
+
+        Raises
+        ------
+        ValueError
+            Naming the names that are not parameters of the fit.
+        """
+        m = self.minuit
+        all_names = list(self.parameters.names)
+        names = all_names if names is None else list(names)
+        index = {n: k for k, n in enumerate(all_names)}
+        missing = [n for n in names if n not in index]
+        if missing:
+            raise ValueError(f"{', '.join(map(repr, missing))} not parameters of the fit "
+                             f"({self.parameters.source})")
+        out = np.zeros((len(names), len(names)))
+        if m.covariance is None:
+            return out
+        c = np.array(m.covariance, dtype=np.float64)
+        rows = [j for j, n in enumerate(names) if not m.fixed[index[n]]]
+        full = [index[names[j]] for j in rows]
+        out[np.ix_(rows, rows)] = c[np.ix_(full, full)]
+        return out
+
     def point(self, index):
         """Fit point ``index``.
 

@@ -62,24 +62,13 @@ def write_result_text(fitter, path):
     atomic_write_text(path, result_text(fitter))
 
 
-def _covariance(fitter):
-    m = fitter.minuit
-    n = len(fitter.parameters)
-    cov = np.zeros((n, n))
-    if m.covariance is not None:
-        cov = np.array(m.covariance, dtype=np.float64)
-    free = np.array([not m.fixed[k] for k in range(n)])
-    cov[~free, :] = 0
-    cov[:, ~free] = 0
-    return cov, free
-
-
 def write_result_root(fitter, path):
     """ROOT file with F, parameters, errors, error matrix and its eigen-decomposition."""
     from scipy.linalg import eigh
     m = fitter.minuit
     n = len(fitter.parameters)
-    cov, free = _covariance(fitter)
+    cov = fitter.covariance()
+    free = np.array([not m.fixed[k] for k in range(n)])
     idx = np.flatnonzero(free)
     if idx.size:
         w, v = eigh(cov[np.ix_(idx, idx)])
