@@ -284,9 +284,14 @@ cdef inline void _component_alone(floating *out, const void *event_block,
                                   int j) noexcept nogil:
     cdef const floating *ev = <const floating *>event_block
     cdef const floating *pb = <const floating *>parameter_buffer
+    cdef floating re, im
     cdef int i
+    # Formed in locals (which cannot overlap the buffers) and stored once,
+    # so that the compiler vectorizes the loop over the lanes.
     for i in range(VECTOR_LENGTH):
-        _resonance(&out[i], &out[VECTOR_LENGTH + i], ev, pb, i, k, ch, j)
+        _resonance(&re, &im, ev, pb, i, k, ch, j)
+        out[i] = re
+        out[VECTOR_LENGTH + i] = im
 
 
 cdef void component_0(floating *out, const void *e, const floating *p, const void *b) noexcept nogil:

@@ -256,15 +256,16 @@ class PythonEvaluator:
 class _PartialState:
     """X_k at the events of one buffer with the parameters they were computed
     at (``keys``), versions kept for a return, and for normalization events
-    M and the rows of one-component moves."""
+    M and the amplitude A at one set of couplings, when computed."""
 
     def __init__(self, keys, undeclared, x):
         self.keys = list(keys)
         self.undeclared = undeclared
         self.x = x
         self.m = None
+        self.a = None
+        self.a_couplings = None
         self.kept = [dict() for _ in keys]
-        self.rows = {}
 
 
 def evaluator_for_fit(density, dtype, vector_length):
@@ -314,28 +315,40 @@ class CachedEvaluator:
     def _key(self, params_t):
         return params_t[self.components.other_parameters].tobytes()
 
-    def _amplitudes(self, buf, blocks, params_t, pbuf, threads):
-        """X (n_components, n_events of ``blocks``) as complex128."""
-        comp = self.components
-        K = comp.n_components
+    def _run_components(self, buf, blocks, first_block, function, n_components, what,
+                        params_t, pbuf, threads):
+        """X of ``n_components`` components of ``function`` at ``blocks``
+        (the blocks of ``buf`` from ``first_block`` on): complex128 of shape
+        (n_components, padded length), written by the kernel in place."""
         L = self.vector_length
         n_blocks = blocks.shape[0]
-        out = np.empty((2 * K, n_blocks * L))
+        out = np.empty((n_components, n_blocks * L), dtype=np.complex128)
         cb = self._block.chunk_blocks
         bad = np.full(max((n_blocks + cb - 1) // cb, 1), _NO_PROBLEM, dtype=np.intp)
-        _kernels.component_values(blocks, L, params_t, pbuf.ctypes.data, comp.function_pointer,
-                                  2 * K, out, bad, cb, threads)
+        n_valid = max(0, min(n_blocks * L, buf.n_events - first_block * L))
+        _kernels.component_values(blocks, L, params_t, pbuf.ctypes.data, function, n_components,
+                                  n_valid, out.view(np.float64), bad, cb, threads)
         if np.any(bad == _GUARD_VIOLATED):
-            raise DensityError(f"{self.density.name}: the component function wrote beyond the "
-                               f"{2 * K} x {L} values of its {K} components")
+            raise DensityError(f"{self.density.name}: {what} wrote beyond the "
+                               f"{2 * n_components} x {L} values of {n_components} "
+                               f"component{'s' if n_components > 1 else ''}")
         if np.any(bad == _ALLOCATION_FAILED):
             raise MemoryError(f"{self.density.name}: could not allocate work arrays")
-        x = out[0::2] + 1j * out[1::2]
-        if not np.all(np.isfinite(x)):
-            k, j = np.argwhere(~np.isfinite(x))[0]
-            raise DensityError(f"{self.density.name}: component {comp.names[k]} is {x[k, j]} at "
-                               f"event {j}")
-        return x
+        hit = bad[bad >= 0]
+        if hit.size:
+            j = int(hit.min())
+            k = int(np.flatnonzero(~np.isfinite(out[:, j]))[0])
+            name = self.components.names[k] if n_components > 1 else what.split()[-1]
+            raise DensityError(f"{self.density.name}: component {name} is {out[k, j]} at "
+                               f"event {first_block * L + j}")
+        return out
+
+    def _amplitudes(self, buf, blocks, params_t, pbuf, threads, first_block=0):
+        """X (n_components, padded length of ``blocks``) as complex128."""
+        comp = self.components
+        return self._run_components(buf, blocks, first_block, comp.function_pointer,
+                                    comp.n_components, "the component function", params_t,
+                                    pbuf, threads)
 
     # -- partial recomputation ----------------------------------------------
 
@@ -346,27 +359,13 @@ class CachedEvaluator:
         keys = [params_t[d].tobytes() for d in comp.depends]
         return keys, params_t[comp.undeclared_parameters].tobytes()
 
-    def _single(self, blocks, k, params_t, pbuf, threads):
-        """X_k alone at the events of ``blocks`` (complex128, padded length)."""
-        L = self.vector_length
-        n_blocks = blocks.shape[0]
-        out = np.empty((2, n_blocks * L))
-        cb = self._block.chunk_blocks
-        bad = np.full(max((n_blocks + cb - 1) // cb, 1), _NO_PROBLEM, dtype=np.intp)
-        _kernels.component_values(blocks, L, params_t, pbuf.ctypes.data,
-                                  self.components.single_pointers[k], 2, out, bad, cb, threads)
-        name = self.components.names[k]
-        if np.any(bad == _GUARD_VIOLATED):
-            raise DensityError(f"{self.density.name}: the function of component {name} wrote "
-                               f"beyond the 2 x {L} values of one component")
-        if np.any(bad == _ALLOCATION_FAILED):
-            raise MemoryError(f"{self.density.name}: could not allocate work arrays")
-        x = out[0] + 1j * out[1]
-        if not np.all(np.isfinite(x)):
-            j = int(np.flatnonzero(~np.isfinite(x))[0])
-            raise DensityError(f"{self.density.name}: component {name} is {x[j]} at event {j}")
+    def _single(self, buf, k, params_t, pbuf, threads):
+        """X_k alone at the events of ``buf`` (complex128, n_events)."""
+        x = self._run_components(buf, buf.blocks, 0, self.components.single_pointers[k], 1,
+                                 f"the function of component {self.components.names[k]}",
+                                 params_t, pbuf, threads)
         self.component_evaluations += 1
-        return x
+        return x[0, :buf.n_events]
 
     def _all_amplitudes(self, buf, params_t, pbuf, threads):
         """X of every component at every event of ``buf`` (K, n_events), in pieces."""
@@ -377,7 +376,7 @@ class CachedEvaluator:
             b1 = min(b0 + step, buf.n_blocks)
             n = min(b1 * L, buf.n_events) - b0 * L
             x[:, b0 * L:b0 * L + n] = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf,
-                                                       threads)[:, :n]
+                                                       threads, b0)[:, :n]
         self.component_evaluations += self.components.n_components
         return x
 
@@ -400,7 +399,7 @@ class CachedEvaluator:
         kept = st.kept[k]
         if key in kept:
             return kept[key]
-        return self._single(buf.blocks, k, params_t, pbuf, threads)[:buf.n_events]
+        return self._single(buf, k, params_t, pbuf, threads)
 
     def _keep(self, st, k, key, x):
         kept = st.kept[k]
@@ -421,49 +420,84 @@ class CachedEvaluator:
         w = buf.weights
         return x if w is None else x * w[:buf.n_events]
 
-    def _partial_matrix(self, buf, params_t, pbuf, threads):
-        """M of the normalization events, updating the rows and columns of
-        the components that moved.
-
-        The state's base holds X and M at the base parameters.  A call that
-        moves one component (a numerical derivative's step) gets M with that
-        component's row and column replaced, computed once per version and
-        kept, and leaves the base alone; a call that moves several makes
-        them the new base."""
-        st, keys, moved = self._moved(buf, params_t, pbuf, threads)
-        if moved is None:
-            st.m = self._matrix_of(st.x, buf)
-            return st.m
-        if not moved:
-            return st.m
-        if len(moved) == 1:
-            k = moved[0]
-            row = st.rows.get((k, keys[k]))
-            if row is None:
-                xk = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
-                self._keep(st, k, keys[k], xk)
-                row = self._weighted(buf, xk) @ st.x.conj().T
-                row[k] = np.vdot(xk, self._weighted(buf, xk)).real
-                st.rows[(k, keys[k])] = row
-            m = st.m.copy()
-            m[k, :] = row
-            m[:, k] = row.conj()
-            return m
+    def _move_base(self, st, buf, keys, moved, params_t, pbuf, threads):
+        """Make the parameters of ``keys`` the base of a normalization state:
+        the moved components' amplitudes replace the base's (their old
+        versions are kept), and M and the base amplitude are dropped."""
         for k in moved:
             xk = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
             self._keep(st, k, st.keys[k], st.x[k].copy())
             st.kept[k].pop(keys[k], None)
             st.x[k] = xk
             st.keys[k] = keys[k]
-        st.rows.clear()
-        if 2 * len(moved) > len(keys):
-            st.m = self._matrix_of(st.x, buf)
+        st.m = None
+        st.a = None
+        st.a_couplings = None
+
+    def _base_amplitude(self, st, c):
+        """A_j = sum_k c_k X_jk of the base at every normalization event
+        (kept for these couplings)."""
+        key = c.tobytes()
+        if st.a_couplings != key:
+            st.a = np.einsum("k,kn->n", c, st.x)
+            st.a_couplings = key
+        return st.a
+
+    def _partial_integral(self, buf, params_t, pbuf, threads, c):
+        """I_S = sum_j w_j |sum_k c_k X_jk|^2 of the normalization events,
+        recomputing only the components whose parameters moved.
+
+        The state's base holds X at its parameters and, when computed, M and
+        the amplitude A = X^T c of the base at one set of couplings.
+
+        * Nothing moved: c^T M c-bar (M built when two sets of couplings
+          asked for the same base: a numerical derivative's coupling steps),
+          or sum_j w_j |A_j|^2 for the couplings of A.
+        * At most two components moved (a numerical derivative's step, or
+          HESSE's pairs): sum_j w_j |A_j + sum_moved c_k (X'_jk - X_jk)|^2,
+          with X'_k computed (or kept from an earlier call): one pass over
+          the events, the base left alone.
+        * More moved (a MIGRAD step): they become the new base."""
+        st, keys, moved = self._moved(buf, params_t, pbuf, threads)
+        w = buf.weights
+        if moved is None or len(moved) > 2:
+            if moved:
+                self._move_base(st, buf, keys, moved, params_t, pbuf, threads)
+            moved = []
+        if not moved:
+            if st.m is None and st.a is not None and st.a_couplings != c.tobytes():
+                st.m = self._matrix_of(st.x, buf)
+            if st.m is not None:
+                return float(np.real(np.einsum("k,k->", c, np.einsum("kl,l->k", st.m,
+                                                                         c.conj()))))
+            a = self._base_amplitude(st, c)
+            s = a.real * a.real + a.imag * a.imag
+            return float(np.sum(s) if w is None else np.dot(w[:buf.n_events], s))
+        new = []
+        for k in moved:
+            xk = self._version(st, buf, k, keys[k], params_t, pbuf, threads)
+            self._keep(st, k, keys[k], xk)
+            new.append(xk)
+        partials = np.zeros(max(1, -(-buf.n_events // CHUNK_EVENTS)))
+        if len(moved) == 1:          # views, no copies
+            k = moved[0]
+            new, old = new[0][np.newaxis, :], st.x[k:k + 1]
         else:
-            rows = self._weighted(buf, st.x[moved]) @ st.x.conj().T
-            st.m[moved, :] = rows
-            st.m[:, moved] = rows.conj().T
-            idx = np.asarray(moved)
-            st.m[idx, idx] = st.m[idx, idx].real
+            new, old = np.stack(new), st.x[moved]
+        _kernels.moved_norm(self._base_amplitude(st, c), new, old,
+                            np.ascontiguousarray(c[moved]),
+                            np.zeros(0) if w is None else w[:buf.n_events],
+                            partials, CHUNK_EVENTS, threads)
+        return float(np.sum(partials))
+
+    def _partial_matrix(self, buf, params_t, pbuf, threads):
+        """M of the normalization events at the parameters (the base moved
+        there, M built if not yet)."""
+        st, keys, moved = self._moved(buf, params_t, pbuf, threads)
+        if moved:
+            self._move_base(st, buf, keys, moved, params_t, pbuf, threads)
+        if st.m is None:
+            st.m = self._matrix_of(st.x, buf)
         return st.m
 
     def _matrix_of(self, x, buf):
@@ -515,7 +549,7 @@ class CachedEvaluator:
         for b0 in range(0, buf.n_blocks, step):
             b1 = min(b0 + step, buf.n_blocks)
             n = min(b1 * L, buf.n_events) - b0 * L
-            x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads)[:, :n]
+            x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads, b0)[:, :n]
             xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
             m += xw @ x.conj().T
         self._cache[id(buf)] = (key, m)
@@ -541,8 +575,10 @@ class CachedEvaluator:
         return a.real ** 2 + a.imag ** 2, 2 * np.real(jac.T @ (x * a.conj()))
 
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
-        m = self.matrix(buf, params_t, pbuf, threads)
         c = self.components.couplings(params_t[:self.density.n_parameters])
+        if self.partial and not gradient:
+            return np.array([self._partial_integral(buf, params_t, pbuf, threads, c)]), None
+        m = self.matrix(buf, params_t, pbuf, threads)
         mc = np.einsum("kl,l->k", m, c.conj())
         integral = float(np.real(np.einsum("k,k->", c, mc)))
         sums = [integral]

@@ -226,11 +226,15 @@ def density_values(const floating[:, ::1] events, int vector_length, floating[::
 
 
 cdef void _components_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, int L,
-                            Py_ssize_t row, const char *events, uintptr_t func, int width,
-                            const floating *params, const void *pbuf, floating *out,
-                            double *values, Py_ssize_t stride, Py_ssize_t *bad) noexcept nogil:
-    """Rows of the component amplitudes of the blocks of chunk c (in double)."""
-    cdef Py_ssize_t b, a
+                            Py_ssize_t row, const char *events, uintptr_t func,
+                            int n_components, Py_ssize_t n_valid, const floating *params,
+                            const void *pbuf, floating *out, double *values, Py_ssize_t stride,
+                            Py_ssize_t *bad) noexcept nogil:
+    """The component amplitudes of the blocks of chunk c (in double,
+    interleaved real and imaginary parts), and the first valid event of the
+    chunk at which one is not finite."""
+    cdef Py_ssize_t b, k, j
+    cdef double re, im
     cdef int i
     bad[c] = NO_PROBLEM
     if out == NULL:
@@ -238,30 +242,41 @@ cdef void _components_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
         # A component function has the signature of a density, with
-        # width = 2 n_components values per lane.
+        # 2 n_components values per lane.
         _density(out, func, events + b * row, params, pbuf)
-        for a in range(width):
+        for k in range(n_components):
             for i in range(L):
-                values[a * stride + b * L + i] = out[a * L + i]
-    if not _guard_intact(out, width * L):
+                j = b * L + i
+                re = out[2 * k * L + i]
+                im = out[(2 * k + 1) * L + i]
+                values[k * stride + 2 * j] = re
+                values[k * stride + 2 * j + 1] = im
+                if j < n_valid and bad[c] == NO_PROBLEM and not (isfinite(re) and isfinite(im)):
+                    bad[c] = j
+    if not _guard_intact(out, 2 * n_components * L):
         bad[c] = GUARD_VIOLATED
 
 
 def component_values(const floating[:, ::1] events, int vector_length, floating[::1] params,
-                     uintptr_t parameter_buffer, uintptr_t function, int width,
-                     double[:, ::1] values, Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks,
-                     int n_threads):
-    """The ``width`` real values per event of a component function (the real
-    and imaginary parts of every component amplitude, ``out[a * L + i]``) into
-    the rows of ``values`` (shape ``(width, >= n_blocks * L)``, float64)."""
+                     uintptr_t parameter_buffer, uintptr_t function, int n_components,
+                     Py_ssize_t n_valid, double[:, ::1] values, Py_ssize_t[::1] bad,
+                     Py_ssize_t chunk_blocks, int n_threads):
+    """The ``n_components`` complex values per event of a component function
+    (real and imaginary parts of component ``k`` at ``out[2 k L + i]`` and
+    ``out[(2 k + 1) L + i]``) into the rows of ``values`` (float64, shape
+    ``(n_components, >= 2 n_blocks L)``, real and imaginary parts
+    interleaved: a complex128 array viewed as float64); ``bad[c]`` is the
+    first of the ``n_valid`` events of chunk ``c`` at which a value is not
+    finite."""
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
     cdef Py_ssize_t row = events.shape[1] * sizeof(floating)
     cdef Py_ssize_t c
     cdef int L = vector_length
-    if values.shape[0] < width or values.shape[1] < n_blocks * L or bad.shape[0] < n_chunks:
+    if (values.shape[0] < n_components or values.shape[1] < 2 * n_blocks * L
+            or bad.shape[0] < n_chunks):
         raise ValueError("values or bad array too small")
-    if n_blocks == 0 or width <= 0:
+    if n_blocks == 0 or n_components <= 0:
         return
     cdef const char *ev = <const char *> &events[0, 0]
     cdef floating *p = &params[0]
@@ -270,10 +285,11 @@ def component_values(const floating[:, ::1] events, int vector_length, floating[
     cdef Py_ssize_t *bd = &bad[0]
     cdef floating *out
     with nogil, parallel(num_threads=n_threads):
-        out = <floating *> _guarded(width * L * sizeof(floating), GUARD * sizeof(floating))
+        out = <floating *> _guarded(2 * n_components * L * sizeof(floating),
+                                    GUARD * sizeof(floating))
         for c in prange(n_chunks, schedule='dynamic'):
-            _components_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, width, p,
-                              <const void *> parameter_buffer, out, v, stride, bd)
+            _components_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, n_components,
+                              n_valid, p, <const void *> parameter_buffer, out, v, stride, bd)
         free(out)
 
 
@@ -571,3 +587,43 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
         free(r)
         free(lg)
         free(acc)
+
+
+def moved_norm(const double complex[::1] base, const double complex[:, ::1] moved,
+               const double complex[:, ::1] old, const double complex[::1] couplings,
+               const double[::1] weights, double[::1] partials, Py_ssize_t chunk,
+               int n_threads):
+    """Per chunk of ``chunk`` events, sum_j w_j |base_j + sum_m c_m (moved_mj
+    - old_mj)|^2 into ``partials`` (one per chunk; the caller adds them in
+    order, so the result does not depend on the threads); ``weights`` of
+    length 0 means unweighted.
+
+    The normalization integral of a cached fit after a move of the
+    components m, from the amplitude of the base and the components' new
+    and old values, in one pass over the events."""
+    cdef Py_ssize_t n = base.shape[0]
+    cdef Py_ssize_t n_moved = moved.shape[0]
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
+    cdef bint weighted = weights.shape[0] > 0
+    cdef Py_ssize_t c, j, m, j1
+    cdef double complex a
+    cdef double s, t
+    if (old.shape[0] != n_moved or couplings.shape[0] != n_moved or moved.shape[1] < n
+            or old.shape[1] < n or partials.shape[0] < n_chunks
+            or (weighted and weights.shape[0] < n)):
+        raise ValueError("moved_norm: inconsistent shapes")
+    if n == 0:
+        return
+    with nogil:
+        for c in prange(n_chunks, schedule='static', num_threads=n_threads):
+            s = 0
+            j1 = min((c + 1) * chunk, n)
+            for j in range(c * chunk, j1):
+                a = base[j]
+                for m in range(n_moved):
+                    a = a + couplings[m] * (moved[m, j] - old[m, j])
+                t = a.real * a.real + a.imag * a.imag
+                if weighted:
+                    t = t * weights[j]
+                s = s + t
+            partials[c] = s
