@@ -463,7 +463,7 @@ class Fitter:
         Returns
         -------
         numpy.ndarray
-            :math:`C_{ij} = \mathrm{cov}(p_i, p_j)` (float64, shape
+            :math:`C_{ij} = \\mathrm{cov}(p_i, p_j)` (float64, shape
             ``(n, n)``), in the parameters' units squared.
 
         Raises
