@@ -168,6 +168,18 @@ def test_dask_workers_use_the_threads_asked_for(dask_cluster):
     assert dask_cluster.client.status == "running"   # not the executor's to close
 
 
+def test_a_local_cluster_starts_its_workers_with_the_threads_asked_for():
+    pytest.importorskip("distributed")
+    saved = os.environ.get("OMP_NUM_THREADS")
+    with studies.dask_executor(workers=1, threads_per_worker=2) as ex:
+        assert os.environ.get("OMP_NUM_THREADS") == saved
+        # In the worker's environment from its start: what OpenMP and BLAS read
+        # when they are loaded.
+        env = ex.client.run(lambda: os.environ.get("OMP_NUM_THREADS"))
+        assert list(env.values()) == ["2"]
+        assert ex.threads == 2
+
+
 def test_a_killed_dask_worker_loses_only_its_experiment_which_resumes(dask_cluster, tmp_path):
     path = tmp_path / "results.jsonl"
 
@@ -275,7 +287,8 @@ def test_executor_errors(dask_cluster):
 # ---------------------------------------------------------------------------
 
 MPI_SCRIPT = """
-import json, sys
+import json, os, sys
+from mpi4py import MPI
 from mpi4py.futures import MPIPoolExecutor
 import study_experiments
 from vecampfit import studies
@@ -284,8 +297,10 @@ if __name__ == "__main__":
     with MPIPoolExecutor() as ex:
         table = studies.run_study(study_experiments.gauss_fit, 5, seed=3, executor=ex,
                                   progress=False)
+        workers = {ex.submit(os.getpid).result() for _ in range(4)}
     with open(sys.argv[1], "w") as f:
-        json.dump(table.rows, f)
+        json.dump({"size": MPI.COMM_WORLD.Get_size(), "workers": len(workers),
+                   "here": os.getpid() in workers, "rows": table.rows}, f)
 """
 
 
@@ -305,9 +320,10 @@ def test_under_mpi_the_results_are_those_in_process(tmp_path):
                            "study.py", "rows.json"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rows = json.loads((tmp_path / "rows.json").read_text())
+    got = json.loads((tmp_path / "rows.json").read_text())
+    assert got["size"] == 2 and got["workers"] == 1 and not got["here"]   # one worker rank
     local = studies.run_study(study_experiments.gauss_fit, 5, seed=3, progress=False)
-    same_rows(local, studies.StudyTable(rows))
+    same_rows(local, studies.StudyTable(got["rows"]))
 
 
 # ---------------------------------------------------------------------------
