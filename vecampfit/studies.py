@@ -58,8 +58,8 @@ def _set_threads(threads):
     os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
-def _check_positive(workers, threads):
-    for name, value in (("workers", workers), ("threads_per_worker", threads)):
+def _check_positive(workers, threads, threads_name="threads_per_worker"):
+    for name, value in (("workers", workers), (threads_name, threads)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
@@ -133,7 +133,7 @@ class DaskExecutor(Executor):
             raise RuntimeError(f"the dask client is {client.status}, not running (closed "
                                "clients cannot run a study)")
         if threads is not None:
-            _check_positive(1, threads)
+            _check_positive(1, threads, "threads")
             threads = int(threads)
         self.client = client
         self.threads = threads
@@ -173,12 +173,12 @@ def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=No
         Worker processes of the local cluster (default: the CPUs available
         // ``threads_per_worker``); only without ``client_or_address``.
     threads_per_worker : int, optional
-        OpenMP threads per experiment (default: 1 with several local
-        workers; CPUs // workers for the local cluster).  A local cluster's
-        worker processes start with ``OMP_NUM_THREADS`` at this value
-        (before they load any OpenMP runtime); on every cluster
-        :func:`run_study` sets it in the worker before each experiment.
-        None with a client: the workers' environment decides.
+        OpenMP threads per experiment.  Local cluster: default the CPUs
+        available // ``workers`` (at least 1), or 1 when ``workers`` is not
+        given either; its worker processes start with ``OMP_NUM_THREADS``
+        at this value (before they load any OpenMP runtime).  On every
+        cluster :func:`run_study` sets it in the worker before each
+        experiment.  None with a client: the workers' environment decides.
 
     Returns
     -------
@@ -224,7 +224,7 @@ def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=No
                                   env["OMP_NUM_THREADS"]}):
                 cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
                                                    processes=True, env=env,
-                                                   dashboard_address=None)
+                                                   dashboard_address=":0")
         finally:
             if saved is None:
                 os.environ.pop("OMP_NUM_THREADS", None)
