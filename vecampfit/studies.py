@@ -167,8 +167,9 @@ def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=No
         it stays open after the study), or a scheduler's address
         (``"tcp://host:8786"``; the client made here is closed with the
         executor).  None: start a ``distributed.LocalCluster`` of
-        ``workers`` worker processes with one task at a time each, closed
-        with the executor.
+        ``workers`` worker processes with one task at a time each (its
+        dashboard on a free port: ``executor.client.dashboard_link``),
+        closed with the executor.
     workers : int, optional
         Worker processes of the local cluster (default: the CPUs available
         // ``threads_per_worker``); only without ``client_or_address``.
