@@ -197,6 +197,15 @@ def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=No
     ValueError
         If ``workers`` or ``threads_per_worker`` is not a positive integer, or
         ``workers`` is given with a client.
+
+    Notes
+    -----
+    dask's nannies, which run in this process for a local cluster, set
+    ``OMP_NUM_THREADS`` in their own process when they start a worker.
+    This function restores this process's value after starting the
+    cluster, but a nanny that restarts a worker that died sets it again
+    (to ``threads_per_worker``): an in-process fit afterwards that builds
+    its likelihood without ``threads=`` uses that many threads.
     """
     try:
         import distributed
@@ -214,9 +223,10 @@ def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=No
             max(1, cpus // workers) if isinstance(workers, (int, np.integer)) and workers > 0 else 1
         _check_positive(workers, threads)
         env = {"OMP_NUM_THREADS": str(int(threads))}
-        # The nanny sets "pre-spawn" variables in its own process before it
-        # spawns a worker, so that they are in effect when the worker starts;
-        # the environment of this process keeps its value.
+        # A nanny sets its "pre-spawn" variables in its own process (this one)
+        # before it spawns a worker, so that they are in effect from the
+        # worker's start; this process gets its value back afterwards (see
+        # the Notes for restarts).
         saved = os.environ.get("OMP_NUM_THREADS")
         try:
             os.environ["OMP_NUM_THREADS"] = env["OMP_NUM_THREADS"]
