@@ -51,6 +51,35 @@ def test_in_process_and_on_a_process_pool_agree(tmp_path):
     assert len(local.ok) == 5
 
 
+POOL_EXPERIMENT = """
+import os
+
+
+def experiment(index, seed):
+    if index == 1 and os.getpid() != int(os.environ["STUDY_TEST_PARENT"]):
+        os._exit(3)                     # the pool's worker process dies
+    return {"value": seed % 983}
+"""
+
+
+def test_a_dead_process_pool_worker_loses_the_unfinished_experiments(tmp_path, monkeypatch):
+    (tmp_path / "pool_killing_experiment.py").write_text(POOL_EXPERIMENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("STUDY_TEST_PARENT", str(os.getpid()))
+    import pool_killing_experiment
+    path = tmp_path / "results.jsonl"
+    with studies.process_executor(workers=1, threads_per_worker=1) as ex:
+        first = studies.run_study(pool_killing_experiment.experiment, 4, seed=8, executor=ex,
+                                  results=path, progress=False)
+    assert [r["status"] for r in first.rows] == ["ok", "lost", "lost", "lost"]
+    assert all(r["error"].startswith("BrokenProcessPool") for r in first.failed)
+    assert [json.loads(x)["experiment"] for x in open(path)] == [0]
+    again = studies.run_study(pool_killing_experiment.experiment, 4, seed=8, results=path,
+                              progress=False)
+    assert [r["status"] for r in again.rows] == ["ok"] * 4
+    assert [r["value"] for r in again.rows] == [s % 983 for s in studies.experiment_seeds(8, 4)]
+
+
 def test_an_interrupted_study_resumes(tmp_path):
     path = tmp_path / "results.jsonl"
     calls = []
