@@ -40,6 +40,7 @@ def experiment_seeds(seed, n):
     Parameters
     ----------
     seed : int
+        The study's seed.
     n : int
         Number of experiments.
 
@@ -286,16 +287,53 @@ class StudyTable:
         return [r for r in self.rows if r["status"] != "ok"]
 
     def column(self, key):
-        """One key of the successful experiments as a numpy array."""
+        """One key of the successful experiments as a numpy array.
+
+        Parameters
+        ----------
+        key : str
+            A key of the rows (same units as the experiment returned).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (successful experiments,) or, for lists of one length,
+            (successful experiments, length); in the order of the
+            experiments.
+        """
         return np.array([r[key] for r in self.ok])
 
     def to_records(self):
-        """The rows as a list of dicts (``pandas.DataFrame(table.to_records())``)."""
+        """The rows as a list of dicts (copies), e.g. for
+        ``pandas.DataFrame(table.to_records())``.
+
+        Returns
+        -------
+        list of dict
+        """
         return [dict(r) for r in self.rows]
 
     def write_root(self, path, tree="study"):
-        """Write the successful rows' numeric columns as a ROOT tree (arrays
-        of fixed length become branches of that shape)."""
+        """Write the successful rows' numeric columns as a ROOT tree.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ROOT file (written with uproot).
+        tree : str
+            The tree's name.
+
+        Raises
+        ------
+        ValueError
+            If no experiment succeeded.
+
+        Notes
+        -----
+        Numbers become float64 branches and lists of one length branches
+        of that shape, in the experiments' units; other columns (text) are
+        left out.
+        """
         from .root_io import write_tree
         ok = self.ok
         if not ok:
@@ -724,8 +762,12 @@ def group_solutions(fvals, points, *, f_tolerance=0.1, distance=None):
     points : array_like, shape (n, p)
         The parameters at each minimum.
     f_tolerance : float
+        Largest difference of :math:`\\mathcal{F}` (its units, i.e.
+        :math:`-\\ln L` or :math:`-2\\ln L` as the fit defines it) within a
+        solution.
     distance : callable, optional
-        ``distance(a, b) -> float``.
+        ``distance(a, b) -> float``, dimensionless (1: the edge of a
+        solution).
 
     Returns
     -------
