@@ -1,9 +1,14 @@
-"""Tests of vecampfit.studies: seeds, in-process and process-pool runs give
-the same results, a failed experiment is reported without losing the
-others, an interrupted study resumes, pulls of toy fits, and the grouping
-of random-start minima."""
+"""Tests of vecampfit.studies: seeds, in-process, process-pool, dask and MPI
+runs give the same results, a failed experiment or a killed worker is
+reported without losing the others, an interrupted study resumes, the
+progress bar, pulls of toy fits and their plot, and the grouping of
+random-start minima."""
 
 import json
+import math
+import os
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -13,6 +18,16 @@ from vecampfit import studies
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import study_experiments  # noqa: E402
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+def same_rows(a, b):
+    """The rows of two tables agree in everything but the wall time."""
+    assert len(a.rows) == len(b.rows)
+    for x, y in zip(a.rows, b.rows):
+        assert {k: v for k, v in x.items() if k != "time"} == \
+            {k: v for k, v in y.items() if k != "time"}
 
 
 def test_seeds_are_independent_of_the_number_of_experiments():
@@ -34,6 +49,35 @@ def test_in_process_and_on_a_process_pool_agree(tmp_path):
     assert [r["experiment"] for r in local.failed] == [3]
     assert "RuntimeError: experiment 3 fails on purpose" in local.failed[0]["error"]
     assert len(local.ok) == 5
+
+
+POOL_EXPERIMENT = """
+import os
+
+
+def experiment(index, seed):
+    if index == 1 and os.getpid() != int(os.environ["STUDY_TEST_PARENT"]):
+        os._exit(3)                     # the pool's worker process dies
+    return {"value": seed % 983}
+"""
+
+
+def test_a_dead_process_pool_worker_loses_the_unfinished_experiments(tmp_path, monkeypatch):
+    (tmp_path / "pool_killing_experiment.py").write_text(POOL_EXPERIMENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("STUDY_TEST_PARENT", str(os.getpid()))
+    import pool_killing_experiment
+    path = tmp_path / "results.jsonl"
+    with studies.process_executor(workers=1, threads_per_worker=1) as ex:
+        first = studies.run_study(pool_killing_experiment.experiment, 4, seed=8, executor=ex,
+                                  results=path, progress=False)
+    assert [r["status"] for r in first.rows] == ["ok", "lost", "lost", "lost"]
+    assert all(r["error"].startswith("BrokenProcessPool") for r in first.failed)
+    assert [json.loads(x)["experiment"] for x in open(path)] == [0]
+    again = studies.run_study(pool_killing_experiment.experiment, 4, seed=8, results=path,
+                              progress=False)
+    assert [r["status"] for r in again.rows] == ["ok"] * 4
+    assert [r["value"] for r in again.rows] == [s % 983 for s in studies.experiment_seeds(8, 4)]
 
 
 def test_an_interrupted_study_resumes(tmp_path):
@@ -90,3 +134,317 @@ def test_group_solutions():
     sol2 = studies.group_solutions([1.0, 1.0], [[0, 0], [3, 0]],
                                    distance=lambda a, b: float(np.abs(a - b).max()))
     assert [s["count"] for s in sol2] == [1, 1]
+
+
+# ---------------------------------------------------------------------------
+# dask.distributed
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A two-worker LocalCluster (one OpenMP thread each) for the module's tests.
+
+    A task that kills its worker is not given to another worker
+    (allowed-failures 0), and a worker holds one task at a time
+    (worker-saturation 1), so that only the killer is lost."""
+    pytest.importorskip("distributed")
+    import dask
+    saved = os.environ.get("OMP_NUM_THREADS")
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0}):
+        ex = studies.dask_executor(workers=2, threads_per_worker=1)
+    assert os.environ.get("OMP_NUM_THREADS") == saved     # this process keeps its value
+    with ex:
+        yield ex
+    assert ex.client.status == "closed"
+
+
+def test_on_a_dask_cluster_the_results_are_those_in_process(dask_cluster):
+    assert len(dask_cluster.client.scheduler_info()["workers"]) == 2
+    local = studies.run_study(study_experiments.gauss_fit, 6, seed=3, progress=False)
+    on_dask = studies.run_study(study_experiments.gauss_fit, 6, seed=3, executor=dask_cluster,
+                                progress=False)
+    same_rows(local, on_dask)                       # bit for bit, failure included
+    assert [r["experiment"] for r in on_dask.failed] == [3]
+    assert on_dask.failed[0]["status"] == "failed"
+    assert "RuntimeError: experiment 3 fails on purpose" in on_dask.failed[0]["error"]
+    # A Client given directly: run through the same executor, and left open.
+    by_client = studies.run_study(study_experiments.gauss_fit, 6, seed=3,
+                                  executor=dask_cluster.client, progress=False)
+    same_rows(local, by_client)
+    assert dask_cluster.client.status == "running"
+
+
+def test_dask_workers_use_the_threads_asked_for(dask_cluster):
+    def threads(index, seed):
+        from vecampfit.fitter.likelihood import resolve_threads
+        return {"environment": os.environ.get("OMP_NUM_THREADS"),
+                "fitter": resolve_threads(None), "pid": os.getpid()}
+
+    table = studies.run_study(threads, 4, seed=1, executor=dask_cluster, progress=False)
+    assert [r["environment"] for r in table.rows] == ["1"] * 4
+    assert [r["fitter"] for r in table.rows] == [1] * 4
+    assert os.getpid() not in {r["pid"] for r in table.rows}
+    # The runner sets the executor's threads before every experiment.
+    two = studies.DaskExecutor(dask_cluster.client, threads=2)
+    table = studies.run_study(threads, 2, seed=1, executor=two, progress=False)
+    assert [r["fitter"] for r in table.rows] == [2, 2]
+    two.shutdown()
+    assert dask_cluster.client.status == "running"   # not the executor's to close
+
+
+def test_a_local_cluster_starts_its_workers_with_the_threads_asked_for():
+    pytest.importorskip("distributed")
+    saved = os.environ.get("OMP_NUM_THREADS")
+    with studies.dask_executor(workers=1, threads_per_worker=2) as ex:
+        assert os.environ.get("OMP_NUM_THREADS") == saved
+        # In the worker's environment from its start, before any experiment
+        # ran there: what OpenMP and BLAS read when they are loaded.
+        env = ex.client.run(lambda: os.environ.get("OMP_NUM_THREADS"))
+        assert list(env.values()) == ["2"]
+        assert ex.threads == 2
+
+
+def killing_experiment(kill, run):
+    """An experiment whose index 5 kills its dask worker when ``kill``, whose
+    index 3 raises, and whose rows say in which ``run`` they were made.
+    Made here, so that cloudpickle sends it by value (the workers cannot
+    import this test module)."""
+
+    def experiment(index, seed):
+        if index == 5 and kill:
+            from distributed import get_worker
+            get_worker()                             # only in a worker
+            os._exit(3)                              # the worker process dies
+        if index == 3:
+            raise ValueError("no convergence")
+        return {"value": seed % 997, "run": run}
+
+    return experiment
+
+
+def test_a_killed_dask_worker_loses_only_its_experiment_which_resumes(dask_cluster, tmp_path):
+    # The killer is the last experiment submitted: a worker runs the tasks
+    # it holds in the order of submission, so no other experiment waits
+    # behind the killer on its worker (with the cluster's allowed-failures
+    # of 0, such an experiment would be lost too; by default dask gives it
+    # to another worker).
+    path = tmp_path / "results.jsonl"
+    first = studies.run_study(killing_experiment(True, 1), 6, seed=5, executor=dask_cluster,
+                              results=path, progress=False)
+    assert [r["status"] for r in first.rows] == ["ok", "ok", "ok", "failed", "ok", "lost"]
+    assert first.rows[5]["error"].startswith("KilledWorker")
+    assert math.isnan(first.rows[5]["time"])
+    assert first.rows[3]["error"] == "ValueError: no convergence"
+    seeds = studies.experiment_seeds(5, 6)
+    assert [r["value"] for r in first.ok] == [seeds[k] % 997 for k in (0, 1, 2, 4)]
+    written = sorted(json.loads(x)["experiment"] for x in open(path))
+    assert written == [0, 1, 2, 3, 4]                # the lost one is not in the file
+    # The cluster replaces the dead worker; resuming runs only the lost experiment.
+    dask_cluster.client.wait_for_workers(2, timeout=60)
+    second = studies.run_study(killing_experiment(False, 2), 6, seed=5, executor=dask_cluster,
+                               results=path, progress=False)
+    assert [r["status"] for r in second.rows] == ["ok", "ok", "ok", "failed", "ok", "ok"]
+    assert [r.get("run") for r in second.rows] == [1, 1, 1, None, 1, 2]
+    assert second.rows[5]["value"] == seeds[5] % 997
+    assert sorted(json.loads(x)["experiment"] for x in open(path)) == list(range(6))
+
+
+def test_an_interrupted_dask_study_keeps_what_arrived(dask_cluster, tmp_path, monkeypatch):
+    path = tmp_path / "results.jsonl"
+
+    def experiment(index, seed):
+        return {"value": seed % 991}
+
+    arrived = []
+    update = studies._Progress.update
+
+    def interrupt(self, row):
+        update(self, row)
+        arrived.append(row["experiment"])
+        if len(arrived) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(studies._Progress, "update", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        studies.run_study(experiment, 8, seed=2, executor=dask_cluster, results=path,
+                          progress=False)
+    monkeypatch.undo()
+    assert sorted(json.loads(x)["experiment"] for x in open(path)) == sorted(arrived)
+    calls = []
+
+    def counted(index, seed):
+        calls.append(index)
+        return experiment(index, seed)
+
+    table = studies.run_study(counted, 8, seed=2, results=path, progress=False)
+    assert sorted(calls) == sorted(set(range(8)) - set(arrived))
+    full = studies.run_study(experiment, 8, seed=2, progress=False)
+    same_rows(full, table)
+
+
+def test_executor_errors(dask_cluster):
+    with pytest.raises(TypeError, match="concurrent.futures.Executor or a distributed.Client"):
+        studies.run_study(lambda i, s: {}, 2, seed=1, executor=object(), progress=False)
+
+    class Submits:
+        def submit(self, fn, *args):
+            return fn(*args)
+
+    with pytest.raises(TypeError, match="has submit.. but is not an Executor"):
+        studies.run_study(lambda i, s: {}, 2, seed=1, executor=Submits(), progress=False)
+    with pytest.raises(TypeError, match="client_or_address must be"):
+        studies.dask_executor(42)
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        studies.dask_executor(workers=0)
+    with pytest.raises(ValueError, match="threads_per_worker must be a positive integer"):
+        studies.dask_executor(workers=1, threads_per_worker=1.5)
+    with pytest.raises(ValueError, match="workers applies to the local cluster only"):
+        studies.dask_executor(dask_cluster.client, workers=2)
+    with pytest.raises(ValueError, match="threads_per_worker must be a positive integer"):
+        studies.process_executor(workers=2, threads_per_worker=0)
+    with pytest.raises(ValueError, match="threads must be a positive integer, got 0"):
+        studies.DaskExecutor(dask_cluster.client, threads=0)
+    with pytest.raises(TypeError, match="expected a distributed.Client, got str"):
+        studies.DaskExecutor("tcp://localhost:1")
+    from distributed import Client
+    closed = Client(dask_cluster.client.scheduler.address, set_as_default=False)
+    closed.close()
+    with pytest.raises(RuntimeError, match="the dask client is closed"):
+        studies.run_study(lambda i, s: {}, 2, seed=1, executor=closed, progress=False)
+    with pytest.raises(RuntimeError, match="the dask client is closed"):
+        studies.dask_executor(closed)
+
+
+# ---------------------------------------------------------------------------
+# mpi4py.futures
+# ---------------------------------------------------------------------------
+
+MPI_SCRIPT = """
+import json, os, sys
+from mpi4py import MPI
+from mpi4py.futures import MPIPoolExecutor
+import study_experiments
+from vecampfit import studies
+
+if __name__ == "__main__":
+    with MPIPoolExecutor() as ex:
+        table = studies.run_study(study_experiments.gauss_fit, 5, seed=3, executor=ex,
+                                  progress=False)
+        workers = {ex.submit(os.getpid).result() for _ in range(4)}
+    with open(sys.argv[1], "w") as f:
+        json.dump({"size": MPI.COMM_WORLD.Get_size(), "workers": len(workers),
+                   "here": os.getpid() in workers, "rows": table.rows}, f)
+"""
+
+
+def test_under_mpi_the_results_are_those_in_process(tmp_path):
+    pytest.importorskip("mpi4py")
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if not os.path.exists(mpiexec):
+        mpiexec = shutil.which("mpiexec")
+    if mpiexec is None:
+        pytest.skip("no mpiexec")
+    (tmp_path / "study.py").write_text(MPI_SCRIPT)
+    env = dict(os.environ, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([TESTS, os.environ.get("PYTHONPATH", "")]))
+    # Launched in tmp_path: from the repository's root the children would
+    # import the unbuilt source tree.
+    proc = subprocess.run([mpiexec, "-n", "2", sys.executable, "-m", "mpi4py.futures",
+                           "study.py", "rows.json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads((tmp_path / "rows.json").read_text())
+    assert got["size"] == 2 and got["workers"] == 1 and not got["here"]   # one worker rank
+    local = studies.run_study(study_experiments.gauss_fit, 5, seed=3, progress=False)
+    same_rows(local, studies.StudyTable(got["rows"]))
+
+
+# ---------------------------------------------------------------------------
+# Progress
+# ---------------------------------------------------------------------------
+
+def test_progress_bar_and_printed_lines(capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+
+    def experiment(index, seed):
+        if index == 1:
+            raise ValueError("bad")
+        return {}
+
+    studies.run_study(experiment, 3, seed=1)
+    out, err = capsys.readouterr()
+    assert "3/3" in err and "1 failed" in err       # the bar, with its time left
+    assert "experiment 1: failed (ValueError: bad)" in out + err
+    monkeypatch.setitem(sys.modules, "tqdm", None)    # as without tqdm
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    studies.run_study(experiment, 3, seed=1)
+    out, err = capsys.readouterr()
+    assert "experiment 2: ok; 3/3 done, about 0 s left" in out and "3/3" not in err
+    studies.run_study(experiment, 3, seed=1, progress=False)
+    assert capsys.readouterr() == ("", "")
+
+
+# ---------------------------------------------------------------------------
+# Pull plots
+# ---------------------------------------------------------------------------
+
+def synthetic_table(n=200, seed=4):
+    """Rows of fits of two parameters with known pull distributions: the
+    first pulls N(0.3, 1.2^2), the second N(0, 1); every seventh row failed."""
+    rng = np.random.default_rng(seed)
+    truth = np.array([2.0, -1.0])
+    rows = []
+    for k in range(n):
+        if k % 7 == 3:
+            rows.append({"experiment": k, "seed": k, "status": "failed", "error": "E",
+                         "time": 0.0})
+            continue
+        err = rng.uniform(0.5, 1.5, 2)
+        pull = rng.normal([0.3, 0.0], [1.2, 1.0])
+        rows.append({"experiment": k, "seed": k, "status": "ok", "error": "", "time": 0.0,
+                     "values": (truth + pull * err).tolist(), "errors": err.tolist(),
+                     "truth": (truth + rng.normal(0, 0.1, 2)).tolist()})
+    return studies.StudyTable(rows), truth
+
+
+def test_plot_pulls(tmp_path):
+    pytest.importorskip("matplotlib")
+    from scipy.stats import norm
+    table, truth = synthetic_table()
+    path = tmp_path / "pulls.png"
+    got = studies.plot_pulls(table, dict(a=truth[0], b=truth[1]), path, names=["a", "b"])
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+    v, e = table.column("values"), table.column("errors")
+    for k, name in enumerate("ab"):
+        p = (v[:, k] - truth[k]) / e[:, k]
+        n = p.size
+        mu, sd = norm.fit(p)                          # unbinned maximum likelihood
+        width = sd * math.sqrt(n / (n - 1))
+        assert got[name]["n"] == n == 171
+        assert got[name]["mean"] == pytest.approx(mu, rel=1e-12)
+        assert got[name]["width"] == pytest.approx(width, rel=1e-12)
+        assert got[name]["mean_error"] == pytest.approx(width / math.sqrt(n), rel=1e-12)
+        assert got[name]["width_error"] == pytest.approx(width / math.sqrt(2 * (n - 1)),
+                                                         rel=1e-12)
+        assert got[name]["label"] == (f"mean {mu:+.3f} \u00b1 {width / math.sqrt(n):.3f}\n"
+                                      f"width {width:.3f} \u00b1 "
+                                      f"{width / math.sqrt(2 * (n - 1)):.3f}")
+    # The generated pull distributions are recovered.
+    assert abs(got["a"]["mean"] - 0.3) < 3 * got["a"]["mean_error"]
+    assert abs(got["a"]["width"] - 1.2) < 3 * got["a"]["width_error"]
+    assert abs(got["b"]["width"] - 1.0) < 3 * got["b"]["width_error"]
+    # One true value per experiment, one parameter, PDF.
+    one = studies.plot_pulls(table, "truth", tmp_path / "pulls.pdf", names=["a", "b"],
+                             parameters=["b"], bins=12)
+    assert list(one) == ["b"] and (tmp_path / "pulls.pdf").read_bytes()[:5] == b"%PDF-"
+    t = table.column("truth")[:, 1]
+    assert one["b"]["mean"] == pytest.approx(np.mean((v[:, 1] - t) / e[:, 1]), rel=1e-12)
+    with pytest.raises(ValueError, match="unknown parameter 'c'"):
+        studies.plot_pulls(table, truth, tmp_path / "x.png", names=["a", "b"], parameters=["c"])
+    with pytest.raises(ValueError, match="truth has 3 values, the fits 2 parameters"):
+        studies.plot_pulls(table, [1, 2, 3], tmp_path / "x.png")
+    with pytest.raises(ValueError, match="truth has no value for"):
+        studies.pull_summary(table, {"a": 1.0}, names=["a", "b"])
+    with pytest.raises(ValueError, match="no successful experiment"):
+        studies.plot_pulls(studies.StudyTable(table.failed), truth, tmp_path / "x.png")

@@ -8,28 +8,30 @@ wants to keep (fitted values, errors, :math:`\mathcal{F}`, status, fit
 fractions...).  :func:`run_study` derives one seed per experiment from one
 seed (:class:`numpy.random.SeedSequence`), so experiment ``k`` can be redone
 alone; runs the experiments in this process or on any
-:class:`concurrent.futures.Executor` (:func:`process_executor` makes one
-whose workers do not oversubscribe the cores); records an experiment that
-raises with its error instead of stopping; and appends every result to a
-file as it arrives, so that an interrupted study resumes without redoing
-finished experiments.
+:class:`concurrent.futures.Executor`: a process pool on this machine
+(:func:`process_executor`), a dask.distributed cluster, local or on a batch
+system (:func:`dask_executor`, or a ``distributed.Client`` given directly),
+or the ranks of an MPI job (``mpi4py.futures.MPIPoolExecutor``); records an
+experiment that raises, or whose worker dies, with its error instead of
+stopping; and appends every result to a file as it arrives, so that an
+interrupted study resumes without redoing finished experiments.
 
 :func:`pull_summary` gives the mean and width of the pulls
-:math:`(\hat p - p_\text{true})/\sigma_{\hat p}` with their errors;
-:func:`group_solutions` groups the minima of a random-start scan into
-distinct solutions.
+:math:`(\hat p - p_\text{true})/\sigma_{\hat p}` with their errors and
+:func:`plot_pulls` draws them; :func:`group_solutions` groups the minima of
+a random-start scan into distinct solutions.
 """
 
 import json
 import math
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-__all__ = ["experiment_seeds", "process_executor", "run_study", "StudyTable", "pull_summary",
-           "group_solutions"]
+__all__ = ["experiment_seeds", "process_executor", "dask_executor", "DaskExecutor", "run_study",
+           "StudyTable", "pull_summary", "plot_pulls", "group_solutions"]
 
 
 def experiment_seeds(seed, n):
@@ -38,6 +40,7 @@ def experiment_seeds(seed, n):
     Parameters
     ----------
     seed : int
+        The study's seed.
     n : int
         Number of experiments.
 
@@ -56,6 +59,12 @@ def _set_threads(threads):
     os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
+def _check_positive(workers, threads, threads_name="threads_per_worker"):
+    for name, value in (("workers", workers), (threads_name, threads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def process_executor(workers=None, threads_per_worker=None):
     """A process pool whose workers use ``threads_per_worker`` OpenMP threads.
 
@@ -71,16 +80,180 @@ def process_executor(workers=None, threads_per_worker=None):
     Returns
     -------
     concurrent.futures.ProcessPoolExecutor
+
+    Notes
+    -----
+    A worker that dies (killed, or a crash in compiled code) breaks the
+    whole pool: the experiments not finished by then are reported as lost
+    (:func:`run_study`) and run again when the study resumes.
+    :func:`dask_executor` restarts a dead worker and loses only its task.
     """
     from .fitter.likelihood import available_cpus
     cpus = available_cpus()
-    workers = int(workers or cpus)
-    threads = int(threads_per_worker or max(1, cpus // workers))
-    if workers < 1 or threads < 1:
-        raise ValueError(f"workers and threads_per_worker must be positive, got {workers}, "
-                         f"{threads}")
-    return ProcessPoolExecutor(max_workers=workers, initializer=_set_threads,
-                               initargs=(threads,))
+    workers = workers if workers is not None else cpus
+    threads = threads_per_worker if threads_per_worker is not None else \
+        max(1, cpus // workers) if isinstance(workers, (int, np.integer)) and workers > 0 else 1
+    _check_positive(workers, threads)
+    return ProcessPoolExecutor(max_workers=int(workers), initializer=_set_threads,
+                               initargs=(int(threads),))
+
+
+def _is_dask_client(obj):
+    if not type(obj).__module__.startswith("distributed"):
+        return False
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - a "distributed" module that is not dask's
+        return False
+    return isinstance(obj, Client)
+
+
+class DaskExecutor(Executor):
+    """A :class:`concurrent.futures.Executor` on a dask.distributed cluster.
+
+    Made by :func:`dask_executor`; :func:`run_study` makes one itself from
+    a ``distributed.Client``.  Tasks are submitted with ``pure=False``
+    (every experiment runs, even with equal arguments).
+
+    Attributes
+    ----------
+    client : distributed.Client
+    threads : int or None
+        OpenMP threads of every experiment: :func:`run_study` sets
+        ``OMP_NUM_THREADS`` to it in the worker process before each
+        experiment, which is what the fitter reads when an experiment
+        builds its likelihood without ``threads=``
+        (:func:`vecampfit.fitter.likelihood.resolve_threads`).  None: the
+        workers' own environment.
+    """
+
+    def __init__(self, client, threads=None, owned=()):
+        if not _is_dask_client(client):
+            raise TypeError(f"expected a distributed.Client, got {type(client).__name__}")
+        if client.status != "running":
+            raise RuntimeError(f"the dask client is {client.status}, not running (closed "
+                               "clients cannot run a study)")
+        if threads is not None:
+            _check_positive(1, threads, "threads")
+            threads = int(threads)
+        self.client = client
+        self.threads = threads
+        self._executor = client.get_executor(pure=False)
+        self._owned = list(owned)
+
+    def submit(self, fn, /, *args, **kwargs):
+        """Run ``fn(*args, **kwargs)`` on a worker; a :class:`concurrent.futures.Future`."""
+        if self.client.status != "running":
+            raise RuntimeError(f"the dask client is {self.client.status}, not running")
+        return self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        """Stop submitting; close the client and cluster if :func:`dask_executor`
+        started them (a client given to it stays open)."""
+        if cancel_futures:
+            wait = False
+        self._executor.shutdown(wait=wait)
+        for thing in self._owned:
+            thing.close()
+        self._owned = []
+
+
+def dask_executor(client_or_address=None, *, workers=None, threads_per_worker=None):
+    """An executor on a dask.distributed cluster for :func:`run_study`.
+
+    Parameters
+    ----------
+    client_or_address : distributed.Client or str, optional
+        A running client (for example of a dask-jobqueue ``SLURMCluster``;
+        it stays open after the study), or a scheduler's address
+        (``"tcp://host:8786"``; the client made here is closed with the
+        executor).  None: start a ``distributed.LocalCluster`` of
+        ``workers`` worker processes with one task at a time each (its
+        dashboard on a free port: ``executor.client.dashboard_link``),
+        closed with the executor.
+    workers : int, optional
+        Worker processes of the local cluster (default: the CPUs available
+        // ``threads_per_worker``); only without ``client_or_address``.
+    threads_per_worker : int, optional
+        OpenMP threads per experiment.  Local cluster: default the CPUs
+        available // ``workers`` (at least 1), or 1 when ``workers`` is not
+        given either; its worker processes start with ``OMP_NUM_THREADS``
+        at this value (before they load any OpenMP runtime).  On every
+        cluster :func:`run_study` sets it in the worker before each
+        experiment.  None with a client: the workers' environment decides.
+
+    Returns
+    -------
+    DaskExecutor
+        Use it in a ``with`` block, or call ``shutdown()``.
+
+    Raises
+    ------
+    ImportError
+        If dask.distributed is not installed (``pip install vecampfit[cluster]``).
+    TypeError
+        If ``client_or_address`` is neither a client nor an address.
+    RuntimeError
+        If the client is closed.
+    ValueError
+        If ``workers`` or ``threads_per_worker`` is not a positive integer, or
+        ``workers`` is given with a client.
+
+    Notes
+    -----
+    dask's nannies, which run in this process for a local cluster, set
+    ``OMP_NUM_THREADS`` in their own process when they start a worker.
+    This function restores this process's value after starting the
+    cluster, but a nanny that restarts a worker that died sets it again
+    (to ``threads_per_worker``): an in-process fit afterwards that builds
+    its likelihood without ``threads=`` uses that many threads.
+    """
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ImportError("dask_executor needs dask.distributed: pip install "
+                          "'vecampfit[cluster]' (or 'dask[distributed]')") from exc
+    if client_or_address is None:
+        from .fitter.likelihood import available_cpus
+        cpus = available_cpus()
+        if workers is None:
+            threads = 1 if threads_per_worker is None else threads_per_worker
+            _check_positive(1, threads)
+            workers = max(1, cpus // threads)
+        threads = threads_per_worker if threads_per_worker is not None else \
+            max(1, cpus // workers) if isinstance(workers, (int, np.integer)) and workers > 0 else 1
+        _check_positive(workers, threads)
+        env = {"OMP_NUM_THREADS": str(int(threads))}
+        # A nanny sets its "pre-spawn" variables in its own process (this one)
+        # before it spawns a worker, so that they are in effect from the
+        # worker's start; this process gets its value back afterwards (see
+        # the Notes for restarts).
+        saved = os.environ.get("OMP_NUM_THREADS")
+        try:
+            os.environ["OMP_NUM_THREADS"] = env["OMP_NUM_THREADS"]
+            import dask
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.OMP_NUM_THREADS":
+                                  env["OMP_NUM_THREADS"]}):
+                cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
+                                                   processes=True, env=env,
+                                                   dashboard_address=":0")
+        finally:
+            if saved is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = saved
+        client = distributed.Client(cluster, set_as_default=False)
+        return DaskExecutor(client, int(threads), owned=(client, cluster))
+    if workers is not None:
+        raise ValueError("workers applies to the local cluster only; with a client or an "
+                         "address the cluster decides its workers")
+    if isinstance(client_or_address, str):
+        client = distributed.Client(client_or_address, set_as_default=False)
+        return DaskExecutor(client, threads_per_worker, owned=(client,))
+    if not _is_dask_client(client_or_address):
+        raise TypeError("client_or_address must be a distributed.Client, a scheduler address "
+                        f"or None, got {type(client_or_address).__name__}")
+    return DaskExecutor(client_or_address, threads_per_worker)
 
 
 class StudyTable:
@@ -90,8 +263,10 @@ class StudyTable:
     ----------
     rows : list of dict
         Per experiment: ``experiment`` (index), ``seed``, ``status``
-        (``"ok"`` or ``"failed"``), ``error`` (the exception's text for a
-        failed one), ``time`` (s), and the keys the experiment returned.
+        (``"ok"``, ``"failed"`` or ``"lost"``, see :func:`run_study`),
+        ``error`` (the exception's text, empty when ok), ``time`` (wall
+        time of the experiment in s; NaN when lost), and the keys the
+        experiment returned.
     """
 
     def __init__(self, rows):
@@ -107,20 +282,58 @@ class StudyTable:
 
     @property
     def failed(self):
-        """The rows of the experiments that raised."""
+        """The rows of the experiments that raised or were lost (status
+        ``"failed"`` or ``"lost"``)."""
         return [r for r in self.rows if r["status"] != "ok"]
 
     def column(self, key):
-        """One key of the successful experiments as a numpy array."""
+        """One key of the successful experiments as a numpy array.
+
+        Parameters
+        ----------
+        key : str
+            A key of the rows (same units as the experiment returned).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (successful experiments,) or, for lists of one length,
+            (successful experiments, length); in the order of the
+            experiments.
+        """
         return np.array([r[key] for r in self.ok])
 
     def to_records(self):
-        """The rows as a list of dicts (``pandas.DataFrame(table.to_records())``)."""
+        """The rows as a list of dicts (copies), e.g. for
+        ``pandas.DataFrame(table.to_records())``.
+
+        Returns
+        -------
+        list of dict
+        """
         return [dict(r) for r in self.rows]
 
     def write_root(self, path, tree="study"):
-        """Write the successful rows' numeric columns as a ROOT tree (arrays
-        of fixed length become branches of that shape)."""
+        """Write the successful rows' numeric columns as a ROOT tree.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ROOT file (written with uproot).
+        tree : str
+            The tree's name.
+
+        Raises
+        ------
+        ValueError
+            If no experiment succeeded.
+
+        Notes
+        -----
+        Numbers become float64 branches and lists of one length branches
+        of that shape, in the experiments' units; other columns (text) are
+        left out.
+        """
         from .root_io import write_tree
         ok = self.ok
         if not ok:
@@ -136,7 +349,9 @@ class StudyTable:
         write_tree(path, columns, tree)
 
 
-def _run_one(experiment, index, seed):
+def _run_one(experiment, index, seed, threads=None):
+    if threads is not None:
+        _set_threads(threads)
     t0 = time.perf_counter()
     try:
         result = dict(experiment(index, seed))
@@ -157,7 +372,7 @@ def _read_done(path):
     if path is None or not os.path.exists(path):
         return done
     with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
+        for line in f:
             line = line.strip()
             if not line:
                 continue
@@ -166,8 +381,70 @@ def _read_done(path):
             except json.JSONDecodeError:
                 # A line cut by an interruption: that experiment runs again.
                 continue
+            if row.get("status") == "lost":
+                continue
             done[int(row["experiment"])] = row
     return done
+
+
+class _Progress:
+    """A tqdm bar with the estimated time left, or printed lines without tqdm."""
+
+    def __init__(self, n, done, todo, enabled):
+        self.n, self.done, self.todo = n, done, todo
+        self.count = 0
+        self.failed = 0
+        self.bar = None
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=n, initial=done, unit="experiment", desc="study",
+                                smoothing=0.1, dynamic_ncols=True)
+
+    def update(self, row):
+        self.count += 1
+        self.failed += row["status"] != "ok"
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{self.failed} failed", refresh=False)
+            self.bar.update(1)
+            if row["error"]:
+                self.bar.write(f"experiment {row['experiment']}: {row['status']} ({row['error']})")
+            return
+        left = self.todo - self.count
+        per = (time.perf_counter() - self.t0) / self.count
+        print(f"experiment {row['experiment']}: {row['status']}"
+              + (f" ({row['error']})" if row["error"] else "")
+              + f"; {self.done + self.count}/{self.n} done, about {per * left:.0f} s left",
+              flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _as_executor(executor):
+    """The executor to submit to, the OpenMP threads per task, and what to shut
+    down afterwards."""
+    if executor is None or isinstance(executor, DaskExecutor):
+        return executor, getattr(executor, "threads", None), None
+    if _is_dask_client(executor):
+        ex = DaskExecutor(executor)
+        return ex, None, ex
+    if isinstance(executor, Executor):
+        return executor, None, None
+    if callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be a concurrent.futures.Executor or a distributed.Client; "
+                        f"{type(executor).__name__} has submit() but is not an Executor (wrap "
+                        "it, or use its get_executor())")
+    raise TypeError(f"executor must be a concurrent.futures.Executor or a distributed.Client, "
+                    f"got {type(executor).__name__}")
 
 
 def run_study(experiment, n, *, seed, executor=None, results=None, progress=True):
@@ -176,33 +453,51 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
     Parameters
     ----------
     experiment : callable
-        ``experiment(index, seed) -> dict``; a module-level function when an
-        executor runs it in other processes.  Returned numpy arrays are
-        kept as lists.
+        ``experiment(index, seed) -> dict``; a module-level function (or a
+        picklable object) when an executor runs it in other processes.
+        Returned numpy arrays are kept as lists.
     n : int
         Number of experiments.
     seed : int
         The study's seed (:func:`experiment_seeds`).
-    executor : concurrent.futures.Executor, optional
-        Where to run (default: in this process, one after the other).
+    executor : concurrent.futures.Executor or distributed.Client, optional
+        Where to run (default: in this process, one after the other):
+        :func:`process_executor`, :func:`dask_executor`, a
+        ``distributed.Client`` (run through :class:`DaskExecutor`, left
+        open), ``mpi4py.futures.MPIPoolExecutor``, or any other executor.
+        Results do not depend on it: experiment ``k`` gets the same seed
+        everywhere.
     results : str or os.PathLike, optional
         A file of results, one JSON line per experiment, appended as each
         experiment ends.  Experiments already in it (with the same seed) are
-        not run again.
+        not run again; lost ones (below) are.
     progress : bool
-        Print a line per finished experiment with the estimated time left.
+        Show the progress with the estimated time left: a tqdm bar (on
+        stderr) when tqdm is installed, else a printed line per finished
+        experiment.
 
     Returns
     -------
     StudyTable
+        One row per experiment.  ``status`` is ``"ok"``, ``"failed"`` (the
+        experiment raised; its error is kept and the experiment is not run
+        again on resuming, since its seed makes it fail again) or
+        ``"lost"`` (its worker died or the executor failed, e.g. dask's
+        ``KilledWorker`` or a broken process pool; not written to
+        ``results``, so that resuming runs it again).
 
     Raises
     ------
+    TypeError
+        If ``executor`` is neither an executor nor a dask client.
+    RuntimeError
+        If the dask client is closed.
     ValueError
         If ``results`` holds an experiment with another seed (a different
         study).
     """
     n = int(n)
+    executor, threads, own = _as_executor(executor)
     seeds = experiment_seeds(seed, n)
     done = _read_done(results)
     for k, row in done.items():
@@ -211,7 +506,6 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
                              f"{seeds[k]} (another study's results?)")
     todo = [k for k in range(n) if k not in done]
     rows = [done[k] for k in range(n) if k in done]
-    t0 = time.perf_counter()
     out = None
     if results is not None:
         out = open(results, "a+", encoding="utf-8")
@@ -219,49 +513,90 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
             out.seek(out.tell() - 1)
             if out.read(1) != "\n":
                 out.write("\n")          # after a line cut by an interruption
+    bar = _Progress(n, len(rows), len(todo), progress)
 
     def finished(row):
         rows.append(row)
-        if out is not None:
+        if out is not None and row["status"] != "lost":
             out.write(json.dumps(row) + "\n")
             out.flush()
-        if progress:
-            left = len(todo) - (len(rows) - len(done))
-            elapsed = time.perf_counter() - t0
-            per = elapsed / max(1, len(rows) - len(done))
-            print(f"experiment {row['experiment']}: {row['status']}"
-                  + (f" ({row['error']})" if row["error"] else "")
-                  + f"; {len(rows)}/{n} done, about {per * left:.0f} s left", flush=True)
+        bar.update(row)
 
+    futures = {}
     try:
         if executor is None:
             for k in todo:
                 finished(_run_one(experiment, k, seeds[k]))
         else:
-            futures = {executor.submit(_run_one, experiment, k, seeds[k]): k for k in todo}
+            futures = {executor.submit(_run_one, experiment, k, seeds[k], threads): k
+                       for k in todo}
             for fut in as_completed(futures):
                 k = futures[fut]
                 try:
                     row = fut.result()
-                except Exception as exc:  # the worker itself died
-                    row = {"experiment": k, "seed": seeds[k], "status": "failed",
+                except Exception as exc:  # the worker died, or the executor failed
+                    row = {"experiment": k, "seed": seeds[k], "status": "lost",
                            "error": f"{type(exc).__name__}: {exc}", "time": math.nan}
                 finished(row)
     finally:
+        for fut in futures:
+            fut.cancel()             # after an interruption: do not start the others
+        bar.close()
         if out is not None:
             out.close()
+        if own is not None:
+            own.shutdown(wait=False)
     return StudyTable(rows)
+
+
+def _truth_matrix(table, truth, names, shape):
+    """The true values as an array of ``shape`` (experiments, parameters)."""
+    if isinstance(truth, str):
+        t = table.column(truth).astype(np.float64)
+        if t.shape != shape:
+            raise ValueError(f"the truth column {truth!r} has shape {t.shape}, the fitted values "
+                             f"{shape}")
+        return t
+    if isinstance(truth, dict):
+        if names is None:
+            raise ValueError("truth given by name needs names (the parameters of the values)")
+        missing = [name for name in names if name not in truth]
+        if missing:
+            raise ValueError(f"truth has no value for {missing}")
+        t = np.array([truth[name] for name in names], dtype=np.float64)
+    else:
+        t = np.asarray(truth, dtype=np.float64)
+    if t.shape != shape[1:]:
+        raise ValueError(f"truth has {t.size} values, the fits {shape[1]} parameters")
+    return np.broadcast_to(t, shape)
+
+
+def _pulls(table, truth, values, errors, names):
+    if not table.ok:
+        raise ValueError("no successful experiment")
+    v = np.atleast_2d(table.column(values).astype(np.float64))
+    e = np.atleast_2d(table.column(errors).astype(np.float64))
+    if v.shape != e.shape:
+        raise ValueError(f"the values have shape {v.shape}, the errors {e.shape}")
+    if names is not None and len(names) != v.shape[1]:
+        raise ValueError(f"{len(names)} names for {v.shape[1]} parameters")
+    return v, e, _truth_matrix(table, truth, names, v.shape)
 
 
 def pull_summary(table, truth, values="values", errors="errors", names=None):
     """Mean and width of the pulls :math:`(\\hat p - p_0)/\\sigma` per parameter.
 
+    These are the unbinned maximum-likelihood estimates of a Gaussian's
+    mean and width from the pulls (the width with the :math:`n - 1` of the
+    unbiased variance) and their asymptotic errors.
+
     Parameters
     ----------
     table : StudyTable
-    truth : array_like or dict
+    truth : array_like, dict or str
         The generated values (in the order of the ``values`` lists, or by
-        name with ``names``).
+        name with ``names``), or the key of a per-experiment list of them
+        in the rows.  Same units as the fitted values.
     values, errors : str
         Keys of the fitted values and errors in the rows.
     names : sequence of str, optional
@@ -273,24 +608,142 @@ def pull_summary(table, truth, values="values", errors="errors", names=None):
         Per parameter (index or name) with a positive error in every
         experiment: ``mean``, ``mean_error`` (:math:`w/\\sqrt{n}`),
         ``width`` (standard deviation), ``width_error``
-        (:math:`w/\\sqrt{2(n-1)}`), ``n``.
+        (:math:`w/\\sqrt{2(n-1)}`), ``n`` (all dimensionless: pulls are
+        in units of the fitted errors).
+
+    Raises
+    ------
+    ValueError
+        If no experiment succeeded, or the truth does not match the values.
     """
-    v = table.column(values)
-    e = table.column(errors)
-    if names is not None and isinstance(truth, dict):
-        t = np.array([truth[name] for name in names], dtype=np.float64)
-    else:
-        t = np.asarray(truth, dtype=np.float64)
+    v, e, t = _pulls(table, truth, values, errors, names)
     out = {}
     for k in range(v.shape[1]):
         if not np.all(e[:, k] > 0):
             continue
-        p = (v[:, k] - t[k]) / e[:, k]
+        p = (v[:, k] - t[:, k]) / e[:, k]
         n = p.size
         width = float(np.std(p, ddof=1)) if n > 1 else math.nan
         out[names[k] if names is not None else k] = dict(
             mean=float(np.mean(p)), mean_error=width / math.sqrt(n), width=width,
             width_error=width / math.sqrt(2 * (n - 1)) if n > 1 else math.nan, n=n)
+    return out
+
+
+def plot_pulls(table, truth, path, *, values="values", errors="errors", names=None,
+               parameters=None, bins=20):
+    """Draw the pulls of a study: per parameter a row with the pull histogram
+    and its Gaussian, and the fitted values against the truth.
+
+    Left panel: the histogram of the pulls :math:`(\\hat p - p_0)/\\sigma`
+    with the Gaussian of :func:`pull_summary` (unbinned maximum likelihood,
+    not a fit to the histogram's bins), scaled to the histogram (count per
+    bin), and its mean and width with their errors in the legend; the
+    standard normal dashed for comparison.  Right panel: with one true
+    value per experiment (``truth`` a key of the rows), the fitted values
+    with their errors against the true ones and the diagonal; with one true
+    value for all, the histogram of the fitted values with the truth and
+    the mean fitted error marked around it.
+
+    Parameters
+    ----------
+    table : StudyTable
+    truth : array_like, dict or str
+        As for :func:`pull_summary`.
+    path : str or os.PathLike
+        The figure's file; matplotlib chooses the format by the suffix
+        (``.png``, ``.pdf``, ``.svg``...).
+    values, errors : str
+        Keys of the fitted values and errors in the rows.
+    names : sequence of str, optional
+        Parameter names of the ``values`` lists (titles, and keys of the
+        result).
+    parameters : sequence of int or str, optional
+        The parameters to draw (indices, or names with ``names``); default:
+        all with a positive error in every experiment.
+    bins : int
+        Bins of the histograms.
+
+    Returns
+    -------
+    dict
+        Per drawn parameter, :func:`pull_summary`'s numbers and ``label``
+        (the legend text of the Gaussian).
+
+    Raises
+    ------
+    ValueError
+        If no experiment succeeded, a parameter is unknown or has no
+        positive errors, or the truth does not match the values.
+    """
+    v, e, t = _pulls(table, truth, values, errors, names)
+    summary = pull_summary(table, truth, values, errors, names)
+    keys = [names[k] if names is not None else k for k in range(v.shape[1])]
+    if parameters is None:
+        chosen = [k for k in range(v.shape[1]) if keys[k] in summary]
+    else:
+        chosen = []
+        for p in parameters:
+            if p in keys:
+                k = keys.index(p)
+            elif isinstance(p, (int, np.integer)) and 0 <= p < v.shape[1]:
+                k = int(p)
+            else:
+                raise ValueError(f"unknown parameter {p!r} (have {keys})")
+            if keys[k] not in summary:
+                raise ValueError(f"parameter {keys[k]!r} has no positive error in every "
+                                 "experiment: no pulls")
+            chosen.append(k)
+    if not chosen:
+        raise ValueError("no parameter with a positive error in every experiment")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"bins must be a positive integer, got {bins!r}")
+    # A Figure without pyplot: drawn with Agg whatever the session's backend,
+    # no window, nothing left in pyplot's state.
+    from matplotlib.figure import Figure
+    per_experiment = isinstance(truth, str)
+    fig = Figure(figsize=(9, 3.2 * len(chosen)), layout="constrained")
+    axes = fig.subplots(len(chosen), 2, squeeze=False)
+    out = {}
+    for row, k in zip(axes, chosen):
+        key = keys[k]
+        title = str(key) if names is not None else f"parameter {k}"
+        s = summary[key]
+        pulls = (v[:, k] - t[:, k]) / e[:, k]
+        ax = row[0]
+        counts, edges, _ = ax.hist(pulls, bins=bins, histtype="step", color="k", label="pulls")
+        width = edges[1] - edges[0]
+        x = np.linspace(edges[0], edges[-1], 200)
+        scale = pulls.size * width / math.sqrt(2 * math.pi)
+        label = (f"mean {s['mean']:+.3f} \u00b1 {s['mean_error']:.3f}\n"
+                 f"width {s['width']:.3f} \u00b1 {s['width_error']:.3f}")
+        if s["n"] > 1 and s["width"] > 0:
+            ax.plot(x, scale / s["width"] * np.exp(-0.5 * ((x - s["mean"]) / s["width"]) ** 2),
+                    color="C0", label=label)
+        ax.plot(x, scale * np.exp(-0.5 * x * x), color="0.5", ls="--", label="N(0, 1)")
+        ax.set_xlabel(f"pull of {title}")
+        ax.set_ylabel(f"experiments / {width:.2g}")
+        ax.legend(fontsize="small")
+        ax = row[1]
+        if per_experiment:
+            ax.errorbar(t[:, k], v[:, k], yerr=e[:, k], fmt=".", color="k", ms=3, lw=0.5)
+            lo = min(t[:, k].min(), v[:, k].min())
+            hi = max(t[:, k].max(), v[:, k].max())
+            ax.plot([lo, hi], [lo, hi], color="C1", label="fitted = true")
+            ax.set_xlabel(f"true {title}")
+            ax.set_ylabel(f"fitted {title}")
+        else:
+            ax.hist(v[:, k], bins=bins, histtype="step", color="k", label="fitted values")
+            ax.axvline(t[0, k], color="C1", label="true value")
+            sigma = float(np.mean(e[:, k]))
+            ax.axvspan(t[0, k] - sigma, t[0, k] + sigma, color="C1", alpha=0.15,
+                       label="\u00b1 mean fitted error")
+            ax.set_xlabel(f"fitted {title}")
+            ax.set_ylabel("experiments")
+        ax.legend(fontsize="small")
+        out[key] = dict(s, label=label)
+    fig.suptitle(f"{v.shape[0]} successful experiments of {len(table)}")
+    fig.savefig(path)
     return out
 
 
@@ -309,8 +762,12 @@ def group_solutions(fvals, points, *, f_tolerance=0.1, distance=None):
     points : array_like, shape (n, p)
         The parameters at each minimum.
     f_tolerance : float
+        Largest difference of :math:`\\mathcal{F}` (its units, i.e.
+        :math:`-\\ln L` or :math:`-2\\ln L` as the fit defines it) within a
+        solution.
     distance : callable, optional
-        ``distance(a, b) -> float``.
+        ``distance(a, b) -> float``, dimensionless (1: the edge of a
+        solution).
 
     Returns
     -------
