@@ -462,7 +462,9 @@ def _flatte_part(kin, a, b, masses, below):
 
 
 class KMatrix(Lineshape):
-    r"""One-channel K-matrix with ``poles`` poles, an S-wave lineshape.
+    r"""K-matrix with ``poles`` poles and one or two channels, an S-wave lineshape.
+
+    One channel (the resonance's pair):
 
     .. math::
 
@@ -473,28 +475,69 @@ class KMatrix(Lineshape):
 
     ``s`` the squared mass of the pair (a, b), :math:`\rho = i|\rho|` below
     threshold (``high_energy_physics.k_matrix_p_vector_add_pole`` and
-    ``k_matrix_amplitude`` with one channel, Chung et al., Ann. Phys. 4
-    (1995) 404).  Roles: ``mass<R>``, ``g<R>`` (GeV), ``beta<R>_re``,
-    ``beta<R>_im`` (complex production coupling of pole R; fix one of them,
-    the component's coupling sets the overall scale and phase) and
-    ``background`` (``b``, dimensionless).  Spin 0 only.  Gradient rule:
+    ``k_matrix_amplitude``, Chung et al., Ann. Phys. 4 (1995) 404).  Roles:
+    ``mass<R>``, ``g<R>`` (GeV), ``beta<R>_re``, ``beta<R>_im`` (complex
+    production coupling of pole R; fix one of them, the component's coupling
+    sets the overall scale and phase) and ``background`` (``b``,
+    dimensionless).  Gradient rule:
     :math:`\partial A = (\partial P - A\, \partial K (\rho_i - i \rho_r)) / D`,
     :math:`D = 1 - i K \rho`.
+
+    Two channels (``channel2``: a second pair of particles, as for the
+    :math:`f_0(980)` in :math:`\pi\pi` and :math:`K\bar K`), the amplitude of
+    channel 1 (the resonance's pair):
+
+    .. math::
+
+        K_{ij} = b_{ij} + \sum_R \frac{g_{Ri} g_{Rj}}{m_R^2 - s},\qquad
+        P_i = \sum_R \frac{\beta_R g_{Ri}}{m_R^2 - s},\qquad
+        A = \big[(I - i K \rho)^{-1} P\big]_1,
+
+    :math:`\rho = \mathrm{diag}(\rho_1, \rho_2)`, each continued below its
+    threshold.  Roles per pole ``mass<R>``, ``g<R>`` (channel 1), ``g<R>_2``
+    (channel 2), ``beta<R>_re``, ``beta<R>_im``, and ``background``
+    (:math:`b_{11}`), ``background12``, ``background22``.  With
+    :math:`D = I - i K \rho` and :math:`\vec A = D^{-1} P`, the gradient rule
+    is :math:`\partial \vec A = D^{-1}(\partial P + i\, \partial K \rho \vec A)`.
+    Spin 0 only.
+
+    Parameters
+    ----------
+    poles : int
+        Number of poles.
+    channel2 : tuple of two str or float, optional
+        The second channel's particles (names in ``vecampfit.particle_data``)
+        or masses (GeV).
     """
 
     name = "k_matrix"
     max_spin = 0
 
-    def __init__(self, poles=1):
+    def __init__(self, poles=1, channel2=None):
         if isinstance(poles, bool) or not isinstance(poles, int) or poles < 1:
             raise ValueError(f"k_matrix: poles must be a positive integer, got {poles!r}")
+        if channel2 is not None and not (isinstance(channel2, (tuple, list))
+                                         and len(channel2) == 2):
+            raise ValueError(f"k_matrix: channel2 must be two particles or masses, got "
+                             f"{channel2!r}")
         self.poles = poles
-        self.roles = tuple(x for r in range(1, poles + 1)
-                           for x in (f"mass{r}", f"g{r}", f"beta{r}_re", f"beta{r}_im")) + (
-                               "background",)
+        self.channel2 = None if channel2 is None else tuple(channel2)
+        two = self.channel2 is not None
+        roles = []
+        for r in range(1, poles + 1):
+            roles += [f"mass{r}", f"g{r}"] + ([f"g{r}_2"] if two else []) + [f"beta{r}_re",
+                                                                            f"beta{r}_im"]
+        roles += ["background"] + (["background12", "background22"] if two else [])
+        self.roles = tuple(roles)
 
     def to_dict(self):
-        return {"name": self.name, "poles": self.poles}
+        out = {"name": self.name, "poles": self.poles}
+        if self.channel2 is not None:
+            out["channel2"] = list(self.channel2)
+        return out
+
+    def extra_roles(self, comp):
+        return ("channel2_a", "channel2_b") if self.channel2 is not None else ()
 
     def check(self, comp, model):
         a, b = comp.pair
@@ -507,6 +550,7 @@ class KMatrix(Lineshape):
     def fill(self, ctx, comp):
         s = lambda what: ctx.slot(comp, what)  # noqa: E731
         q = lambda role: ctx.q(comp.quantities[role])  # noqa: E731
+        two = self.channel2 is not None
         for r in range(1, self.poles + 1):
             ctx.emit(f"m0 = {q(f'mass{r}')}", f"r = {q(f'g{r}')}",
                      f"{s(f'MSQ{r}')} = m0 * m0", f"{s(f'DM{r}')} = -2 * m0",
@@ -514,33 +558,55 @@ class KMatrix(Lineshape):
                      f"{s(f'BRE{r}')} = {q(f'beta{r}_re')}", f"{s(f'BIM{r}')} = {q(f'beta{r}_im')}",
                      f"{s(f'BGRE{r}')} = {q(f'beta{r}_re')} * r",
                      f"{s(f'BGIM{r}')} = {q(f'beta{r}_im')} * r")
+            if two:
+                ctx.emit(f"n = {q(f'g{r}_2')}", f"{s(f'H{r}')} = n", f"{s(f'H2{r}')} = n * n",
+                         f"{s(f'GH{r}')} = r * n",
+                         f"{s(f'BHRE{r}')} = {q(f'beta{r}_re')} * n",
+                         f"{s(f'BHIM{r}')} = {q(f'beta{r}_im')} * n")
         ctx.emit(f"{s('B')} = {q('background')}")
+        if two:
+            ctx.emit(f"{s('B12')} = {q('background12')}", f"{s('B22')} = {q('background22')}")
 
     def _fields(self, ctx, comp, inst):
         a, b, _ = inst
         pl = ctx.pair_label(a, b)
 
-        def rho(kin, values, part):
-            r2 = kin.q_squared(a, b, kin.masses[a], kin.masses[b]) * 4 / kin.s_pair(a, b)
+        def rho(kin, values, masses, part):
+            r2 = kin.q_squared(a, b, *masses(values, kin)) * 4 / kin.s_pair(a, b)
             r = np.sqrt(np.abs(r2))
             return np.where(r2 >= 0, r, 0.0) if part == 0 else np.where(r2 < 0, r, 0.0)
-        return (ctx.field_s(a, b),
-                ctx.field(f"rho_re_{pl}", lambda kin, values: rho(kin, values, 0)),
-                ctx.field(f"rho_im_{pl}", lambda kin, values: rho(kin, values, 1)))
 
-    def _core(self, ctx, comp, inst, tag):
-        sv, rr, ri = self._fields(ctx, comp, inst)
+        own = lambda values, kin: (kin.masses[a], kin.masses[b])  # noqa: E731
+        fields = (ctx.field_s(a, b),
+                  ctx.field(f"rho_re_{pl}", lambda kin, values: rho(kin, values, own, 0)),
+                  ctx.field(f"rho_im_{pl}", lambda kin, values: rho(kin, values, own, 1)))
+        if self.channel2 is None:
+            return fields
+        ch2 = (comp.quantities["channel2_a"].name, comp.quantities["channel2_b"].name)
+        other = lambda values, kin: (values[ch2[0]], values[ch2[1]])  # noqa: E731
+        return fields + (
+            ctx.field(f"rho2_re_{pl}_{comp.key}", lambda kin, values: rho(kin, values, other, 0)),
+            ctx.field(f"rho2_im_{pl}_{comp.key}", lambda kin, values: rho(kin, values, other, 1)))
+
+    def _poles(self, ctx, comp, tag, sv):
         s = lambda what: ctx.slot(comp, what)  # noqa: E731
         e = [ctx.var(f"{tag}_e{r}") for r in range(1, self.poles + 1)]
+        ctx.emit(*(f"{e[r - 1]} = 1 / ({s(f'MSQ{r}')} - {sv})" for r in range(1, self.poles + 1)))
+        return e
+
+    def _sum(self, ctx, comp, e, slot, base=None):
+        """base + sum_R slot<R> e_R as an expression."""
+        terms = [f"{ctx.slot(comp, f'{slot}{r}')} * {e[r - 1]}" for r in range(1, self.poles + 1)]
+        return " + ".join(([ctx.slot(comp, base)] if base else []) + terms)
+
+    def _core(self, ctx, comp, inst, tag):
+        sv, rr, ri = self._fields(ctx, comp, inst)[:3]
+        e = self._poles(ctx, comp, tag, sv)
         k, pr, pi, dr, di, den, re, im = (ctx.var(f"{tag}_{x}") for x in (
             "k", "pr", "pi", "dr", "di", "den", "re", "im"))
-        ctx.emit(*(f"{e[r - 1]} = 1 / ({s(f'MSQ{r}')} - {sv})" for r in range(1, self.poles + 1)))
-        ctx.emit(f"{k} = {s('B')} + " + " + ".join(f"{s(f'G2{r}')} * {e[r - 1]}"
-                                                    for r in range(1, self.poles + 1)),
-                 f"{pr} = " + " + ".join(f"{s(f'BGRE{r}')} * {e[r - 1]}"
-                                         for r in range(1, self.poles + 1)),
-                 f"{pi} = " + " + ".join(f"{s(f'BGIM{r}')} * {e[r - 1]}"
-                                         for r in range(1, self.poles + 1)),
+        ctx.emit(f"{k} = {self._sum(ctx, comp, e, 'G2', 'B')}",
+                 f"{pr} = {self._sum(ctx, comp, e, 'BGRE')}",
+                 f"{pi} = {self._sum(ctx, comp, e, 'BGIM')}",
                  f"{dr} = 1 + {k} * {ri}",
                  f"{di} = -{k} * {rr}",
                  f"{den} = 1 / ({dr} * {dr} + {di} * {di})",
@@ -548,10 +614,50 @@ class KMatrix(Lineshape):
                  f"{im} = ({pi} * {dr} - {pr} * {di}) * {den}")
         return re, im, e, dr, di, den, rr, ri
 
+    def _core2(self, ctx, comp, inst, tag):
+        """Two channels: A_1, A_2 and D (complex, as (re, im) names), 1/det D."""
+        sv, rr1, ri1, rr2, ri2 = self._fields(ctx, comp, inst)
+        e = self._poles(ctx, comp, tag, sv)
+        v = lambda *names: tuple(ctx.var(f"{tag}_{n}") for n in names)  # noqa: E731
+        k11, k12, k22, p1r, p1i, p2r, p2i = v("k11", "k12", "k22", "p1r", "p1i", "p2r", "p2i")
+        ctx.emit(f"{k11} = {self._sum(ctx, comp, e, 'G2', 'B')}",
+                 f"{k12} = {self._sum(ctx, comp, e, 'GH', 'B12')}",
+                 f"{k22} = {self._sum(ctx, comp, e, 'H2', 'B22')}",
+                 f"{p1r} = {self._sum(ctx, comp, e, 'BGRE')}",
+                 f"{p1i} = {self._sum(ctx, comp, e, 'BGIM')}",
+                 f"{p2r} = {self._sum(ctx, comp, e, 'BHRE')}",
+                 f"{p2i} = {self._sum(ctx, comp, e, 'BHIM')}")
+        # D_ij = delta_ij - i K_ij rho_j, rho_j = rr_j + i ri_j.
+        d11, d12, d21, d22 = v("d11r", "d11i"), v("d12r", "d12i"), v("d21r", "d21i"), \
+            v("d22r", "d22i")
+        ctx.emit(f"{d11[0]} = 1 + {k11} * {ri1}", f"{d11[1]} = -{k11} * {rr1}",
+                 f"{d12[0]} = {k12} * {ri2}", f"{d12[1]} = -{k12} * {rr2}",
+                 f"{d21[0]} = {k12} * {ri1}", f"{d21[1]} = -{k12} * {rr1}",
+                 f"{d22[0]} = 1 + {k22} * {ri2}", f"{d22[1]} = -{k22} * {rr2}")
+        dt, inv = v("detr", "deti"), v("invr", "invi")
+        den = ctx.var(f"{tag}_den")
+        ctx.emit(f"{dt[0]} = {_cmul_re(d11, d22)} - {_cmul_re(d12, d21)}",
+                 f"{dt[1]} = {_cmul_im(d11, d22)} - {_cmul_im(d12, d21)}",
+                 f"{den} = 1 / ({dt[0]} * {dt[0]} + {dt[1]} * {dt[1]})",
+                 f"{inv[0]} = {dt[0]} * {den}", f"{inv[1]} = -{dt[1]} * {den}")
+        p1, p2 = (p1r, p1i), (p2r, p2i)
+        n1, n2, a1, a2 = v("n1r", "n1i"), v("n2r", "n2i"), v("re", "im"), v("a2r", "a2i")
+        ctx.emit(f"{n1[0]} = {_cmul_re(d22, p1)} - {_cmul_re(d12, p2)}",
+                 f"{n1[1]} = {_cmul_im(d22, p1)} - {_cmul_im(d12, p2)}",
+                 f"{n2[0]} = {_cmul_re(d11, p2)} - {_cmul_re(d21, p1)}",
+                 f"{n2[1]} = {_cmul_im(d11, p2)} - {_cmul_im(d21, p1)}",
+                 f"{a1[0]} = {_cmul_re(n1, inv)}", f"{a1[1]} = {_cmul_im(n1, inv)}",
+                 f"{a2[0]} = {_cmul_re(n2, inv)}", f"{a2[1]} = {_cmul_im(n2, inv)}")
+        return a1, a2, e, d12, d22, inv, (rr1, ri1), (rr2, ri2)
+
     def value(self, ctx, comp, inst, tag):
+        if self.channel2 is not None:
+            return self._core2(ctx, comp, inst, tag)[0]
         return self._core(ctx, comp, inst, tag)[:2]
 
     def gradient(self, ctx, comp, inst, tag):
+        if self.channel2 is not None:
+            return self._gradient2(ctx, comp, inst, tag)
         re, im, e, dr, di, den, rr, ri = self._core(ctx, comp, inst, tag)
         s = lambda what: ctx.slot(comp, what)  # noqa: E731
         # A (rho_i - i rho_r), and 1/D = conj(D) den.
@@ -576,20 +682,89 @@ class KMatrix(Lineshape):
         rule("background", "1", "0", "0")
         return (re, im), out
 
+    def _gradient2(self, ctx, comp, inst, tag):
+        a1, a2, e, d12, d22, inv, rho1, rho2 = self._core2(ctx, comp, inst, tag)
+        s = lambda what: ctx.slot(comp, what)  # noqa: E731
+        # w_j = rho_j A_j; v = dP + i dK w; dA_1 = (D22 v_1 - D12 v_2) / det D.
+        w1, w2 = (ctx.var(f"{tag}_w1r"), ctx.var(f"{tag}_w1i")), \
+            (ctx.var(f"{tag}_w2r"), ctx.var(f"{tag}_w2i"))
+        ctx.emit(f"{w1[0]} = {_cmul_re(rho1, a1)}", f"{w1[1]} = {_cmul_im(rho1, a1)}",
+                 f"{w2[0]} = {_cmul_re(rho2, a2)}", f"{w2[1]} = {_cmul_im(rho2, a2)}")
+        out = {}
+
+        def rule(role, dk11, dk12, dk22, dp1, dp2):
+            """dK entries (real expressions or None) and dP_i ((re, im) or None)."""
+            def v_i(dp, dka, dkb):
+                # dP_i + i (dK_i1 w_1 + dK_i2 w_2): i (x + i y) = -y + i x.
+                re_t = [dp[0]] if dp and dp[0] != "0" else []
+                im_t = [dp[1]] if dp and dp[1] != "0" else []
+                for dk, w in ((dka, w1), (dkb, w2)):
+                    if dk:
+                        re_t.append(f"-({dk}) * {w[1]}")
+                        im_t.append(f"({dk}) * {w[0]}")
+                return (" + ".join(re_t) or "0", " + ".join(im_t) or "0")
+            v1, v2 = v_i(dp1, dk11, dk12), v_i(dp2, dk12, dk22)
+            t1, t2 = (ctx.var(f"{tag}_v1{role}_re"), ctx.var(f"{tag}_v1{role}_im")), \
+                (ctx.var(f"{tag}_v2{role}_re"), ctx.var(f"{tag}_v2{role}_im"))
+            nr, ni = ctx.var(f"{tag}_n{role}_re"), ctx.var(f"{tag}_n{role}_im")
+            xr, xi = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
+            ctx.emit(f"{t1[0]} = {v1[0]}", f"{t1[1]} = {v1[1]}",
+                     f"{t2[0]} = {v2[0]}", f"{t2[1]} = {v2[1]}",
+                     f"{nr} = {_cmul_re(d22, t1)} - {_cmul_re(d12, t2)}",
+                     f"{ni} = {_cmul_im(d22, t1)} - {_cmul_im(d12, t2)}",
+                     f"{xr} = {_cmul_re((nr, ni), inv)}", f"{xi} = {_cmul_im((nr, ni), inv)}")
+            out[role] = (xr, xi)
+        for r in range(1, self.poles + 1):
+            er = e[r - 1]
+            de = f"{s(f'DM{r}')} * {er} * {er}"          # d e_R / d m_R
+            rule(f"mass{r}", f"{s(f'G2{r}')} * {de}", f"{s(f'GH{r}')} * {de}",
+                 f"{s(f'H2{r}')} * {de}", (f"{s(f'BGRE{r}')} * {de}", f"{s(f'BGIM{r}')} * {de}"),
+                 (f"{s(f'BHRE{r}')} * {de}", f"{s(f'BHIM{r}')} * {de}"))
+            rule(f"g{r}", f"2 * {s(f'G{r}')} * {er}", f"{s(f'H{r}')} * {er}", None,
+                 (f"{s(f'BRE{r}')} * {er}", f"{s(f'BIM{r}')} * {er}"), None)
+            rule(f"g{r}_2", None, f"{s(f'G{r}')} * {er}", f"2 * {s(f'H{r}')} * {er}", None,
+                 (f"{s(f'BRE{r}')} * {er}", f"{s(f'BIM{r}')} * {er}"))
+            rule(f"beta{r}_re", None, None, None, (f"{s(f'G{r}')} * {er}", "0"),
+                 (f"{s(f'H{r}')} * {er}", "0"))
+            rule(f"beta{r}_im", None, None, None, ("0", f"{s(f'G{r}')} * {er}"),
+                 ("0", f"{s(f'H{r}')} * {er}"))
+        rule("background", "1", None, None, None, None)
+        rule("background12", None, "1", None, None, None)
+        rule("background22", None, None, "1", None, None)
+        return a1, out
+
     def numpy(self, kin, comp, inst, values):
         a, b, _ = inst
         v = lambda role: values[comp.quantities[role].name]  # noqa: E731
         s = kin.s_pair(a, b)
+        two = self.channel2 is not None
         k = p = None
         for r in range(1, self.poles + 1):
+            g = [v(f"g{r}"), v(f"g{r}_2")] if two else [v(f"g{r}")]
             k, p = hep.k_matrix_p_vector_add_pole(k, p, s, v(f"mass{r}"),
-                                                  complex(v(f"beta{r}_re"), v(f"beta{r}_im")),
-                                                  [v(f"g{r}")])
+                                                  complex(v(f"beta{r}_re"), v(f"beta{r}_im")), g)
         k = k.copy()
         k[:, 0, 0] += v("background")
         ma, mb = kin.masses[a], kin.masses[b]
         rho = np.sqrt((1 - (ma + mb) ** 2 / s) * (1 - (ma - mb) ** 2 / s) + 0j)[:, None]
+        if two:
+            k[:, 0, 1] += v("background12")
+            k[:, 1, 0] += v("background12")
+            k[:, 1, 1] += v("background22")
+            mc, md = v("channel2_a"), v("channel2_b")
+            rho2 = np.sqrt((1 - (mc + md) ** 2 / s) * (1 - (mc - md) ** 2 / s) + 0j)[:, None]
+            rho = np.concatenate([rho, rho2], axis=1)
         return hep.k_matrix_amplitude(k, p, rho)[:, 0]
+
+
+def _cmul_re(a, b):
+    """Re(a b) of two complex numbers given as (re, im) expressions."""
+    return f"({a[0]} * {b[0]} - {a[1]} * {b[1]})"
+
+
+def _cmul_im(a, b):
+    """Im(a b) of two complex numbers given as (re, im) expressions."""
+    return f"({a[0]} * {b[1]} + {a[1]} * {b[0]})"
 
 
 #: Lineshapes by name.

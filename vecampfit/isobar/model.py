@@ -440,13 +440,13 @@ class IsobarModel:
             raise ValueError(f"{owner}: the lineshape {comp.lineshape.name!r} has no "
                              f"{', '.join(sorted(unknown))} (its quantities: "
                              f"{', '.join(comp.lineshape.roles)})")
-        if comp.lineshape.name == "flatte":
+        if getattr(comp.lineshape, "channel2", None) is not None:
             for role, p in zip(("channel2_a", "channel2_b"), comp.lineshape.channel2):
                 if isinstance(p, str):
                     m = (self._mass_constants[p] if p in self._mass_constants
                          else self._register(Constant(f"M_{self.label(p).upper()}",
                                                       particle_data.mass(p, self.pdg_edition)),
-                                             f"{owner} Flatte channel"))
+                                             f"{owner} second channel"))
                 else:
                     m = self._register(Constant(f"{key}_{role.upper()}", float(p)), owner)
                 comp.quantities[role] = m
