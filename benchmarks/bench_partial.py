@@ -9,7 +9,7 @@ moved, against the full model, in one run.
    matrix), and back to the base point (kept).
 2. Whole signal fits with masses and widths released and Minuit's numerical
    gradient (the example's sequence: two MIGRADs and HESSE), with
-   ``cache="auto"`` and ``cache="never"``, and the full path with the
+   ``cache="always"`` and ``cache="never"``, and the full path with the
    analytic gradient, each in a process of its own: wall time, CPU time,
    calls, peak memory, F.
 
@@ -66,7 +66,7 @@ def call_times(directory, repeat):
     lk.cache = "never"
     full = best_time(lambda: lk.evaluate(x), repeat)
     f_full = lk.evaluate(x)[0]
-    lk.cache = "auto"
+    lk.cache = "always"
     lk.evaluate(x)                   # builds the cache
     ev = lk.signal_evaluator(lk.points[0].signal)
     coupling = x.copy()
@@ -87,7 +87,7 @@ def call_times(directory, repeat):
 
 def whole_fits(directory, n_fits):
     out = {}
-    for label, cache, extra in (("partial cache, numerical gradient", "auto", ["--no-gradient"]),
+    for label, cache, extra in (("partial cache, numerical gradient", "always", ["--no-gradient"]),
                                 ("full path, numerical gradient", "never", ["--no-gradient"]),
                                 ("full path, analytic gradient", "never", [])):
         runs = []

@@ -360,16 +360,16 @@ def test_dz_partial_recomputation_equals_the_full_likelihood(dz):
         [table.values[table.index(n)] for n in dz["gen"].parameters]))
     mc = {k: v[ok] for k, v in mc.items()}
     liks = {}
-    for cache in ("never", "auto"):
+    for cache in ("never", "always"):
         lik = Likelihood(table, vector_length=4, cache=cache, unused_parameters="ignore")
         point = lik.add_point(dz["gen"].density("float64", 4))
         point.add_data(dz["records"])
         point.add_normalization_events(mc)
         lik.free_parameters = list(table.names)
         liks[cache] = lik
-    d = liks["auto"].points[0].signal
+    d = liks["always"].points[0].signal
     comp = d.components
-    assert liks["auto"].signal_evaluator(d).partial
+    assert liks["always"].signal_evaluator(d).partial
     x0 = np.array(table.values)
     others = [d.parameters[k] for k in comp.other_parameters]
     # One parameter of one component alone, per component.
@@ -384,7 +384,7 @@ def test_dz_partial_recomputation_equals_the_full_likelihood(dz):
             x = x0.copy()
             for n in names:
                 x[table.index(n)] *= 1 + sign * 2e-3
-            f_full, f_part = liks["never"](x), liks["auto"](x)
+            f_full, f_part = liks["never"](x), liks["always"](x)
             worst = max(worst, abs(f_part - f_full) / abs(f_full))
             assert f_part == pytest.approx(f_full, rel=1e-10), names
         x0 = x

@@ -263,17 +263,37 @@ cdef void signal_components(floating *out, const void *event_block, const floati
     out[2 k L + i] real part, out[(2 k + 1) L + i] imaginary part."""
     cdef const floating *ev = <const floating *>event_block
     cdef const floating *pb = <const floating *>parameter_buffer
+    # Formed in a local array (which cannot overlap the buffers), so that the
+    # compiler vectorizes the loop over the lanes, and copied out at the end.
+    cdef floating x[16 * VECTOR_LENGTH]
+    cdef floating re, im
     cdef int i, L = VECTOR_LENGTH
     for i in range(VECTOR_LENGTH):
-        _resonance(&out[i], &out[L + i], ev, pb, i, 0, CH_PIP_PIZ, 1)
-        _resonance(&out[2 * L + i], &out[3 * L + i], ev, pb, i, 1, CH_KM_PIZ, 1)
-        _resonance(&out[4 * L + i], &out[5 * L + i], ev, pb, i, 2, CH_KM_PIP, 1)
-        _resonance(&out[6 * L + i], &out[7 * L + i], ev, pb, i, 3, CH_KM_PIZ, 0)
-        _resonance(&out[8 * L + i], &out[9 * L + i], ev, pb, i, 4, CH_KM_PIP, 0)
-        _resonance(&out[10 * L + i], &out[11 * L + i], ev, pb, i, 5, CH_PIP_PIZ, 1)
-        _resonance(&out[12 * L + i], &out[13 * L + i], ev, pb, i, 6, CH_KM_PIZ, 1)
-        out[14 * L + i] = 1
-        out[15 * L + i] = 0
+        _resonance(&re, &im, ev, pb, i, 0, CH_PIP_PIZ, 1)
+        x[i] = re
+        x[L + i] = im
+        _resonance(&re, &im, ev, pb, i, 1, CH_KM_PIZ, 1)
+        x[2 * L + i] = re
+        x[3 * L + i] = im
+        _resonance(&re, &im, ev, pb, i, 2, CH_KM_PIP, 1)
+        x[4 * L + i] = re
+        x[5 * L + i] = im
+        _resonance(&re, &im, ev, pb, i, 3, CH_KM_PIZ, 0)
+        x[6 * L + i] = re
+        x[7 * L + i] = im
+        _resonance(&re, &im, ev, pb, i, 4, CH_KM_PIP, 0)
+        x[8 * L + i] = re
+        x[9 * L + i] = im
+        _resonance(&re, &im, ev, pb, i, 5, CH_PIP_PIZ, 1)
+        x[10 * L + i] = re
+        x[11 * L + i] = im
+        _resonance(&re, &im, ev, pb, i, 6, CH_KM_PIZ, 1)
+        x[12 * L + i] = re
+        x[13 * L + i] = im
+        x[14 * L + i] = 1
+        x[15 * L + i] = 0
+    for i in range(16 * VECTOR_LENGTH):
+        out[i] = x[i]
 
 
 # One component alone (X_k at lane i in out[i] + i out[L + i]), for fits that

@@ -804,12 +804,12 @@ class Likelihood:
         if others_free:
             # The cached amplitudes give the couplings' derivatives only: an
             # analytic gradient with masses or widths free takes the full
-            # path; value calls recompute the components that moved.
-            if gradient or not comp.partial:
-                if self.cache == "auto" or gradient:
-                    return self._evaluator(density)
-            else:
-                partial = True
+            # path.  Value calls do too with "auto" (measured faster than
+            # recomputing the moved components, benchmarks/bench_partial.py);
+            # "always" recomputes the components that moved.
+            if self.cache == "auto" or gradient:
+                return self._evaluator(density)
+            partial = comp.partial
         key = (id(density), partial)
         ev = self._cached.get(key)
         if ev is None:
