@@ -72,7 +72,7 @@ def pxd_module(path):
 
 
 def pxd_files(package):
-    """(module, path) of every ``.pxd`` of the package that may declare block routines, by module."""
+    """(module, path) of every ``.pxd`` of the package that may declare block routines, sorted."""
     found = [os.path.join(package, f) for f in os.listdir(package)
              if f.endswith(".pxd") and not f.startswith("_")]
     found += [os.path.join(package, d, "__init__.pxd") for d in os.listdir(package)
