@@ -5,9 +5,10 @@ and the reference table docs/api/block_routines.rst.  Checked here: the table
 is the generator's output and lists every registered routine; every routine
 of the registry is declared in its .pxd (read with a regular expression of its
 own, not the generator's parser) with the arguments the registry names, and
-has its entry point; the generated wrappers give, on a padded last block,
-the values of numpy-level references and the same bits as in a full block,
-and write nothing past the end of their outputs.
+has its entry point; the generated wrappers (of real, complex and integer
+arrays) give, on a padded last block, the values of numpy-level references
+and the same bits as in a full block, and write nothing past the end of their
+outputs.
 """
 
 import importlib
@@ -39,9 +40,22 @@ registry = _load("block_routines")
 generator = _load("generate_block_wrappers")
 
 
+def _files(module):
+    """(.pxd, kernel .pyx, kernel extension, generated .pxi) of a module of the registry.
+
+    A module is vecampfit/<module>.pxd with its kernels in vecampfit/_<module>.pyx,
+    or a package, vecampfit/<module>/__init__.pxd with vecampfit/<module>/_kernels.pyx.
+    """
+    if os.path.isdir(os.path.join(ROOT, "vecampfit", module)):
+        return (f"vecampfit/{module}/__init__.pxd", f"vecampfit/{module}/_kernels.pyx",
+                f"vecampfit.{module}._kernels", f"vecampfit/{module}/_kernels_blocks.pxi")
+    return (f"vecampfit/{module}.pxd", f"vecampfit/_{module}.pyx", f"vecampfit._{module}",
+            f"vecampfit/_{module}_blocks.pxi")
+
+
 def _pxd_parameters(module, name):
-    """The parameter names of ``cdef inline ... name(...)`` in vecampfit/<module>.pxd, or None."""
-    with open(os.path.join(ROOT, "vecampfit", module + ".pxd"), encoding="utf-8") as f:
+    """The parameter names of ``cdef inline ... name(...)`` in the module's .pxd, or None."""
+    with open(os.path.join(ROOT, _files(module)[0]), encoding="utf-8") as f:
         text = f.read()
     m = re.search(r"^cdef inline \w+ " + name + r"\(([^)]*)\)", text, re.M)
     if m is None:
@@ -79,9 +93,9 @@ def test_docs_table_lists_every_registered_routine():
 @pytest.mark.parametrize("routine", registry.ROUTINES, ids=lambda r: f"{r.module}.{r.name}")
 def test_registered_routine_is_cimportable(routine):
     parameters = _pxd_parameters(routine.module, routine.name)
-    assert parameters is not None, f"{routine.name} is not declared in vecampfit/{routine.module}.pxd"
+    assert parameters is not None, f"{routine.name} is not declared in {_files(routine.module)[0]}"
     assert set(routine.arguments) <= set(parameters)
-    kernels = importlib.import_module(f"vecampfit._{routine.module}")
+    kernels = importlib.import_module(_files(routine.module)[2])
     assert callable(getattr(kernels, routine.name + "_kernel"))
 
 
@@ -89,13 +103,14 @@ def test_registered_routine_is_cimportable(routine):
 def test_hand_written_routine_is_cimportable(entry):
     module, name, wrapper = entry
     assert _pxd_parameters(module, name) is not None
-    assert callable(getattr(importlib.import_module(f"vecampfit._{module}"), wrapper))
+    assert callable(getattr(importlib.import_module(_files(module)[2]), wrapper))
 
 
 def test_kernel_files_include_their_generated_wrappers():
     for module in sorted({r.module for r in registry.ROUTINES}):
-        with open(os.path.join(ROOT, "vecampfit", f"_{module}.pyx"), encoding="utf-8") as f:
-            assert f'include "vecampfit/_{module}_blocks.pxi"' in f.read(), module
+        _, pyx, _, pxi = _files(module)
+        with open(os.path.join(ROOT, pyx), encoding="utf-8") as f:
+            assert f'include "{pxi}"' in f.read(), module
 
 
 def test_routines_are_registered_once():
@@ -277,3 +292,40 @@ def test_packed_matrix_solve_and_lu_tail(n, dtype):
     (det,) = _check_tail(k.lu_determinant_kernel, [lu, pivot], [np.empty((n, 2), dtype)], {0, 1})
     np.testing.assert_allclose(det.view(ctype)[:, 0], np.linalg.det(a.astype(np.complex128)),
                                rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", TAIL_SIZES)
+def test_real_and_integer_blocks_tail(n, dtype):
+    from vecampfit.real import _kernels as k
+
+    rng = _rng(n)
+    x = (rng.normal(size=n) * np.exp(rng.uniform(-20, 20, n))).astype(dtype)
+    e = rng.integers(-40, 40, n).astype(np.int32)
+    (scaled,) = _check_tail(k.ldexp_kernel, [x, e], [np.empty(n, dtype)], {0, 1})
+    np.testing.assert_array_equal(scaled, np.ldexp(x, e))
+    mantissa, exponent = _check_tail(k.frexp_kernel, [x], [np.empty(n, dtype), np.empty(n, np.int32)], {0})
+    np.testing.assert_array_equal(mantissa, np.frexp(x)[0])
+    np.testing.assert_array_equal(exponent, np.frexp(x)[1])
+    (bits,) = _check_tail(k.to_bits_kernel, [x], [np.empty(n, np.int64)], {0})
+    np.testing.assert_array_equal(bits, x.view(np.uint32 if dtype == np.float32 else np.int64))
+    (real,) = _check_tail(k.int32_to_real_kernel, [e], [np.empty(n, dtype)], {0})
+    np.testing.assert_array_equal(real, e.astype(dtype))
+
+
+@pytest.mark.parametrize("n", TAIL_SIZES)
+def test_integer_only_blocks_tail(n):
+    from vecampfit.real import _kernels as k
+
+    rng = _rng(n)
+    v = rng.integers(-2 ** 63, 2 ** 63 - 1, n, dtype=np.int64)
+    low, high = _check_tail(k.split_int64_kernel, [v], [np.empty(n, np.uint32), np.empty(n, np.int32)], {0})
+    np.testing.assert_array_equal(low, (v & 0xFFFFFFFF).astype(np.uint32))
+    np.testing.assert_array_equal(high, (v >> 32).astype(np.int32))
+    (joined,) = _check_tail(k.join_int64_kernel, [low, high], [np.empty(n, np.int64)], {0, 1})
+    np.testing.assert_array_equal(joined, v)
+    x = v.view(np.float64)
+    words = _check_tail(k.split_float64_kernel, [x], [np.empty(n, np.uint32), np.empty(n, np.uint32)], {0})
+    np.testing.assert_array_equal(np.stack(words, axis=1), x.view(np.uint32).reshape(n, 2))
+    (doubles,) = _check_tail(k.join_float64_kernel, words, [np.empty(n, np.float64)], {0, 1})
+    np.testing.assert_array_equal(doubles.view(np.int64), v)

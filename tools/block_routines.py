@@ -2,14 +2,18 @@
 
 Each entry names a block routine of ``vecampfit/<module>.pxd`` (a routine
 that works on ``VECTOR_LENGTH`` events at once) and says what its wrapper in
-``vecampfit/_<module>.pyx`` does with each array argument.  The routine's
+``vecampfit/_<module>.pyx`` does with each array argument; for a package
+(``vecampfit.real``) the routines are declared in
+``vecampfit/<module>/__init__.pxd`` and wrapped in
+``vecampfit/<module>/_kernels.pyx``.  The routine's
 signature itself is read from the ``.pxd``; only what the ``.pxd`` cannot
 tell is written here:
 
-* ``padded(pad)`` (real) or ``padded(pad_re, pad_im)`` (complex): an input
-  with one value per event; the lanes of the last block beyond the end of the
-  array hold ``pad`` (a C expression in the wrapper's arguments, evaluated once
-  in the precision of the arrays) and their results are discarded;
+* ``padded(pad)`` (real or integer) or ``padded(pad_re, pad_im)``
+  (complex): an input with one value per event; the lanes of the last block
+  beyond the end of the array hold ``pad`` (a C expression in the wrapper's
+  arguments, evaluated once in the type of the array's elements) and their
+  results are discarded;
 * ``vectors(pad_0, pad_1, ...)``: an input of shape ``(n, c)`` (3-vectors,
   4-vectors), loaded as ``c`` blocks of ``VECTOR_LENGTH``;
 * ``vectors_out(c)``: an output of shape ``(n, c)``;
@@ -26,8 +30,9 @@ tell is written here:
   from the other arguments (a table's length).
 
 Arguments not named are taken from their type in the ``.pxd``: a non-const
-``floating *`` or ``complex_vector *`` is an output with one value per event;
-a scalar (``floating``, ``double``, ``int``) is passed through.
+``floating *``, ``double *``, ``int32_t *``, ``int64_t *``, ``uint32_t *`` or
+``complex_vector *`` is an output with one value per event; a scalar
+(``floating``, ``double``, ``int``) is passed through.
 
 ``tools/generate_block_wrappers.py`` turns this list into the wrapper
 functions (one named entry point ``<routine>_kernel`` each) and into the
@@ -220,6 +225,25 @@ def _linear_algebra():
     ]
 
 
+def _real():
+    zero = padded("0")
+    to_integer = ("classify", "is_finite", "is_infinite", "is_nan", "sign_bit", "exponent_field",
+                  "get_exponent", "to_bits", "mantissa_field", "real_to_int64", "nearest_int64")
+    return (
+        [routine("real", n, x=zero) for n in to_integer + ("frexp", "get_mantissa", "split_float64")]
+        + [
+            routine("real", "set_sign_bit", x=zero, sign=zero),
+            routine("real", "set_exponent_field", x=zero, e=zero),
+            routine("real", "ldexp", x=zero, n=zero),
+            routine("real", "set_exponent", x=zero, e=zero),
+            routine("real", "set_mantissa_field", x=zero, m=zero),
+            routine("real", "from_bits", bits=zero),
+        ]
+        + [routine("real", n, n=zero) for n in ("int64_to_real", "int32_to_real", "split_int64")]
+        + [routine("real", n, low=zero, high=zero) for n in ("join_int64", "join_float64")]
+    )
+
+
 ROUTINES = (
     _complex_vector()
     + [routine("geometry", "azimuthal_angle_difference", phi1=padded("0"), phi2=padded("0"))]
@@ -246,6 +270,7 @@ ROUTINES = (
     + [routine("quantum_mechanics", n, cos_half=padded("1"), sin_half=padded("0")) for n in (
         "d_function", "d_function_sum", "d_function_recurrence")]
     + [routine("quantum_mechanics", "d_function_cos_theta", cos_theta=padded("1"))]
+    + _real()
     + _vector3()
     + _vector4()
 )

@@ -2,13 +2,15 @@
 """Generate vecampfit's numpy wrappers of block routines, and their reference table.
 
 Reads the registry ``tools/block_routines.py`` and the signatures of the
-block routines from ``vecampfit/<module>.pxd``, and writes
+block routines from ``vecampfit/<module>.pxd`` (``vecampfit/<module>/__init__.pxd``
+for a package such as ``vecampfit.real``), and writes
 
-* with ``--module``: the Cython include file ``_<module>_blocks.pxi`` (from
-  the Tempita template ``tools/block_wrappers.pxi.tp``), which
-  ``vecampfit/_<module>.pyx`` includes: for each registered routine NAME of
-  the module, ``NAME_kernel(inputs..., outputs...)`` applies NAME over whole
-  arrays, in blocks of ``VECTOR_LENGTH`` with a padded last block;
+* with ``--module``: a Cython include file (from the Tempita template
+  ``tools/block_wrappers.pxi.tp``): ``_<module>_blocks.pxi``, which
+  ``vecampfit/_<module>.pyx`` includes, or ``_kernels_blocks.pxi``, which
+  ``vecampfit/<module>/_kernels.pyx`` includes: for each registered routine
+  NAME of the module, ``NAME_kernel(inputs..., outputs...)`` applies NAME over
+  whole arrays, in blocks of ``VECTOR_LENGTH`` with a padded last block;
 * with ``--docs``: the reStructuredText page ``docs/api/block_routines.rst``,
   the table of every block routine that the ``.pxd`` files declare.
 
@@ -16,6 +18,8 @@ Usage::
 
     generate_block_wrappers.py --module kinematics --pxd vecampfit/kinematics.pxd \\
         --template tools/block_wrappers.pxi.tp --output _kinematics_blocks.pxi
+    generate_block_wrappers.py --module real --pxd vecampfit/real/__init__.pxd \\
+        --template tools/block_wrappers.pxi.tp --output _kernels_blocks.pxi
     generate_block_wrappers.py --docs docs/api/block_routines.rst [--package vecampfit]
 """
 
@@ -28,16 +32,21 @@ from collections import namedtuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 Argument = namedtuple("Argument", "type name")
-Signature = namedtuple("Signature", "module returns name arguments")
+# source: the .pxd, relative to vecampfit/.
+Signature = namedtuple("Signature", "module source returns name arguments")
 Wrapper = namedtuple("Wrapper", "name size loop_parameters parameters arguments scratch "
                                 "declarations loads stores call docstring")
 # A struct of block vectors (2x2 matrices, LU factors): its fields in the
 # order of the .pxd, each (name, complex?).
 Struct = namedtuple("Struct", "name fields")
 
+# Integer vectors (vecampfit.real): one integer per event.
+INTEGER_TYPES = ("int32_t", "int64_t", "uint32_t")
+# Vectors of one value per event, real or integer.
+LANE_TYPES = ("floating", "double") + INTEGER_TYPES
 # The block types of vecampfit: a routine with a pointer to one of them works
 # on VECTOR_LENGTH events at once.
-BLOCK_TYPES = ("floating", "complex_vector", "complex_matrix_2x2", "complex_lu_2x2")
+BLOCK_TYPES = LANE_TYPES + ("complex_vector", "complex_matrix_2x2", "complex_lu_2x2")
 SCALAR_TYPES = ("floating", "double", "float", "int", "bint")
 # Names the generated loops use themselves.
 RESERVED = ("size", "block", "start", "lanes", "i")
@@ -53,9 +62,27 @@ def load_registry(path=os.path.join(HERE, "block_routines.py")):
     return module
 
 
+def pxd_module(path):
+    """(module, source) of ``vecampfit/<module>.pxd`` or ``vecampfit/<module>/__init__.pxd``."""
+    folder, name = os.path.split(os.path.abspath(path))
+    if name == "__init__.pxd":
+        module = os.path.basename(folder)
+        return module, f"{module}/__init__.pxd"
+    return name[:-len(".pxd")], name
+
+
+def pxd_files(package):
+    """(module, path) of every ``.pxd`` of the package that may declare block routines, sorted."""
+    found = [os.path.join(package, f) for f in os.listdir(package)
+             if f.endswith(".pxd") and not f.startswith("_")]
+    found += [os.path.join(package, d, "__init__.pxd") for d in os.listdir(package)
+              if os.path.isfile(os.path.join(package, d, "__init__.pxd"))]
+    return sorted((pxd_module(path)[0], path) for path in found)
+
+
 def parse_pxd(path):
     """Return {name: Signature} of the public block routines declared in a ``.pxd``."""
-    module = os.path.splitext(os.path.basename(path))[0]
+    module, source = pxd_module(path)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     routines = {}
@@ -67,7 +94,7 @@ def parse_pxd(path):
             m = re.fullmatch(r"\s*(.*?)\s*(\w+)\s*", param)
             arguments.append(Argument(m.group(1).replace(" *", "*").replace("*", " *"), m.group(2)))
         if any(_is_block_pointer(a.type) for a in arguments):
-            routines[name] = Signature(module, returns, name, arguments)
+            routines[name] = Signature(module, source, returns, name, arguments)
     return routines
 
 
@@ -146,8 +173,8 @@ def wrapper(registry, routine, sig, structs=None):
             _complex(w, a, const, spec, where)
         elif base == "floating" and isinstance(spec, (registry.Vectors, registry.VectorsOut)):
             _vectors(w, a, const, spec)
-        elif base == "floating":
-            _real(w, a, const, spec, where)
+        elif base in LANE_TYPES:
+            _lanes(w, a, base, const, spec, where)
         else:
             raise ValueError(f"{where}: no wrapper for a {a.type}")
     arguments = w.inputs + w.outputs
@@ -162,23 +189,24 @@ def wrapper(registry, routine, sig, structs=None):
         arguments=", ".join(name for _, name in arguments),
         scratch=w.scratch, declarations=w.declarations + w.pads, loads=w.loads, stores=w.stores,
         call=", ".join(w.call),
-        docstring=(f"{routine.name} of vecampfit/{routine.module}.pxd over whole arrays"
+        docstring=(f"{routine.name} of vecampfit/{sig.source} over whole arrays"
                    + (f" (padding lanes: {padding})." if padding else ".")),
     )
 
 
-def _real(w, a, const, spec, where):
-    """One real value per event: an input, an output or an array updated in place."""
+def _lanes(w, a, ctype, const, spec, where):
+    """One real or integer value per event: an input, an output or an array updated in place."""
     if spec is not None and len(spec.pads) != 1:
-        raise ValueError(f"{where}: a real argument takes one pad")
+        raise ValueError(f"{where}: a {ctype} argument takes one pad")
+    helper = "_integer" if ctype in INTEGER_TYPES else ""
     block = a.name + "_block"
-    w.declarations.append(f"cdef floating {block}[VECTOR_LENGTH]")
+    w.declarations.append(f"cdef {ctype} {block}[VECTOR_LENGTH]")
     if spec is not None:  # an input, or an array updated in place
-        w.pads.append(f"cdef floating {a.name}_pad = <floating>({spec.pads[0]})")
-        w.loads.append(f"_load_padded({block}, {a.name}, start, lanes, {a.name}_pad)")
+        w.pads.append(f"cdef {ctype} {a.name}_pad = <{ctype}>({spec.pads[0]})")
+        w.loads.append(f"_load_padded{helper}({block}, {a.name}, start, lanes, {a.name}_pad)")
     if not const:
-        w.stores.append(f"_store_lanes({a.name}, {block}, start, lanes)")
-    w.parameter(const, "const floating[::1]" if const else "floating[::1]", a.name)
+        w.stores.append(f"_store_lanes{helper}({a.name}, {block}, start, lanes)")
+    w.parameter(const, f"const {ctype}[::1]" if const else f"{ctype}[::1]", a.name)
     w.call.append(block)
 
 
@@ -255,6 +283,7 @@ def render_module(registry, module, pxd, template):
 
     signatures = parse_pxd(pxd)
     structs = parse_structs(pxd)
+    source = pxd_module(pxd)[1]
     routines = []
     for r in registry.ROUTINES:
         if r.module != module:
@@ -263,10 +292,13 @@ def render_module(registry, module, pxd, template):
             raise ValueError(f"{module}.{r.name}: no such block routine in {pxd}")
         routines.append(wrapper(registry, r, signatures[r.name], structs))
     used_structs = sorted({t for r in routines for t, _ in r.scratch} & set(structs))
-    packed = any("_columns(" in line or "_field(" in line for r in routines for line in r.loads + r.stores)
+    lines = [line for r in routines for line in r.loads + r.stores]
+    packed = any("_columns(" in line or "_field(" in line for line in lines)
+    integers = any("_integer(" in line for line in lines)
     with open(template, encoding="utf-8") as f:
         return Template(f.read(), name=os.path.basename(template)).substitute(
-            module=module, routines=routines, structs=used_structs, packed=packed)
+            module=module, source=source, routines=routines, structs=used_structs, packed=packed,
+            integers=integers)
 
 
 def render_docs(registry, package):
@@ -282,20 +314,20 @@ def render_docs(registry, package):
         "",
         "The block routines that Cython code cimports from vecampfit (see",
         ":doc:`../design`): each works on ``VECTOR_LENGTH`` events at once, on real",
-        "vectors ``floating x[VECTOR_LENGTH]`` and complex vectors ``complex_vector``",
-        "(``re`` and ``im`` arrays of ``VECTOR_LENGTH``).  Cimport them as",
+        "vectors ``floating x[VECTOR_LENGTH]``, integer vectors (``int32_t``,",
+        "``int64_t``, ``uint32_t``) and complex vectors ``complex_vector`` (``re`` and",
+        "``im`` arrays of ``VECTOR_LENGTH``).  Cimport them as",
         "``from vecampfit.<module> cimport <routine>``.  The last column names the",
-        "private function of ``vecampfit._<module>`` that applies the routine over",
-        "whole numpy arrays (behind the public functions of ``vecampfit.<module>``);",
-        "``-`` where only Cython code uses the routine.",
+        "private function of ``vecampfit._<module>`` (of ``vecampfit.<module>._kernels``",
+        "for the package ``vecampfit.real``) that applies the routine over whole numpy",
+        "arrays (behind the public functions of ``vecampfit.<module>``); ``-`` where",
+        "only Cython code uses the routine.",
         "",
     ]
-    pxd_dir = os.path.join(package)
-    for name in sorted(f for f in os.listdir(pxd_dir) if f.endswith(".pxd") and not f.startswith("_")):
-        signatures = parse_pxd(os.path.join(pxd_dir, name))
+    for module, path in pxd_files(package):
+        signatures = parse_pxd(path)
         if not signatures:
             continue
-        module = name[:-4]
         title = f"vecampfit.{module}"
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1",
                   "   :widths: 25 55 20", "",

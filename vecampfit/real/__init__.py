@@ -57,13 +57,6 @@ REAL_NAN = 2
 REAL128_FORMAT = {63: "x87_extended", 112: "binary128", 52: "float64"}.get(
     _np.finfo(_np.longdouble).nmant, "unknown")
 
-# Operation codes of _kernels.pyx.
-_CLASSIFY, _IS_FINITE, _IS_INFINITE, _IS_NAN, _SIGN_BIT, _EXPONENT_FIELD, _GET_EXPONENT = range(7)
-_MANTISSA_FIELD, _TO_BITS, _REAL_TO_INT64, _NEAREST_INT64 = 10, 11, 12, 13
-_GET_MANTISSA = 20
-_SET_SIGN_BIT, _SET_EXPONENT_FIELD, _LDEXP, _SET_EXPONENT = 30, 31, 32, 33
-_INT64_TO_REAL, _FROM_BITS = 50, 51
-
 _REAL_DTYPES = (_np.dtype(_np.float32), _np.dtype(_np.float64))
 
 
@@ -92,11 +85,21 @@ def _shape(out, shape):
     return out.reshape(shape)[()]
 
 
-def _unary_int32(op, x, as_bool=False):
+def _unary(kernel, x, dtype, as_bool=False):
+    # kernel(x, out) of _kernels, out of dtype with one value per element of x
     a, shape = _real(x, "x")
-    out = _np.empty(a.shape, dtype=_np.int32)
-    _kernels.unary_int32(op, a, out)
+    out = _np.empty(a.shape, dtype=dtype)
+    kernel(a, out)
     return _shape(out.astype(bool) if as_bool else out, shape)
+
+
+def _with_integer(kernel, x, v, name, dtype):
+    # kernel(x, v, out) of _kernels: out of x's dtype, v an integer array broadcast to x's shape
+    a, shape = _real(x, "x")
+    iv = _integer(v, name, shape, dtype)
+    out = _np.empty_like(a)
+    kernel(a, iv, out)
+    return _shape(out, shape)
 
 
 def classify(x):
@@ -110,7 +113,7 @@ def classify(x):
     -------
     numpy.ndarray of int32
     """
-    return _unary_int32(_CLASSIFY, x)
+    return _unary(_kernels.classify_kernel, x, _np.int32)
 
 
 def is_finite(x):
@@ -124,7 +127,7 @@ def is_finite(x):
     -------
     numpy.ndarray of bool
     """
-    return _unary_int32(_IS_FINITE, x, True)
+    return _unary(_kernels.is_finite_kernel, x, _np.int32, True)
 
 
 def is_infinite(x):
@@ -138,7 +141,7 @@ def is_infinite(x):
     -------
     numpy.ndarray of bool
     """
-    return _unary_int32(_IS_INFINITE, x, True)
+    return _unary(_kernels.is_infinite_kernel, x, _np.int32, True)
 
 
 def is_nan(x):
@@ -152,7 +155,7 @@ def is_nan(x):
     -------
     numpy.ndarray of bool
     """
-    return _unary_int32(_IS_NAN, x, True)
+    return _unary(_kernels.is_nan_kernel, x, _np.int32, True)
 
 
 def sign_bit(x):
@@ -166,7 +169,7 @@ def sign_bit(x):
     -------
     numpy.ndarray of bool
     """
-    return _unary_int32(_SIGN_BIT, x, True)
+    return _unary(_kernels.sign_bit_kernel, x, _np.int32, True)
 
 
 def set_sign_bit(x, sign):
@@ -185,11 +188,7 @@ def set_sign_bit(x, sign):
     numpy.ndarray
         Same dtype and shape as ``x``.
     """
-    a, shape = _real(x, "x")
-    s = _integer(_np.asarray(sign) != 0, "sign", shape, _np.int32)
-    out = _np.empty_like(a)
-    _kernels.real_int32(_SET_SIGN_BIT, a, s, out)
-    return _shape(out, shape)
+    return _with_integer(_kernels.set_sign_bit_kernel, x, _np.asarray(sign) != 0, "sign", _np.int32)
 
 
 def frexp(x):
@@ -211,7 +210,7 @@ def frexp(x):
     a, shape = _real(x, "x")
     m = _np.empty_like(a)
     e = _np.empty(a.shape, dtype=_np.int32)
-    _kernels.frexp(a, m, e)
+    _kernels.frexp_kernel(a, m, e)
     return _shape(m, shape), _shape(e, shape)
 
 
@@ -226,7 +225,7 @@ def get_exponent(x):
     -------
     numpy.ndarray of int32
     """
-    return _unary_int32(_GET_EXPONENT, x)
+    return _unary(_kernels.get_exponent_kernel, x, _np.int32)
 
 
 def get_mantissa(x):
@@ -243,7 +242,7 @@ def get_mantissa(x):
     """
     a, shape = _real(x, "x")
     out = _np.empty_like(a)
-    _kernels.real_int32(_GET_MANTISSA, a, _np.zeros(a.shape, dtype=_np.int32), out)
+    _kernels.get_mantissa_kernel(a, out)
     return _shape(out, shape)
 
 
@@ -264,11 +263,7 @@ def set_exponent(x, e):
     numpy.ndarray
         Same dtype as ``x``.
     """
-    a, shape = _real(x, "x")
-    ev = _integer(e, "e", shape, _np.int32)
-    out = _np.empty_like(a)
-    _kernels.real_int32(_SET_EXPONENT, a, ev, out)
-    return _shape(out, shape)
+    return _with_integer(_kernels.set_exponent_kernel, x, e, "e", _np.int32)
 
 
 def ldexp(x, n):
@@ -290,11 +285,7 @@ def ldexp(x, n):
     numpy.ndarray
         Same dtype as ``x``.
     """
-    a, shape = _real(x, "x")
-    nv = _integer(n, "n", shape, _np.int32)
-    out = _np.empty_like(a)
-    _kernels.real_int32(_LDEXP, a, nv, out)
-    return _shape(out, shape)
+    return _with_integer(_kernels.ldexp_kernel, x, n, "n", _np.int32)
 
 
 def exponent_field(x):
@@ -308,7 +299,7 @@ def exponent_field(x):
     -------
     numpy.ndarray of int32
     """
-    return _unary_int32(_EXPONENT_FIELD, x)
+    return _unary(_kernels.exponent_field_kernel, x, _np.int32)
 
 
 def mantissa_field(x):
@@ -322,10 +313,7 @@ def mantissa_field(x):
     -------
     numpy.ndarray of int64
     """
-    a, shape = _real(x, "x")
-    out = _np.empty(a.shape, dtype=_np.int64)
-    _kernels.unary_int64(_MANTISSA_FIELD, a, out)
-    return _shape(out, shape)
+    return _unary(_kernels.mantissa_field_kernel, x, _np.int64)
 
 
 def set_exponent_field(x, e):
@@ -342,11 +330,8 @@ def set_exponent_field(x, e):
     numpy.ndarray
         Same dtype as ``x``.
     """
-    a, shape = _real(x, "x")
-    ev = _integer(_np.asarray(e) & 0x7FF if _np.asarray(e).dtype.kind in "iu" else e, "e", shape, _np.int32)
-    out = _np.empty_like(a)
-    _kernels.real_int32(_SET_EXPONENT_FIELD, a, ev, out)
-    return _shape(out, shape)
+    ev = _np.asarray(e) & 0x7FF if _np.asarray(e).dtype.kind in "iu" else e
+    return _with_integer(_kernels.set_exponent_field_kernel, x, ev, "e", _np.int32)
 
 
 def set_mantissa_field(x, m):
@@ -363,11 +348,7 @@ def set_mantissa_field(x, m):
     numpy.ndarray
         Same dtype as ``x``.
     """
-    a, shape = _real(x, "x")
-    mv = _integer(m, "m", shape, _np.int64)
-    out = _np.empty_like(a)
-    _kernels.set_mantissa_field(a, mv, out)
-    return _shape(out, shape)
+    return _with_integer(_kernels.set_mantissa_field_kernel, x, m, "m", _np.int64)
 
 
 def integer_to_real(n, dtype=_np.float64):
@@ -397,7 +378,7 @@ def integer_to_real(n, dtype=_np.float64):
         raise TypeError(f"dtype must be float32 or float64, got {dt}")
     v = _np.ascontiguousarray(a.astype(_np.int64, copy=False)).reshape(-1)
     out = _np.empty(v.shape, dtype=dt)
-    _kernels.from_int64(_INT64_TO_REAL, v, out)
+    _kernels.int64_to_real_kernel(v, out)
     return _shape(out, a.shape)
 
 
@@ -415,10 +396,7 @@ def real_to_integer(x):
     -------
     numpy.ndarray of int64
     """
-    a, shape = _real(x, "x")
-    out = _np.empty(a.shape, dtype=_np.int64)
-    _kernels.unary_int64(_REAL_TO_INT64, a, out)
-    return _shape(out, shape)
+    return _unary(_kernels.real_to_int64_kernel, x, _np.int64)
 
 
 def nearest_integer(x):
@@ -434,10 +412,7 @@ def nearest_integer(x):
     -------
     numpy.ndarray of int64
     """
-    a, shape = _real(x, "x")
-    out = _np.empty(a.shape, dtype=_np.int64)
-    _kernels.unary_int64(_NEAREST_INT64, a, out)
-    return _shape(out, shape)
+    return _unary(_kernels.nearest_int64_kernel, x, _np.int64)
 
 
 def to_bits(x):
@@ -453,7 +428,7 @@ def to_bits(x):
     """
     a, shape = _real(x, "x")
     out = _np.empty(a.shape, dtype=_np.int64)
-    _kernels.unary_int64(_TO_BITS, a, out)
+    _kernels.to_bits_kernel(a, out)
     out = out.astype(_np.uint32) if a.dtype == _np.float32 else out.view(_np.uint64)
     return _shape(out, shape)
 
@@ -481,7 +456,7 @@ def from_bits(bits, dtype=_np.float64):
     v = _np.ascontiguousarray(a.astype(_np.uint64, copy=False).view(_np.int64)
                               if a.dtype.itemsize == 8 else a.astype(_np.int64)).reshape(-1)
     out = _np.empty(v.shape, dtype=dt)
-    _kernels.from_int64(_FROM_BITS, v, out)
+    _kernels.from_bits_kernel(v, out)
     return _shape(out, a.shape)
 
 
@@ -505,7 +480,7 @@ def split_int64(n):
     v = _np.ascontiguousarray(a.astype(_np.int64, copy=False)).reshape(-1)
     low = _np.empty(v.shape, dtype=_np.uint32)
     high = _np.empty(v.shape, dtype=_np.int32)
-    _kernels.split_int64(v, low, high)
+    _kernels.split_int64_kernel(v, low, high)
     return _shape(low, a.shape), _shape(high, a.shape)
 
 
@@ -529,7 +504,7 @@ def join_int64(low, high):
     lv = _np.ascontiguousarray(lo.astype(_np.uint32)).reshape(-1)
     hv = _integer(high, "high", shape, _np.int32)
     out = _np.empty(lv.shape, dtype=_np.int64)
-    _kernels.join_int64(lv, hv, out)
+    _kernels.join_int64_kernel(lv, hv, out)
     return _shape(out, shape)
 
 
@@ -550,7 +525,7 @@ def split_float64(x):
     v = _np.ascontiguousarray(a).reshape(-1)
     low = _np.empty(v.shape, dtype=_np.uint32)
     high = _np.empty(v.shape, dtype=_np.uint32)
-    _kernels.split_float64(v, low, high)
+    _kernels.split_float64_kernel(v, low, high)
     return _shape(low, a.shape), _shape(high, a.shape)
 
 
@@ -579,7 +554,7 @@ def join_float64(low, high):
     lv = _np.ascontiguousarray(lo.astype(_np.uint32)).reshape(-1)
     hv = _np.ascontiguousarray(hi.astype(_np.uint32)).reshape(-1)
     out = _np.empty(lv.shape, dtype=_np.float64)
-    _kernels.join_float64(lv, hv, out)
+    _kernels.join_float64_kernel(lv, hv, out)
     return _shape(out, lo.shape)
 
 
