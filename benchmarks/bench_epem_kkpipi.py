@@ -108,14 +108,21 @@ def simultaneous_samples(directory, data_events, mc_events, seed=1):
     return fit_signal.simultaneous_fit_points(points, directory)
 
 
+CPU = {}   # case -> median process CPU time of a call (s)
+
+
 def interleaved(cases, repeat):
-    """Median wall time (s) of each case, timed one after another ``repeat`` times."""
+    """Median wall time (s) of each case, timed one after another ``repeat``
+    times; the median process CPU time of a call is kept in CPU."""
     t = {k: [] for k in cases}
+    c = {k: [] for k in cases}
     for _ in range(repeat):
         for k, f in cases.items():
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             f()
             t[k].append(time.perf_counter() - t0)
+            c[k].append(time.process_time() - c0)
+    CPU.update({k: statistics.median(v) for k, v in c.items()})
     return {k: statistics.median(v) for k, v in t.items()}
 
 
@@ -163,9 +170,11 @@ def simultaneous(args):
         return g
     t = interleaved({"1 value": call(1, False), "1 grad": call(1, True),
                      "2 value": call(2, False), "2 grad": call(2, True)}, args.repeat)
+    cpu = dict(CPU)
     t.update({("numpy " + k): v for k, v in interleaved(
         {"value": lambda: fn.likelihood.evaluate(nxt()), "compiled": call(1, True)},
         max(3, args.repeat // 3)).items()})
+    cpu.update({("numpy " + k): v for k, v in CPU.items()})
     del fn
     lk.threads = 1
     print(t, flush=True)
@@ -176,13 +185,29 @@ def simultaneous(args):
             t0 = time.perf_counter()
             ff = build(threads)
             setup = time.perf_counter() - t0
+            # A fit that runs past --fit-max-seconds is stopped (its calls so
+            # far and their time are reported); the shared host can make the
+            # threaded path very slow.
+            deadline = time.perf_counter() + args.fit_max_seconds
+            evaluate = ff.likelihood.evaluate
+
+            def bounded(*a, _evaluate=evaluate, _deadline=deadline, **kw):
+                if time.perf_counter() > _deadline:
+                    raise TimeoutError
+                return _evaluate(*a, **kw)
+            ff.likelihood.evaluate = bounded
             c0 = time.process_time()
             t0 = time.perf_counter()
-            fit_signal.run_sequence(ff, decl)
+            stopped = False
+            try:
+                fit_signal.run_sequence(ff, decl)
+            except TimeoutError:
+                stopped = True
             wall = time.perf_counter() - t0
             fits.append(dict(threads=threads, setup=setup, wall=wall,
-                             cpu=time.process_time() - c0, calls=ff.n_calls,
-                             fval=ff.minuit.fval, valid=ff.minuit.valid))
+                             cpu=time.process_time() - c0, calls=ff.likelihood.n_calls,
+                             fval=float("nan") if stopped else ff.minuit.fval,
+                             valid="stopped" if stopped else ff.minuit.valid))
             print(fits[-1], flush=True)
             del ff
 
@@ -199,17 +224,20 @@ def simultaneous(args):
         f"the likelihood, {n_free} free parameters; float64, L = {length}.  Medians of "
         f"{args.repeat} interleaved calls; successive calls alternate between two "
         f"parameter points.\n",
-        "| likelihood call | ms | ns per event (data + MC) |", "|---|---|---|",
-        f"| compiled, 1 thread, value | {t['1 value'] * 1e3:.1f} | {t['1 value'] * ns:.0f} |",
-        f"| compiled, 1 thread, value + gradient | {t['1 grad'] * 1e3:.1f} | "
-        f"{t['1 grad'] * ns:.0f} |",
-        f"| compiled, 2 threads, value | {t['2 value'] * 1e3:.1f} | {t['2 value'] * ns:.0f} |",
-        f"| compiled, 2 threads, value + gradient | {t['2 grad'] * 1e3:.1f} | "
-        f"{t['2 grad'] * ns:.0f} |",
-        f"| numpy form, value | {t['numpy value'] * 1e3:.1f} | {t['numpy value'] * ns:.0f} |",
+        "| likelihood call | wall ms | wall ns per event (data + MC) | CPU ms (process) | "
+        "CPU / wall |", "|---|---|---|---|---|",
+        *(f"| {label} | {t[k] * 1e3:.1f} | {t[k] * ns:.0f} | {cpu[k] * 1e3:.1f} | "
+          f"{cpu[k] / t[k]:.2f} |" for label, k in (
+              ("compiled, 1 thread, value", "1 value"),
+              ("compiled, 1 thread, value + gradient", "1 grad"),
+              ("compiled, 2 threads, value", "2 value"),
+              ("compiled, 2 threads, value + gradient", "2 grad"),
+              ("numpy form, value", "numpy value"),
+              ("compiled, 1 thread, value + gradient (interleaved with numpy)",
+               "numpy compiled"))),
         f"| numpy form, forward-difference gradient ({n_free} + 1 value calls, derived) | "
         f"{t['numpy value'] * (n_free + 1) * 1e3:.0f} | "
-        f"{t['numpy value'] * (n_free + 1) * ns:.0f} |", "",
+        f"{t['numpy value'] * (n_free + 1) * ns:.0f} | | |", "",
         f"- value + gradient, compiled against the numpy value call: "
         f"{t['numpy value'] / t['numpy compiled']:.1f}x faster (interleaved with it); "
         f"against the numpy forward-difference gradient: "
@@ -223,11 +251,25 @@ def simultaneous(args):
     for r in fits:
         lines.append(f"| {r['threads']} | {r['setup']:.1f} | {r['wall']:.1f} | "
                      f"{r['cpu']:.1f} | {r['calls']} | {r['fval']:.4f} | {r['valid']} |")
-    w1 = statistics.median([r["wall"] for r in fits if r["threads"] == 1])
-    w2 = statistics.median([r["wall"] for r in fits if r["threads"] == 2])
-    lines += ["", f"- whole fit (MIGRAD + HESSE), one thread against two: {w1 / w2:.2f}x "
-              f"(medians of the wall times; the set-up, reading and filling the buffers, is "
-              f"not threaded and not included)", ""]
+    done = [r for r in fits if r["valid"] != "stopped"]
+    w1 = [r["wall"] for r in done if r["threads"] == 1]
+    w2 = [r["wall"] for r in done if r["threads"] == 2]
+    per_call = {th: statistics.median([r["wall"] / max(r["calls"], 1) for r in fits
+                                       if r["threads"] == th]) for th in (1, 2)}
+    lines.append("")
+    if w1 and w2:
+        lines.append(f"- whole fit (MIGRAD + HESSE), one thread against two: "
+                     f"{statistics.median(w1) / statistics.median(w2):.2f}x (medians of the "
+                     f"wall times; the set-up, reading and filling the buffers, is not "
+                     f"threaded and not included)")
+    lines.append(f"- wall time per likelihood call inside the fits: "
+                 f"{per_call[1] * 1e3:.1f} ms at one thread, {per_call[2] * 1e3:.1f} ms at two "
+                 f"({per_call[1] / per_call[2]:.2f}x)")
+    if len(done) < len(fits):
+        lines.append(f"- fits marked `stopped` ran past --fit-max-seconds "
+                     f"({args.fit_max_seconds:.0f} s) and were stopped; their calls and time "
+                     f"so far are shown")
+    lines.append("")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:
@@ -248,6 +290,7 @@ def main(argv=None):
     p.add_argument("--mc-events", type=int, default=100000)
     p.add_argument("--simultaneous-length", type=int, default=8)
     p.add_argument("--fits", type=int, default=2)
+    p.add_argument("--fit-max-seconds", type=float, default=300)
     p.add_argument("--directory", default=os.path.join("/tmp", "vecampfit_epem_bench_samples"))
     args = p.parse_args(argv)
     if args.simultaneous:
