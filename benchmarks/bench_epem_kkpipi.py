@@ -218,7 +218,8 @@ def simultaneous(args):
         f"Measured by `python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
         f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits}` on "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs **shared with "
-        f"other jobs** (load average before the run {load}).  Ten points (K+ K- pi+ pi- and "
+        f"other jobs** (load average before the run {load}; OMP_WAIT_POLICY="
+        f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}).  Ten points (K+ K- pi+ pi- and "
         f"KS KS pi+ pi- at five energies), {args.data_events} data and {args.mc_events} "
         f"generator-level MC events each: {n_data} data + {n_mc} reconstructed MC events in "
         f"the likelihood, {n_free} free parameters; float64, L = {length}.  Medians of "
@@ -255,16 +256,17 @@ def simultaneous(args):
     w1 = [r["wall"] for r in done if r["threads"] == 1]
     w2 = [r["wall"] for r in done if r["threads"] == 2]
     per_call = {th: statistics.median([r["wall"] / max(r["calls"], 1) for r in fits
-                                       if r["threads"] == th]) for th in (1, 2)}
+                                       if r["threads"] == th]) for th in (1, 2)} if fits else {}
     lines.append("")
     if w1 and w2:
         lines.append(f"- whole fit (MIGRAD + HESSE), one thread against two: "
                      f"{statistics.median(w1) / statistics.median(w2):.2f}x (medians of the "
                      f"wall times; the set-up, reading and filling the buffers, is not "
                      f"threaded and not included)")
-    lines.append(f"- wall time per likelihood call inside the fits: "
-                 f"{per_call[1] * 1e3:.1f} ms at one thread, {per_call[2] * 1e3:.1f} ms at two "
-                 f"({per_call[1] / per_call[2]:.2f}x)")
+    if per_call:
+        lines.append(f"- wall time per likelihood call inside the fits: "
+                     f"{per_call[1] * 1e3:.1f} ms at one thread, {per_call[2] * 1e3:.1f} ms at "
+                     f"two ({per_call[1] / per_call[2]:.2f}x)")
     if len(done) < len(fits):
         lines.append(f"- fits marked `stopped` ran past --fit-max-seconds "
                      f"({args.fit_max_seconds:.0f} s) and were stopped; their calls and time "
