@@ -215,8 +215,11 @@ def simultaneous(args):
     n_free = len(free)
     lines = [
         "## Simultaneous signal fit (fit_signal.py), ten points\n",
-        f"Measured by `python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
-        f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits}` on "
+        f"Measured by `"
+        f"{'OMP_WAIT_POLICY=' + os.environ['OMP_WAIT_POLICY'] + ' ' if 'OMP_WAIT_POLICY' in os.environ else ''}"
+        f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
+        f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits} --repeat "
+        f"{args.repeat} --fit-max-seconds {args.fit_max_seconds:.0f}` on "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs **shared with "
         f"other jobs** (load average before the run {load}; OMP_WAIT_POLICY="
         f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}).  Ten points (K+ K- pi+ pi- and "
