@@ -287,6 +287,36 @@ def interleaved(cases, repeat):
     return {k: statistics.median(v) for k, v in t.items()}
 
 
+def fresh_points_check(directory, calls=40, seed=5):
+    """laddu `jit:expression` against vecampfit cached, each call at a new
+    random point of the couplings (nothing can be reused between calls);
+    prints median CPU times."""
+    names = free_names()
+    fc, lkc, _ = build_vecampfit(directory, "always")
+    values = dict(zip(fc.parameters.names, fc.parameters.values))
+    lk, _, _, _ = build_laddu(directory, values, "jit", "expression")
+    order = [names.index(k) for k in lk.parameter_names]
+    x = np.array([values[k] for k in names])
+    idx = np.array([lkc.parameter_index(k) for k in names])
+    rng = np.random.default_rng(seed)
+    t = {k: [] for k in ("lv", "vv", "lg", "vg")}
+    for _ in range(calls):
+        xr = x * (1 + 0.05 * rng.standard_normal(len(x)))
+        y = lkc.initial_values.copy()
+        y[idx] = xr
+        for key, f in (("lv", lambda: lk.value(xr[order])), ("vv", lambda: lkc.evaluate(y)),
+                       ("lg", lambda: lk.value_and_gradient(xr[order])),
+                       ("vg", lambda: lkc.evaluate(y, True))):
+            c0 = time.process_time()
+            f()
+            t[key].append(time.process_time() - c0)
+    m = {k: statistics.median(v) for k, v in t.items()}
+    print(f"fresh random points, CPU medians: laddu jit value {m['lv'] * 1e3:.3f} ms, "
+          f"vecampfit cached value {m['vv'] * 1e3:.3f} ms, laddu/vecampfit {m['lv'] / m['vv']:.2f}; "
+          f"value+gradient laddu {m['lg'] * 1e3:.2f} ms, vecampfit {m['vg'] * 1e3:.3f} ms, "
+          f"laddu/vecampfit {m['lg'] / m['vg']:.2f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=int, default=100000)
@@ -298,9 +328,13 @@ def main(argv=None):
                          "auto; form amplitudes or expression, see laddu_expression)")
     ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
     ap.add_argument("--output", default=os.path.join(HERE, "results", "laddu.md"))
+    ap.add_argument("--fresh-check", action="store_true",
+                    help="only time laddu jit and vecampfit cached at fresh random points")
     args = ap.parse_args(argv)
     import laddu as ld
     d = args.directory
+    if args.fresh_check:
+        return fresh_points_check(d)
     if not os.path.exists(os.path.join(d, "mc_signal.root")):
         os.makedirs(d, exist_ok=True)
         dz.generate.main(["--directory", d, "--events", str(args.data), "--mc-events",
