@@ -125,14 +125,42 @@ def build(directory, length, precision):
     return f, lk
 
 
+def overhead_check(directory, small_directory, repeat=41):
+    """Per-call cost of vecampfit's full path (float64, L = 8, value) that
+    does not grow with the events: the call on the small samples of
+    ``small_directory`` and on the large ones, interleaved; the intercept of
+    the straight line through the two points (CPU medians)."""
+    fb, lkb = build(directory, 8, "float64")
+    fs, lks = build(small_directory, 8, "float64")
+    x = np.array(fb.initial_values, dtype=float)
+    nb = lkb.points[0].data_events.n_events + lkb.points[0].norm_events.n_events
+    ns_ = lks.points[0].data_events.n_events + lks.points[0].norm_events.n_events
+    lkb.evaluate(x)
+    lks.evaluate(x)
+    cpu, _ = interleaved({"big": lambda: lkb.evaluate(x), "small": lambda: lks.evaluate(x)},
+                         repeat)
+    per_event = (cpu["big"] - cpu["small"]) / (nb - ns_)
+    fixed = cpu["small"] - per_event * ns_
+    print(f"full path, float64, L = 8: {cpu['big'] * 1e3:.3f} ms at {nb} events, "
+          f"{cpu['small'] * 1e3:.3f} ms at {ns_} events: {per_event * 1e9:.2f} ns per event "
+          f"+ {fixed * 1e3:.3f} ms per call ({fixed / nb * 1e9:.2f} ns per event of the "
+          f"large sample)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
     ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
     ap.add_argument("--output", default=os.path.join(HERE, "results", "gap.md"))
+    ap.add_argument("--overhead-check", metavar="SMALL_DIRECTORY",
+                    help="only measure the per-call cost that does not grow with the events, "
+                         "with the samples of SMALL_DIRECTORY (generate.py --events 1000 "
+                         "--mc-events 10000) against the large ones")
     args = ap.parse_args(argv)
     d = args.directory
+    if args.overhead_check:
+        return overhead_check(d, args.overhead_check)
     if not os.path.exists(os.path.join(d, "mc_signal.root")):
         os.makedirs(d, exist_ok=True)
         dz.generate.main(["--directory", d, "--seed", "1"])
