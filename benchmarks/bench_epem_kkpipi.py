@@ -14,14 +14,34 @@ one thread:
 
 Prints ns per event and the ratios to L = 1 and to numpy.
 
+With ``--simultaneous`` (instead of the above) it times the simultaneous
+signal fit of fit_signal.py over the ten process-energy points (samples from
+generate.py, the simulation's background polynomial as the fixed
+background, as in the example's tests), in one process:
+
+* one likelihood call (all points), value and value with gradient, float64,
+  L = ``--simultaneous-length``, at one and at two threads (the same
+  Likelihood, thread count switched between interleaved calls), next to the
+  numpy form of the same likelihood (the numpy signal and background
+  densities through the same fitter; it has no analytic gradient, so its
+  "gradient" is the cost of n + 1 value calls of a forward-difference
+  gradient, derived, not timed);
+* the whole simultaneous fit (fix all, release, MIGRAD, HESSE from the same
+  random start) at one thread and at two, interleaved, ``--fits`` times each.
+
     python benchmarks/bench_epem_kkpipi.py [--events N] [--lengths 1,2,4,...]
                                            [--output benchmarks/results/epem_kkpipi.md]
+    python benchmarks/bench_epem_kkpipi.py --simultaneous [--data-events 10000]
+                                           [--mc-events 100000] [--fits 2]
 """
 
 import argparse
+import dataclasses
 import os
 import platform
+import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -66,13 +86,220 @@ def efficiency_fitter(point, records, density, precision, length):
     return f
 
 
+def simultaneous_samples(directory, data_events, mc_events, seed=1):
+    """The ten points' data and MC (generate.py) and, as background-fit
+    results, the simulation's background coefficients."""
+    import background
+    import fit_signal
+    import generate
+    from vecampfit.fitter.parameters import write_parameter_file
+    points = [dataclasses.replace(p, data_events=data_events, mc_events=mc_events,
+                                  background_events=0) for p in config.POINTS.values()]
+    os.makedirs(directory, exist_ok=True)
+    stamp = os.path.join(directory, f"samples_{data_events}_{mc_events}_{seed}")
+    if not os.path.exists(stamp):
+        t0 = time.perf_counter()
+        for p in points:
+            generate.generate_point(p, directory, seed)
+            write_parameter_file(os.path.join(directory, f"parameters_background_{p.name}.dat"),
+                                 background.initial_parameters(), background.truth())
+        open(stamp, "w").close()
+        print(f"samples generated in {time.perf_counter() - t0:.0f} s", flush=True)
+    return fit_signal.simultaneous_fit_points(points, directory)
+
+
+CPU = {}   # case -> median process CPU time of a call (s)
+
+
+def interleaved(cases, repeat):
+    """Median wall time (s) of each case, timed one after another ``repeat``
+    times; the median process CPU time of a call is kept in CPU."""
+    t = {k: [] for k in cases}
+    c = {k: [] for k in cases}
+    for _ in range(repeat):
+        for k, f in cases.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            f()
+            t[k].append(time.perf_counter() - t0)
+            c[k].append(time.process_time() - c0)
+    CPU.update({k: statistics.median(v) for k, v in c.items()})
+    return {k: statistics.median(v) for k, v in t.items()}
+
+
+def simultaneous(args):
+    import background
+    import fit_signal
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    decl = simultaneous_samples(args.directory, args.data_events, args.mc_events)
+    length = args.simultaneous_length
+    smods = common.compile_signal_density([length])
+    bmods = background.compile_density([length])
+
+    def build(threads, numpy=False):
+        f = fit_signal.build(decl, None if numpy else smods, None if numpy else bmods,
+                             vector_length=length, threads=threads, seed=11, verbose=False)
+        f.likelihood.prepare()
+        return f
+
+    f = build(1)
+    lk = f.likelihood
+    free = fit_signal.free_parameter_names(f, decl)
+    lk.free_parameters = free
+    n_data = sum(fp.data_events.n_events for fp in lk.points)
+    n_mc = sum(fp.norm_events.n_events for fp in lk.points)
+    n = n_data + n_mc
+    x = np.array(f.initial_values, dtype=float)
+    idx = [f.parameters.names.index(k) for k in free]
+    x2 = x.copy()
+    x2[idx] *= 1.01
+    pts, st = [x, x2], {"k": 0}
+
+    def nxt():
+        st["k"] ^= 1
+        return pts[st["k"]]
+
+    fn = build(1, numpy=True)
+    fn.likelihood.free_parameters = free
+    v_c, v_n = lk.evaluate(x)[0], fn.likelihood.evaluate(x)[0]
+    print(f"F: compiled {v_c:.6f}, numpy {v_n:.6f}", flush=True)
+
+    def call(threads, gradient):
+        def g():
+            lk.threads = threads
+            lk.evaluate(nxt(), gradient)
+        return g
+    t = interleaved({"1 value": call(1, False), "1 grad": call(1, True),
+                     "2 value": call(2, False), "2 grad": call(2, True)}, args.repeat)
+    cpu = dict(CPU)
+    t.update({("numpy " + k): v for k, v in interleaved(
+        {"value": lambda: fn.likelihood.evaluate(nxt()), "compiled": call(1, True)},
+        max(3, args.repeat // 3)).items()})
+    cpu.update({("numpy " + k): v for k, v in CPU.items()})
+    del fn
+    lk.threads = 1
+    print(t, flush=True)
+
+    fits = []
+    for k in range(args.fits):
+        for threads in (1, 2):
+            t0 = time.perf_counter()
+            ff = build(threads)
+            setup = time.perf_counter() - t0
+            # A fit that runs past --fit-max-seconds is stopped (its calls so
+            # far and their time are reported); the shared host can make the
+            # threaded path very slow.
+            deadline = time.perf_counter() + args.fit_max_seconds
+            evaluate = ff.likelihood.evaluate
+
+            def bounded(*a, _evaluate=evaluate, _deadline=deadline, **kw):
+                if time.perf_counter() > _deadline:
+                    raise TimeoutError
+                return _evaluate(*a, **kw)
+            ff.likelihood.evaluate = bounded
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            stopped = False
+            try:
+                fit_signal.run_sequence(ff, decl)
+            except TimeoutError:
+                stopped = True
+            wall = time.perf_counter() - t0
+            fits.append(dict(threads=threads, setup=setup, wall=wall,
+                             cpu=time.process_time() - c0, calls=ff.likelihood.n_calls,
+                             fval=float("nan") if stopped else ff.minuit.fval,
+                             valid="stopped" if stopped else ff.minuit.valid))
+            print(fits[-1], flush=True)
+            del ff
+
+    ns = 1e9 / n
+    n_free = len(free)
+    lines = [
+        "## Simultaneous signal fit (fit_signal.py), ten points\n",
+        f"Measured by `"
+        f"{'OMP_WAIT_POLICY=' + os.environ['OMP_WAIT_POLICY'] + ' ' if 'OMP_WAIT_POLICY' in os.environ else ''}"
+        f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
+        f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits} --repeat "
+        f"{args.repeat} --fit-max-seconds {args.fit_max_seconds:.0f}` on "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs **shared with "
+        f"other jobs** (load average before the run {load}; OMP_WAIT_POLICY="
+        f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}).  Ten points (K+ K- pi+ pi- and "
+        f"KS KS pi+ pi- at five energies), {args.data_events} data and {args.mc_events} "
+        f"generator-level MC events each: {n_data} data + {n_mc} reconstructed MC events in "
+        f"the likelihood, {n_free} free parameters; float64, L = {length}.  Medians of "
+        f"{args.repeat} interleaved calls; successive calls alternate between two "
+        f"parameter points.\n",
+        "| likelihood call | wall ms | wall ns per event (data + MC) | CPU ms (process) | "
+        "CPU / wall |", "|---|---|---|---|---|",
+        *(f"| {label} | {t[k] * 1e3:.1f} | {t[k] * ns:.0f} | {cpu[k] * 1e3:.1f} | "
+          f"{cpu[k] / t[k]:.2f} |" for label, k in (
+              ("compiled, 1 thread, value", "1 value"),
+              ("compiled, 1 thread, value + gradient", "1 grad"),
+              ("compiled, 2 threads, value", "2 value"),
+              ("compiled, 2 threads, value + gradient", "2 grad"),
+              ("numpy form, value", "numpy value"),
+              ("compiled, 1 thread, value + gradient (interleaved with numpy)",
+               "numpy compiled"))),
+        f"| numpy form, forward-difference gradient ({n_free} + 1 value calls, derived) | "
+        f"{t['numpy value'] * (n_free + 1) * 1e3:.0f} | "
+        f"{t['numpy value'] * (n_free + 1) * ns:.0f} | | |", "",
+        f"- value + gradient, compiled against the numpy value call: "
+        f"{t['numpy value'] / t['numpy compiled']:.1f}x faster (interleaved with it); "
+        f"against the numpy forward-difference gradient: "
+        f"{t['numpy value'] * (n_free + 1) / t['numpy compiled']:.0f}x",
+        f"- two threads against one: {t['1 value'] / t['2 value']:.2f}x (value), "
+        f"{t['1 grad'] / t['2 grad']:.2f}x (value + gradient)",
+        f"- F at the start: compiled {v_c:.6f}, numpy {v_n:.6f} (difference "
+        f"{abs(v_c - v_n):.1e})", "",
+        "| threads | set-up (s) | fit wall (s) | fit CPU (s) | calls | F at the minimum | "
+        "valid |", "|---|---|---|---|---|---|---|"]
+    for r in fits:
+        lines.append(f"| {r['threads']} | {r['setup']:.1f} | {r['wall']:.1f} | "
+                     f"{r['cpu']:.1f} | {r['calls']} | {r['fval']:.4f} | {r['valid']} |")
+    done = [r for r in fits if r["valid"] != "stopped"]
+    w1 = [r["wall"] for r in done if r["threads"] == 1]
+    w2 = [r["wall"] for r in done if r["threads"] == 2]
+    per_call = {th: statistics.median([r["wall"] / max(r["calls"], 1) for r in fits
+                                       if r["threads"] == th]) for th in (1, 2)} if fits else {}
+    lines.append("")
+    if w1 and w2:
+        lines.append(f"- whole fit (MIGRAD + HESSE), one thread against two: "
+                     f"{statistics.median(w1) / statistics.median(w2):.2f}x (medians of the "
+                     f"wall times; the set-up, reading and filling the buffers, is not "
+                     f"threaded and not included)")
+    if per_call:
+        lines.append(f"- wall time per likelihood call inside the fits: "
+                     f"{per_call[1] * 1e3:.1f} ms at one thread, {per_call[2] * 1e3:.1f} ms at "
+                     f"two ({per_call[1] / per_call[2]:.2f}x)")
+    if len(done) < len(fits):
+        lines.append(f"- fits marked `stopped` ran past --fit-max-seconds "
+                     f"({args.fit_max_seconds:.0f} s) and were stopped; their calls and time "
+                     f"so far are shown")
+    lines.append("")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        with open(args.output, "a" if args.append else "w") as fh:
+            fh.write(text)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--events", type=int, default=20000)
     p.add_argument("--lengths", default="1,2,4,8,16")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--output", default=None)
+    p.add_argument("--simultaneous", action="store_true",
+                   help="time the simultaneous signal fit instead")
+    p.add_argument("--append", action="store_true", help="append to --output")
+    p.add_argument("--data-events", type=int, default=10000)
+    p.add_argument("--mc-events", type=int, default=100000)
+    p.add_argument("--simultaneous-length", type=int, default=8)
+    p.add_argument("--fits", type=int, default=2)
+    p.add_argument("--fit-max-seconds", type=float, default=300)
+    p.add_argument("--directory", default=os.path.join("/tmp", "vecampfit_epem_bench_samples"))
     args = p.parse_args(argv)
+    if args.simultaneous:
+        return simultaneous(args)
     lengths = [int(x) for x in args.lengths.split(",")]
     lines = ["# e+e- -> K K-bar pi pi: signal density and efficiency likelihood",
              "", f"{platform.processor() or platform.machine()}, one thread, "
