@@ -234,9 +234,23 @@ class EventBuffer:
             lane = (n - 1) % L
             if lane + 1 < L:
                 self._blocks[last, :, lane + 1:] = self._blocks[last, :, lane:lane + 1]
-        self.weight_sum = float(np.sum(self._weights[:n])) if self._weighted else float(n)
+        self.weight_sum = self.local_weight_sum()
         self.frozen = True
         return self
+
+    def weight_rows(self):
+        """Per-chunk sums of the weights (ones if unweighted), ``(n_chunks, 1)``,
+        chunks of :func:`~vecampfit.fitter._evaluation.chunk_events` events."""
+        from ._evaluation import chunk_events, chunk_sums
+        return chunk_sums(self.weight_array(), chunk_events(self.vector_length))
+
+    def local_weight_sum(self):
+        """:math:`\\sum_i w_i` of the events of this buffer (their number if
+        unweighted), summed per chunk and the chunks in order."""
+        if not self._weighted:
+            return float(self.n_events)
+        from ._evaluation import reduce_rows
+        return float(reduce_rows(self.weight_rows())[0])
 
     def thaw(self):
         """Undo :meth:`freeze` (more events may be appended again)."""

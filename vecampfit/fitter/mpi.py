@@ -1,0 +1,499 @@
+r"""One likelihood over MPI ranks.
+
+Every rank runs the same script (SPMD)::
+
+    from mpi4py import MPI
+    from vecampfit.fitter import Fitter, read_parameter_file
+    from vecampfit.fitter.mpi import serve
+
+    fitter = Fitter(read_parameter_file("parameters.dat"), comm=MPI.COMM_WORLD)
+    point = fitter.add_point(signal)
+    point.load_normalization_file("mc.root")      # each rank reads its share
+    point.load_data_file("data.root")
+    with serve(fitter) as root:                   # ranks > 0 serve here
+        if root:                                  # rank 0 drives Minuit
+            fitter.migrad()
+            fitter.write_results(parameters="result.dat")
+
+launched with ``mpiexec -n 4 python fit.py``.
+
+Events.  The events of a fit point (data, and normalization events
+separately) are numbered in the order in which they are added, over all
+files and :meth:`~vecampfit.fitter.FitPoint.add_data` calls, as in one
+process, and cut into chunks of :func:`~vecampfit.fitter._evaluation.chunk_events`
+events (2048 for a vector length that divides 2048).  Each chunk belongs to
+one rank.  The chunks that start in a file (or in the records of one
+``add_data`` call) are divided among the ranks in contiguous, equal runs
+(rank 0 the first run); a chunk that a file leaves incomplete is completed
+by the next file's first events on the same rank.  A rank reads only the
+entries ``[N r / P, N (r + 1) / P)`` of a file of ``N`` entries (uproot
+entry ranges); after ``map_records`` the few records at the edges of its run
+move to the rank that owns their chunk (one ``alltoall``).  ``add_data``
+receives the same records on every rank and each rank keeps its chunks.
+
+Sums.  Every sum over events is computed per chunk (one row of partial sums
+per chunk, the same bits on whatever rank and with whatever number of
+OpenMP threads the chunk is computed); rank 0 gathers the rows of all ranks,
+puts them in chunk order, adds them with the same function as one process
+(:func:`~vecampfit.fitter._evaluation.reduce_rows`) and broadcasts the
+result.  :math:`\mathcal{F}` and its gradient are therefore bit-identical for
+any number of ranks and threads.
+
+Failures.  An exception on any rank inside a collective step (reading a
+file, a density, a kernel) reaches every rank, and is raised there with its
+type and message (the rank is added as a note); an invalid density at an
+event reports the first such event of the whole sample, with its number in
+the whole sample, as in one process.  No rank is left waiting.
+"""
+
+import os
+import pickle
+from contextlib import contextmanager
+
+import numpy as np
+
+from ._evaluation import reduce_rows
+
+__all__ = ["ChunkLayout", "Communicator", "serve"]
+
+_OK, _PROBLEM, _ERROR = 0, 1, 2
+
+
+def _portable(exc, rank):
+    """An exception that survives pickling, with a note naming the rank."""
+    try:
+        exc.add_note(f"(raised on MPI rank {rank})")
+    except AttributeError:  # pragma: no cover - Python < 3.11
+        pass
+    try:
+        data = pickle.dumps(exc)
+        pickle.loads(data)
+        return data
+    except Exception:
+        return pickle.dumps(RuntimeError(f"{type(exc).__name__} on MPI rank {rank}: {exc}"))
+
+
+def _record_count(records):
+    """Number of events of a dict of per-event arrays (length of the first)."""
+    for v in records.values():
+        return len(v)
+    return 0
+
+
+def _slice_records(records, start, stop):
+    return {k: np.asarray(v)[start:stop] for k, v in records.items()}
+
+
+def _concat_records(parts):
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in parts[0]}
+
+
+class ChunkLayout:
+    """Which rank holds which chunk of a group of event buffers (the data,
+    or the normalization events, of one fit point).
+
+    Parameters
+    ----------
+    chunk_events : int
+        Events per chunk.
+    rank, size : int
+        This rank and the number of ranks.
+
+    Attributes
+    ----------
+    total : int
+        Events added so far, on all ranks.
+    owned : list of int
+        The chunks (numbers in the whole sample) this rank holds, in the
+        order of its buffers.
+    """
+
+    def __init__(self, chunk_events, rank, size):
+        self.chunk_events = int(chunk_events)
+        self.rank = int(rank)
+        self.size = int(size)
+        self.total = 0
+        self.open_owner = None
+        self.owned = []
+        self.order = None
+
+    def state(self):
+        """A copy of the state, for :meth:`restore` after a failed piece."""
+        return (self.total, self.open_owner, list(self.owned))
+
+    def restore(self, state):
+        self.total, self.open_owner, owned = state
+        self.owned = list(owned)
+        self.order = None
+
+    def split(self, m):
+        """Assign the next ``m`` events (one file or ``add_data`` call).
+
+        Returns
+        -------
+        list of list of (int, int)
+            For every rank, the ranges of positions in the piece it holds.
+        """
+        ce, P = self.chunk_events, self.size
+        G = self.total
+        ranges = [[] for _ in range(P)]
+        head = 0
+        if G % ce and m:
+            head = min(m, ce - G % ce)
+            ranges[self.open_owner].append((0, head))
+        n_chunks = -(-(m - head) // ce)
+        first = (G + head) // ce
+        last_owner = self.open_owner
+        for r in range(P):
+            a, b = n_chunks * r // P, n_chunks * (r + 1) // P
+            if b > a:
+                ranges[r].append((head + a * ce, min(m, head + b * ce)))
+                if r == self.rank:
+                    self.owned.extend(range(first + a, first + b))
+                last_owner = r
+        self.total = G + m
+        self.open_owner = last_owner if self.total % ce else None
+        self.order = None
+        return ranges
+
+    def global_event(self, j):
+        """The number in the whole sample of event ``j`` of this rank's buffer."""
+        ce = self.chunk_events
+        return self.owned[j // ce] * ce + j % ce
+
+
+class Communicator:
+    """An mpi4py communicator serving one likelihood: the combine step of
+    its sums, the agreement of all ranks on failures, the event exchange.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        Usually ``MPI.COMM_WORLD``.
+
+    Attributes
+    ----------
+    rank, size : int
+    serving : bool
+        True on rank 0 inside :func:`serve`: collective calls of the
+        likelihood are announced to the other ranks first.
+    bytes_gathered : int
+        Bytes of partial rows rank 0 received so far (a measure of the
+        traffic per call).
+    """
+
+    def __init__(self, comm):
+        for name in ("Get_rank", "Get_size", "gather", "bcast", "allgather", "alltoall"):
+            if not hasattr(comm, name):
+                raise TypeError(f"comm must be an mpi4py communicator (e.g. MPI.COMM_WORLD), "
+                                f"got {type(comm).__name__} without {name}()")
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.serving = False
+        self.bytes_gathered = 0
+
+    @property
+    def root(self):
+        """True on rank 0."""
+        return self.rank == 0
+
+    def layout(self, chunk_events):
+        """A new :class:`ChunkLayout` of this rank."""
+        return ChunkLayout(chunk_events, self.rank, self.size)
+
+    # -- agreement ---------------------------------------------------------------
+
+    def agree(self, function):
+        """Run ``function()`` on every rank; if it raised anywhere, raise the
+        exception of the lowest such rank on every rank.
+
+        Returns
+        -------
+        The local result of ``function()``.
+        """
+        try:
+            result, status = function(), None
+        except Exception as exc:
+            result, status = None, _portable(exc, self.rank)
+        statuses = self.comm.allgather(status)
+        for s in statuses:
+            if s is not None:
+                raise pickle.loads(s)
+        return result
+
+    def combine(self, buf, local):
+        """The combine step of a sum over the events of ``buf`` (see
+        :func:`vecampfit.fitter._evaluation.combine_serial`) over the ranks.
+
+        ``local()`` gives ``(rows, problem)`` for this rank's chunks.  Rank
+        0 gathers them, orders the rows by chunk, reduces them with
+        :func:`~vecampfit.fitter._evaluation.reduce_rows` and broadcasts
+        ``(sums, None)``; or the :class:`~vecampfit.fitter._evaluation.Problem`
+        at the first event of the whole sample; or an exception, raised on
+        every rank.
+        """
+        layout = buf.layout
+        try:
+            rows, problem = local()
+            if problem is not None:
+                problem.event = layout.global_event(problem.event)
+                message = (_PROBLEM, problem)
+            else:
+                message = (_OK, np.ascontiguousarray(rows, dtype=np.float64))
+        except Exception as exc:
+            message = (_ERROR, _portable(exc, self.rank))
+        gathered = self.comm.gather(message, root=0)
+        result = None
+        if self.rank == 0:
+            result = self._decide(gathered, layout)
+        kind, value = self.comm.bcast(result, root=0)
+        if kind == _ERROR:
+            raise pickle.loads(value)
+        if kind == _PROBLEM:
+            return None, value
+        return value, None
+
+    def _decide(self, gathered, layout):
+        for kind, value in gathered:
+            if kind == _ERROR:
+                return _ERROR, value
+        problems = [value for kind, value in gathered if kind == _PROBLEM]
+        if problems:
+            return _PROBLEM, min(problems, key=lambda p: p.event)
+        rows = [value for _, value in gathered]
+        self.bytes_gathered += sum(r.nbytes for r in rows[1:])
+        stacked = np.concatenate(rows, axis=0)
+        order = layout.order
+        if order is None or order.shape[0] != stacked.shape[0]:
+            raise RuntimeError(f"the ranks gave {stacked.shape[0]} chunk rows for "
+                               f"{'?' if order is None else order.shape[0]} chunks: the event "
+                               f"layout was not exchanged (prepare the likelihood on every rank)")
+        return _OK, reduce_rows(stacked[order])
+
+    def finish_layout(self, layout):
+        """Exchange the chunk numbers of every rank (once, at preparation):
+        afterwards rank 0 can put gathered rows in chunk order."""
+        owned = self.comm.allgather(np.asarray(layout.owned, dtype=np.int64))
+        ids = np.concatenate(owned) if owned else np.zeros(0, dtype=np.int64)
+        n_chunks = -(-layout.total // layout.chunk_events)
+        if ids.shape[0] != n_chunks or not np.array_equal(np.sort(ids), np.arange(n_chunks)):
+            raise RuntimeError(f"the ranks hold chunks {sorted(ids.tolist())} of {n_chunks}: "
+                               f"every rank must add the same events in the same order")
+        layout.order = np.argsort(ids, kind="stable")
+
+    def total_events(self, n):
+        """Sum over the ranks of ``n`` (an event count)."""
+        return int(sum(self.comm.allgather(int(n))))
+
+    # -- events ------------------------------------------------------------------
+
+    def take_share(self, layout, records, weights):
+        """This rank's part of records every rank holds in full (``add_data``)."""
+        m = _record_count(records)
+        counts = self.comm.allgather(m)
+        if any(c != m for c in counts):
+            raise ValueError(f"add_data was given {counts} events on ranks 0..{self.size - 1}: "
+                             f"every rank must add the same events (each keeps its chunks)")
+        mine = layout.split(m)[self.rank]
+        if not mine:
+            return None, None
+        parts = [_slice_records(records, a, b) for a, b in mine]
+        w = None if weights is None else np.concatenate([np.asarray(weights)[a:b]
+                                                         for a, b in mine])
+        return _concat_records(parts), w
+
+    def exchange(self, layout, records, weights):
+        """Redistribute records read from consecutive entry runs (rank order)
+        to the ranks that own their chunks.
+
+        Parameters
+        ----------
+        layout : ChunkLayout
+        records : dict of numpy.ndarray or None
+            This rank's records (after ``map_records``), in entry order.
+        weights : numpy.ndarray or None
+
+        Returns
+        -------
+        (records, weights) of the chunks this rank owns, in order.
+        """
+        n = 0 if records is None else _record_count(records)
+        counts = self.comm.allgather(n)
+        weighted = self.comm.allgather(weights is not None)
+        start = sum(counts[:self.rank])
+        ranges = layout.split(sum(counts))
+        send = []
+        for dest in range(self.size):
+            pieces = []
+            for a, b in ranges[dest]:
+                lo, hi = max(a, start), min(b, start + n)
+                if hi > lo:
+                    pieces.append((_slice_records(records, lo - start, hi - start),
+                                   None if weights is None else weights[lo - start:hi - start]))
+            send.append(pieces)
+        received = self.comm.alltoall(send)
+        parts = [p for src in received for p, _ in src]
+        wparts = [w for src in received for _, w in src]
+        if not parts:
+            return None, None
+        return _concat_records(parts), (np.concatenate(wparts) if any(weighted) else None)
+
+    # -- rank 0 drives, the others serve ----------------------------------------------
+
+    def announce(self, name, args, likelihood):
+        """On rank 0 inside :func:`serve`: tell the other ranks to call
+        ``likelihood._collective_<name>(*args)`` (with rank 0's free parameters)."""
+        if self.serving and self.rank == 0:
+            self.comm.bcast(("call", name, args, likelihood.free_parameters), root=0)
+
+    def serve_loop(self, likelihood):
+        """Ranks > 0: run the calls rank 0 announces until it says stop.
+
+        An exception of a call was raised on rank 0 too (every failure is
+        agreed on by all ranks), so it is dropped here and the loop goes on.
+        """
+        while True:
+            command = self.comm.bcast(None, root=0)
+            if command[0] == "stop":
+                return
+            _, name, args, free = command
+            likelihood.free_parameters = free
+            try:
+                getattr(likelihood, name)(*args)
+            except Exception:
+                pass
+
+    def stop(self):
+        """Rank 0: end the other ranks' :meth:`serve_loop`."""
+        self.comm.bcast(("stop",), root=0)
+
+
+@contextmanager
+def serve(likelihood):
+    """Let rank 0 drive the fit while the other ranks serve its likelihood calls.
+
+    Use on every rank, after the events are loaded::
+
+        with serve(fitter) as root:
+            if root:
+                fitter.migrad()
+                fitter.write_results(parameters="result.dat")
+
+    On rank 0 the block runs with ``root`` True: every evaluation of
+    :math:`\\mathcal{F}` (and its gradient, MIGRAD, HESSE, MINOS, scans) is
+    announced to the other ranks, which compute their partial sums.  On the
+    other ranks the ``with`` statement waits until rank 0 leaves the block
+    (also by an exception), then runs the block with ``root`` False.  Per
+    evaluation, rank 0 broadcasts the parameter vector (``8 n_par`` bytes
+    plus a small header) and gathers the rows of partial sums (see
+    ``docs/mpi.rst``).
+
+    Parameters
+    ----------
+    likelihood : Likelihood or Fitter
+        Built with ``comm=`` on every rank.  Without a communicator (or with
+        one rank) the block simply runs with ``root`` True.
+
+    Yields
+    ------
+    bool
+        True on rank 0.
+    """
+    lk = getattr(likelihood, "likelihood", likelihood)
+    mpi = getattr(lk, "mpi", None)
+    if mpi is None or mpi.size == 1:
+        yield True
+        return
+    if mpi.rank != 0:
+        mpi.serve_loop(lk)
+        yield False
+        return
+    mpi.serving = True
+    try:
+        yield True
+    finally:
+        mpi.serving = False
+        mpi.stop()
+
+
+def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
+                        map_records=None, step_size="100 MB", entry_start=0, entry_stop=None):
+    """Like :func:`vecampfit.root_io.iterate_events`, over the entries
+    ``entry_start <= entry < entry_stop`` only (uproot entry ranges).
+
+    Raises
+    ------
+    FileNotFoundError, OSError, RootIOError, RootReadError
+        As :func:`~vecampfit.root_io.iterate_events` (the entries named are
+        those of the failing chunk in the whole tree).
+    """
+    from .. import root_io
+    path = os.fspath(path)
+    f, obj = root_io._open_tree(path, tree)
+    with f:
+        available = root_io._branch_names(obj)
+        wanted = list(branches) if branches is not None else \
+            [b for b in available if b != weight_branch]
+        for b in wanted + ([weight_branch] if weight_branch else []):
+            if b not in available:
+                raise root_io.RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
+                                          f"(branches: {', '.join(available)})")
+        read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
+        n_entries = int(obj.num_entries)
+        stop = n_entries if entry_stop is None else min(int(entry_stop), n_entries)
+        start = int(entry_start)
+        if stop <= start:
+            return
+        if hasattr(obj, "iterate"):
+            chunks = obj.iterate(read, library="np", step_size=step_size, report=True,
+                                 entry_start=start, entry_stop=stop)
+        else:
+            chunks = iter([(obj.arrays(read, library="np", entry_start=start,
+                                       entry_stop=stop), None)])
+        pos = start
+        while True:
+            try:
+                arrays, report = next(chunks)
+            except StopIteration:
+                break
+            except MemoryError:
+                raise
+            except Exception as exc:
+                step = root_io._entry_step(obj, read, step_size)
+                end = stop if step is None else min(pos + step, stop)
+                branch = root_io._failing_branch(obj, read, pos, end)
+                raise root_io.RootReadError(path, tree, branch, pos, end,
+                                            f"cannot read: {root_io._describe(exc)}") from exc
+            pos = int(report.tree_entry_stop) if report is not None else stop
+            arrays = {k: np.asarray(v) for k, v in arrays.items()}
+            weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
+            records = {k: arrays[k] for k in wanted}
+            if map_records is not None:
+                records = map_records(records)
+            yield records, weights
+
+
+def read_entry_share(path, tree, branches, weight_branch, map_records, step_size, rank, size):
+    """Records and weights of a rank's run of entries ``[N r / P, N (r+1) / P)``
+    (one array per field; None if the run is empty)."""
+    from .. import root_io
+    n = root_io.count_entries(path, tree)
+    start, stop = n * rank // size, n * (rank + 1) // size
+    parts, wparts = [], []
+    for records, weights in iterate_entry_range(path, tree, branches,
+                                                weight_branch=weight_branch,
+                                                map_records=map_records, step_size=step_size,
+                                                entry_start=start, entry_stop=stop):
+        parts.append(records)
+        wparts.append(weights)
+    records = _concat_records(parts)
+    if records is None:
+        return None, None
+    weights = None if wparts[0] is None else np.concatenate(wparts)
+    return records, weights
