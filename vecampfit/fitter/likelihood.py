@@ -417,6 +417,11 @@ class FitPoint:
                 path, tree, branches, weight_branch, map_records, step_size, mpi.rank, mpi.size))
             records, weights = mpi.exchange(layout, records, weights)
 
+            if group == "norm" and self.normalization == "grid" and \
+                    not any(mpi.comm.allgather(weights is not None)):
+                raise ValueError(f"fit point {self.index}: grid points need weights (integration "
+                                 f"weight times Jacobian)")
+
             def add():
                 if records is not None:
                     for buf in buffers:
@@ -833,7 +838,14 @@ class Likelihood:
     def prepare(self):
         """Check the parameters, freeze all event buffers and compute the
         backgrounds.  Called by the first evaluation; on failure nothing is
-        frozen."""
+        frozen.  With a communicator, a collective call (announced to the
+        other ranks inside :func:`vecampfit.fitter.mpi.serve`)."""
+        if self.mpi is not None and not self.prepared:
+            with self.mpi.collective("prepare", (), self):
+                return self._prepare()
+        return self._prepare()
+
+    def _prepare(self):
         if not self.points:
             raise ValueError("the likelihood has no fit point")
         self.check_parameters()
@@ -1092,8 +1104,13 @@ class Likelihood:
         calls it with the same parameters, or rank 0 alone inside
         :func:`vecampfit.fitter.mpi.serve` (the others are told to).
         """
-        if self.mpi is not None:
-            self.mpi.announce("evaluate", (np.array(params, dtype=np.float64), gradient), self)
+        if self.mpi is None:
+            return self._evaluate(params, gradient)
+        with self.mpi.collective("evaluate", (np.array(params, dtype=np.float64), gradient),
+                                 self):
+            return self._evaluate(params, gradient)
+
+    def _evaluate(self, params, gradient):
         x = np.array(params, dtype=np.float64).reshape(-1)
         n = len(self.parameters)
         if x.shape != (n,):
@@ -1185,7 +1202,8 @@ class Likelihood:
 
     def signal_values(self, point, params, where="data"):
         """Signal density at the data (or normalization) events of a point
-        (float64 array), for result files and plots.
+        (float64 array), for result files and plots.  With a communicator:
+        at the events this rank holds (its chunks, in order).
 
         Parameters
         ----------
@@ -1208,10 +1226,11 @@ class Likelihood:
         params : array_like
             All fit parameters.
         """
-        if self.mpi is not None:
-            self.mpi.announce("_normalization_integral_at", (point.index, np.array(
-                params, dtype=np.float64)), self)
-        return self._normalization_integral_at(point.index, params)
+        if self.mpi is None:
+            return self._normalization_integral_at(point.index, params)
+        with self.mpi.collective("_normalization_integral_at",
+                                 (point.index, np.array(params, dtype=np.float64)), self):
+            return self._normalization_integral_at(point.index, params)
 
     def _normalization_integral_at(self, index, params):
         point = self.points[index]
@@ -1226,7 +1245,9 @@ class Likelihood:
         """Density values per event of a fit point (dict of float64 arrays):
         ``signal_density`` (:math:`S`), ``signal`` (:math:`f_S S / I_S`),
         ``background_k`` (:math:`f_B^{(k)} B^{(k)}/I_{B^{(k)}}`) and
-        ``total`` (their sum).
+        ``total`` (their sum).  With a communicator: at the events this
+        rank holds (a collective call: the normalization is summed over
+        every rank).
 
         Parameters
         ----------

@@ -197,6 +197,7 @@ class Communicator:
         self.size = comm.Get_size()
         self.serving = False
         self.bytes_gathered = 0
+        self._depth = 0
 
     @property
     def root(self):
@@ -346,11 +347,20 @@ class Communicator:
 
     # -- rank 0 drives, the others serve ----------------------------------------------
 
-    def announce(self, name, args, likelihood):
-        """On rank 0 inside :func:`serve`: tell the other ranks to call
-        ``likelihood._collective_<name>(*args)`` (with rank 0's free parameters)."""
-        if self.serving and self.rank == 0:
+    @contextmanager
+    def collective(self, name, args, likelihood):
+        """Around a collective call of the likelihood: on rank 0 inside
+        :func:`serve`, the outermost such call is first announced to the
+        other ranks, which run ``getattr(likelihood, name)(*args)`` with
+        rank 0's free parameters (calls made inside it, such as the
+        preparation inside the first evaluation, are not announced again)."""
+        if self.serving and self.rank == 0 and self._depth == 0:
             self.comm.bcast(("call", name, args, likelihood.free_parameters), root=0)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
 
     def serve_loop(self, likelihood):
         """Ranks > 0: run the calls rank 0 announces until it says stop.
