@@ -222,6 +222,16 @@ FAIL = COMMON + textwrap.dedent('''
     case = sys.argv[3]
     report = {}
     X_SORTED = np.sort(X_DATA)        # the largest x lie in the last chunk (rank 1)
+    if case == "corrupt":
+        L = lk(("mu", .5), ("sigma", .2))
+        pt = L.add_point(gauss_block(), normalization="none")
+        for step in (1000, "100 MB"):
+            try:
+                pt.load_data_file(os.environ["VF_CORRUPT_FILE"], "tree", ["x"], step_size=step)
+            except Exception as exc:
+                report[f"load {step}"] = [type(exc).__name__, str(exc)]
+        pt.add_data({"x": X_DATA})
+        report["after"] = float(L.evaluate([0.45, 0.18])[0]).hex()
     if case == "map":
         def bad_map(records):
             if np.any(records["x"] > 0.999):
@@ -290,8 +300,25 @@ def env(model_cache, tmp_path_factory):
     with uproot.recreate(path) as f:
         f["tree"] = {"x": np.sort(np.random.default_rng(7).uniform(0, 1, 5001))}
     files["sorted"] = path
+    # A file whose basket of entries 4000-4999 cannot be decompressed: only
+    # the rank reading the second half meets it.
+    path = str(d / "corrupt.root")
+    with uproot.recreate(path) as f:
+        f.mktree("tree", {"x": np.float64})
+        x = rng.uniform(0, 1, 5001)
+        for a in range(0, 5001, 1000):
+            f["tree"].extend({"x": x[a:a + 1000]})
+    with uproot.open(path) as f:
+        branch = f["tree"]["x"]
+        seek = int(branch.member("fBasketSeek")[4])
+        size = int(branch.member("fBasketBytes")[4])
+    with open(path, "r+b") as f:
+        f.seek(seek + size // 2)
+        f.write(b"\x13" * (size // 3))
+    files["corrupt"] = path
     e = dict(os.environ, VF_TESTS_DIR=TESTS_DIR, VF_MODEL_CACHE=model_cache,
              VF_DATA_FILE=files["data"], VF_MC_FILE=files["mc"], VF_SORTED_FILE=files["sorted"],
+             VF_CORRUPT_FILE=files["corrupt"],
              OMP_NUM_THREADS="1")
     return e, d
 
@@ -352,9 +379,10 @@ def test_fit_driven_by_rank_zero(env, tmp_path):
     assert par.read_text() == serial.read_text()
 
 
-@pytest.mark.parametrize("case", ["map", "invalid", "raises", "background"])
+@pytest.mark.parametrize("case", ["corrupt", "map", "invalid", "raises", "background"])
 def test_failure_on_one_rank(env, case):
-    """A failure on rank 1 only (a record rejected while reading its entries,
+    """A failure on rank 1 only (a corrupt basket in its entries, a record
+    rejected while reading its entries,
     a density invalid at or raising on an event only rank 1 holds, a
     background invalid there) reaches rank 0 as the one-process exception,
     and mpiexec returns (no hang)."""
@@ -372,6 +400,11 @@ def test_failure_on_one_rank(env, case):
         assert int(re.search(r"at data event (\d+)", first[1]).group(1)) >= 2048
     if case == "raises":
         assert first[0] == "ZeroDivisionError"
+    if case == "corrupt":
+        for step in ("1000", "100 MB"):
+            kind, message = one[f"load {step}"]
+            assert kind == "RootReadError" and "branch 'x'" in message
+        assert "entries 4000 to 4999" in one["load 1000"][1]
     if case == "map":
         assert one["load"] == ["ValueError", "x above 0.999: not a valid event record"]
     if case == "background":

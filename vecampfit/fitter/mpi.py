@@ -59,18 +59,48 @@ __all__ = ["ChunkLayout", "Communicator", "serve"]
 _OK, _PROBLEM, _ERROR = 0, 1, 2
 
 
+def _rebuild(cls, args, state):
+    """An exception of class ``cls`` with ``args`` and attributes ``state``,
+    made without calling its ``__init__`` (which may take other arguments)."""
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
 def _portable(exc, rank):
-    """An exception that survives pickling, with a note naming the rank."""
+    """The exception pickled, with a note naming the rank: as it is if it
+    pickles, else rebuilt from its class, ``args`` and attributes, else a
+    RuntimeError with its type and message."""
     try:
         exc.add_note(f"(raised on MPI rank {rank})")
     except AttributeError:  # pragma: no cover - Python < 3.11
         pass
     try:
         data = pickle.dumps(exc)
-        pickle.loads(data)
-        return data
+        if str(pickle.loads(data)) == str(exc):
+            return data
     except Exception:
-        return pickle.dumps(RuntimeError(f"{type(exc).__name__} on MPI rank {rank}: {exc}"))
+        pass
+    try:
+        state = {k: v for k, v in vars(exc).items() if k != "__traceback__"}
+        data = pickle.dumps((_rebuild, (type(exc), exc.args, state)))
+        fn, fargs = pickle.loads(data)
+        if str(fn(*fargs)) == str(exc):
+            return pickle.dumps(_Rebuilt(type(exc), exc.args, state))
+    except Exception:
+        pass
+    return pickle.dumps(RuntimeError(f"{type(exc).__name__} on MPI rank {rank}: {exc}"))
+
+
+class _Rebuilt:
+    """Pickles as the call that rebuilds an exception (see :func:`_rebuild`)."""
+
+    def __init__(self, cls, args, state):
+        self.cls, self.args, self.state = cls, args, state
+
+    def __reduce__(self):
+        return _rebuild, (self.cls, self.args, self.state)
 
 
 def _record_count(records):
@@ -460,27 +490,23 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
         start = int(entry_start)
         if stop <= start:
             return
-        if hasattr(obj, "iterate"):
-            chunks = obj.iterate(read, library="np", step_size=step_size, report=True,
-                                 entry_start=start, entry_stop=stop)
-        else:
-            chunks = iter([(obj.arrays(read, library="np", entry_start=start,
-                                       entry_stop=stop), None)])
-        pos = start
-        while True:
+        # Chunks on the boundaries of one process's chunks (multiples of the
+        # step from entry 0), so that an error names the entries it would
+        # name in one process.
+        step = root_io._entry_step(obj, read, step_size)
+        if step is None or step < 1:
+            step = n_entries
+        for first in range(start - start % step, stop, step):
+            lo, hi = max(first, start), min(first + step, stop)
             try:
-                arrays, report = next(chunks)
-            except StopIteration:
-                break
+                arrays = obj.arrays(read, library="np", entry_start=lo, entry_stop=hi)
             except MemoryError:
                 raise
             except Exception as exc:
-                step = root_io._entry_step(obj, read, step_size)
-                end = stop if step is None else min(pos + step, stop)
-                branch = root_io._failing_branch(obj, read, pos, end)
-                raise root_io.RootReadError(path, tree, branch, pos, end,
+                end = min(first + step, n_entries)
+                branch = root_io._failing_branch(obj, read, first, end)
+                raise root_io.RootReadError(path, tree, branch, first, end,
                                             f"cannot read: {root_io._describe(exc)}") from exc
-            pos = int(report.tree_entry_stop) if report is not None else stop
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
             records = {k: arrays[k] for k in wanted}
