@@ -232,6 +232,18 @@ FAIL = COMMON + textwrap.dedent('''
                 report[f"load {step}"] = [type(exc).__name__, str(exc)]
         pt.add_data({"x": X_DATA})
         report["after"] = float(L.evaluate([0.45, 0.18])[0]).hex()
+    if case == "nonfinite":
+        L = lk(("mu", .5), ("sigma", .2))
+        pt = L.add_point(gauss_block(), normalization="none")
+        pt.add_data({"x": X_DATA[:1000]})
+        x = X_DATA.copy()
+        x[4500] = np.nan               # in the chunks of rank 1
+        try:
+            pt.add_data({"x": x})
+        except Exception as exc:
+            report["add_data"] = [type(exc).__name__, str(exc)]
+        pt.add_data({"x": X_DATA[1000:]})
+        report["after"] = float(L.evaluate([0.45, 0.18])[0]).hex()
     if case == "map":
         def bad_map(records):
             if np.any(records["x"] > 0.999):
@@ -379,10 +391,12 @@ def test_fit_driven_by_rank_zero(env, tmp_path):
     assert par.read_text() == serial.read_text()
 
 
-@pytest.mark.parametrize("case", ["corrupt", "map", "invalid", "raises", "background"])
+@pytest.mark.parametrize("case", ["corrupt", "map", "nonfinite", "invalid", "raises",
+                                  "background"])
 def test_failure_on_one_rank(env, case):
     """A failure on rank 1 only (a corrupt basket in its entries, a record
-    rejected while reading its entries,
+    rejected while reading its entries, a value that is not finite in its
+    share of add_data,
     a density invalid at or raising on an event only rank 1 holds, a
     background invalid there) reaches rank 0 as the one-process exception,
     and mpiexec returns (no hang)."""
@@ -405,6 +419,9 @@ def test_failure_on_one_rank(env, case):
             kind, message = one[f"load {step}"]
             assert kind == "RootReadError" and "branch 'x'" in message
         assert "entries 4000 to 4999" in one["load 1000"][1]
+    if case == "nonfinite":
+        assert one["add_data"] == ["EventBufferError", "data of fit point 0: event field 'x' is "
+                                   "not finite at event 5500 (nan)"]
     if case == "map":
         assert one["load"] == ["ValueError", "x above 0.999: not a valid event record"]
     if case == "background":

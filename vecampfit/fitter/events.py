@@ -147,7 +147,8 @@ class EventBuffer:
             if not np.all(np.isfinite(a)):
                 bad = int(np.flatnonzero(~np.isfinite(a))[0])
                 raise EventBufferError(f"{self.what}: event field {name!r} is not finite at "
-                                       f"event {self.n_events + bad} ({a[bad]})")
+                                       f"event {self.event_number(self.n_events + bad)} "
+                                       f"({a[bad]})")
             converted.append(a)
         weighted = weights is not None
         if self._weighted is not None and weighted != self._weighted and n:
@@ -197,6 +198,13 @@ class EventBuffer:
         if i < n:
             b = (start + i) // L
             blocks[b, f, :n - i] = a[i:]
+
+    def event_number(self, j):
+        """The number of event ``j`` of this buffer in the whole sample: ``j``
+        itself, or over MPI ranks its number among the events of all ranks
+        (:class:`vecampfit.fitter.mpi.ChunkLayout`, set as ``layout``)."""
+        layout = getattr(self, "layout", None)
+        return j if layout is None else layout.global_event(j)
 
     def mark(self):
         """A position to :meth:`truncate` back to (the number of events)."""
