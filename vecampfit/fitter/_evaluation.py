@@ -79,38 +79,44 @@ def combine_serial(buf, local):
     return reduce_rows(rows), None
 
 
-def chunk_sums(terms, ce):
-    """Per-chunk sums of per-event terms.
+def chunk_sums(columns, n, ce):
+    """Per-chunk sums of per-event terms, column by column.
 
     Parameters
     ----------
-    terms : numpy.ndarray
-        ``(n_events,)`` or ``(n_events, m)`` float64 (complex gives 2 m real
-        columns: real and imaginary parts).
+    columns : iterable of numpy.ndarray
+        Columns of ``n`` per-event terms each (float64), e.g. a generator, so
+        that only one column is held at a time.
+    n : int
+        Events.
     ce : int
         Events per chunk.
 
     Returns
     -------
     numpy.ndarray
-        ``(n_chunks, m)``: the sum over the events of each chunk, the last
-        chunk padded with zeros.  The sum of a chunk depends on its events
-        only (never on how many chunks there are), so rows of the same chunk
-        are bit-identical wherever they are computed.
+        ``(n_chunks, n_columns)``: the sum over the events of each chunk.
+        Each chunk is summed as one contiguous run of ``ce`` values (numpy's
+        pairwise sum; the last chunk padded with zeros), so the sum depends
+        on the chunk's values only -- not on the number of chunks or columns,
+        nor on where the chunk is computed.
     """
-    t = np.asarray(terms)
-    if np.iscomplexobj(t):
-        t = t.reshape(t.shape[0], -1)
-        t = np.concatenate([t.real, t.imag], axis=1)
-    t = t.reshape(t.shape[0], -1)
-    n, m = t.shape
     n_chunks = -(-n // ce)
-    # Column by column, each chunk a contiguous run of ce values (numpy's
-    # pairwise sum of one run): the sum depends on the chunk's values only,
-    # not on the number of columns or of chunks.
-    padded = np.zeros((m, n_chunks * ce))
-    padded[:, :n] = t.T
-    return np.ascontiguousarray(np.add.reduce(padded.reshape(m, n_chunks, ce), axis=2).T)
+    full = n // ce
+    out = []
+    for column in columns:
+        c = np.ascontiguousarray(column, dtype=np.float64)
+        sums = np.empty(n_chunks)
+        if full:
+            sums[:full] = np.add.reduce(c[:full * ce].reshape(full, ce), axis=1)
+        if n_chunks > full:
+            last = np.zeros((1, ce))
+            last[0, :n - full * ce] = c[full * ce:n]
+            sums[full] = np.add.reduce(last, axis=1)[0]
+        out.append(sums)
+    if not out:
+        return np.zeros((n_chunks, 0))
+    return np.ascontiguousarray(np.stack(out, axis=1))
 
 
 def _empty_rows(n_columns):
@@ -329,10 +335,12 @@ class PythonEvaluator:
         if problem is not None:
             return None, problem
         w = buf.weights
-        cols = [v if w is None else w * v]
-        if gradient:
-            cols.extend(g if w is None else g * w)
-        return chunk_sums(np.stack(cols, axis=1), self._chunk_events(buf)), None
+
+        def columns():
+            yield v if w is None else w * v
+            for k in range(ng):
+                yield g[k] if w is None else g[k] * w
+        return chunk_sums(columns(), buf.n_events, self._chunk_events(buf)), None
 
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
         return combine(buf, lambda: self.normalization_rows(buf, params_t, pbuf, gradient,
@@ -359,12 +367,15 @@ class PythonEvaluator:
         w = buf.weights
         lg = np.log(term) if w is None else w * np.log(term)
         r = -2 / term if w is None else -2 * w / term
-        cols = [-2 * lg, r * v]
-        if nb:
-            cols.extend(background[:, :n] * r)
-        if gradient:
-            cols.extend(g * r)
-        return chunk_sums(np.stack(cols, axis=1), self._chunk_events(buf)), None
+
+        def columns():
+            yield -2 * lg
+            yield r * v
+            for k in range(nb):
+                yield background[k, :n] * r
+            for k in range(ng):
+                yield g[k] * r
+        return chunk_sums(columns(), n, self._chunk_events(buf)), None
 
     def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
                   combine=combine_serial):
@@ -543,14 +554,19 @@ class CachedEvaluator:
         if w is not None:
             lg = w * lg
             r = w * r
-        cols = [-2 * lg, r * s]
-        if nb:
-            cols.extend(background[:, :n] * r)
-        if gradient:
-            v = x * (r * a.conj())
-            cols.extend(v.real)
-            cols.extend(v.imag)
-        return chunk_sums(np.stack(cols, axis=1), chunk_events(self.vector_length)), None
+        ra = r * a.conj()
+
+        def columns():
+            yield -2 * lg
+            yield r * s
+            for k in range(nb):
+                yield background[k, :n] * r
+            if gradient:
+                for k in range(K):
+                    yield (x[k] * ra).real
+                for k in range(K):
+                    yield (x[k] * ra).imag
+        return chunk_sums(columns(), n, chunk_events(self.vector_length)), None
 
     def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
                   combine=combine_serial):

@@ -250,7 +250,7 @@ class EventBuffer:
         """Per-chunk sums of the weights (ones if unweighted), ``(n_chunks, 1)``,
         chunks of :func:`~vecampfit.fitter._evaluation.chunk_events` events."""
         from ._evaluation import chunk_events, chunk_sums
-        return chunk_sums(self.weight_array(), chunk_events(self.vector_length))
+        return chunk_sums([self.weight_array()], self.n_events, chunk_events(self.vector_length))
 
     def local_weight_sum(self):
         """:math:`\\sum_i w_i` of the events of this buffer (their number if

@@ -968,7 +968,8 @@ class Likelihood:
                 return np.zeros((-(-buf.n_events // chunk_events(self.vector_length)), 1)), None
             v = np.asarray(values, dtype=np.float64)
             w = buf.weights
-            return chunk_sums(v if w is None else w * v, chunk_events(self.vector_length)), None
+            return chunk_sums([v if w is None else w * v], buf.n_events,
+                              chunk_events(self.vector_length)), None
 
         sums, problem = self._combine(buf, local)
         if problem is not None:
