@@ -357,14 +357,15 @@ def _check(proc, result):
 
 def test_bit_identical_over_ranks_and_threads(env):
     """F and its gradient have the same bits in one process (1 and 2 threads)
-    and over 2 ranks (1 thread each), for every fit kind."""
+    and over 2 ranks (1 and 2 threads each) and 3 ranks, for every fit kind."""
     runs = {}
-    for mode, threads in (("serial", 1), ("serial", 2), ("mpi", 1)):
-        proc, result = run(env, "evaluate", mode, threads)
+    for mode, threads, ranks in (("serial", 1, 1), ("serial", 2, 1), ("mpi", 1, 2),
+                                 ("mpi", 2, 2), ("mpi", 1, 3)):
+        proc, result = run(env, "evaluate", mode, threads, ranks=ranks)
         _check(proc, result)
         assert proc.returncode == 0, proc.stderr
-        runs[(mode, threads)] = result
-    ref = runs[("serial", 1)]
+        runs[(mode, threads, ranks)] = result
+    ref = runs[("serial", 1, 1)]
     assert set(ref) >= {"mc_background", "grid_python", "formula", "none", "extended",
                         "simultaneous_priors", "cached", "cached_rebuild", "files"}
     for key, result in runs.items():

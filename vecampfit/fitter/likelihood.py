@@ -26,7 +26,12 @@ normalization are computed once, when the fit is prepared.
 The gradient is the paper's eq. (likelihood_vecampfit_derivatives) and its
 fraction and yield derivatives; for a block density the sums are computed
 without the GIL, in chunks of blocks reduced in a fixed order, so that the
-value does not depend on the number of threads.
+value does not depend on the number of threads.  Every sum over events is
+one row of partial sums per chunk of events, the rows added in chunk order
+(:func:`~vecampfit.fitter._evaluation.reduce_rows`): with a communicator
+(``Likelihood(..., comm=MPI.COMM_WORLD)``, :mod:`vecampfit.fitter.mpi`) the
+chunks are spread over MPI ranks and the value and gradient keep the bits
+of one process.
 
 Parameters bind by name: each density receives the values of the fit
 parameters it names (:attr:`Density.parameters`) in its own order, and its
@@ -44,7 +49,7 @@ import warnings
 import numpy as np
 
 from ._evaluation import (CHUNK_EVENTS, CachedEvaluator, Problem, chunk_events, chunk_sums,
-                          combine_serial, evaluator_for_fit, reduce_rows)
+                          combine_serial, evaluator_for_fit)
 from .density import Density, DensityError
 from .events import EventBuffer
 from .parameters import ParameterFileError, ParameterTable
@@ -253,8 +258,12 @@ class FitPoint:
     # -- set-up ---------------------------------------------------------------
 
     def _check_not_loaded(self, what):
-        if any(b.n_events for b in self.data.values()) or \
-                any(b.n_events for b in self.norm.values()):
+        if self._layouts is not None:       # over MPI ranks: events on any rank
+            loaded = any(layout.total for layout in self._layouts.values())
+        else:
+            loaded = any(b.n_events for b in self.data.values()) or \
+                any(b.n_events for b in self.norm.values())
+        if loaded:
             raise RuntimeError(f"fit point {self.index}: {what} must be set before events are "
                                f"loaded")
 
@@ -985,15 +994,6 @@ class Likelihood:
         params_t = bg.density.parameter_vector(bg.parameters, self.dtype)
         pbuf = bg.density.fill_buffer(bg.density.new_parameter_buffer(self.dtype), params_t)
         return self._evaluator(bg.density).values(buf, params_t, pbuf, self.threads)
-
-    def _check_background(self, values, what, where, bg):
-        bad = ~np.isfinite(values) | (values < 0)
-        if np.any(bad):
-            j = int(np.flatnonzero(bad)[0])
-            pdesc = ", ".join(f"{n}={v:.10g}" for n, v in zip(bg.density.parameters,
-                                                               bg.parameters))
-            raise LikelihoodError(f"{what}: density is {values[j]} at {where} event {j} "
-                                  f"(parameters: {pdesc or 'none'})")
 
     def _describe(self, params):
         names = self.parameters.names
