@@ -85,8 +85,9 @@ def chunk_sums(columns, n, ce):
     Parameters
     ----------
     columns : iterable of numpy.ndarray
-        Columns of ``n`` per-event terms each (float64), e.g. a generator, so
-        that only one column is held at a time.
+        Columns of ``n`` per-event terms each (float64), or blocks of such
+        columns (2-D arrays, one column per row); a generator holds only
+        one at a time.
     n : int
         Events.
     ce : int
@@ -96,27 +97,29 @@ def chunk_sums(columns, n, ce):
     -------
     numpy.ndarray
         ``(n_chunks, n_columns)``: the sum over the events of each chunk.
-        Each chunk is summed as one contiguous run of ``ce`` values (numpy's
-        pairwise sum; the last chunk padded with zeros), so the sum depends
-        on the chunk's values only -- not on the number of chunks or columns,
-        nor on where the chunk is computed.
+        Each chunk of each column is summed as one contiguous run of ``ce``
+        values (numpy's pairwise sum; the last chunk padded with zeros), so
+        the sum depends on the chunk's values only -- not on the number of
+        chunks or columns, nor on where the chunk is computed.
     """
     n_chunks = -(-n // ce)
     full = n // ce
     out = []
-    for column in columns:
-        c = np.ascontiguousarray(column, dtype=np.float64)
-        sums = np.empty(n_chunks)
+    for block in columns:
+        c = np.ascontiguousarray(block, dtype=np.float64)
+        c = c.reshape(1 if c.ndim == 1 else c.shape[0], -1)
+        sums = np.empty((c.shape[0], n_chunks))
         if full:
-            sums[:full] = np.add.reduce(c[:full * ce].reshape(full, ce), axis=1)
+            sums[:, :full] = np.add.reduce(c[:, :full * ce].reshape(c.shape[0], full, ce),
+                                           axis=2)
         if n_chunks > full:
-            last = np.zeros((1, ce))
-            last[0, :n - full * ce] = c[full * ce:n]
-            sums[full] = np.add.reduce(last, axis=1)[0]
+            last = np.zeros((c.shape[0], 1, ce))
+            last[:, 0, :n - full * ce] = c[:, full * ce:n]
+            sums[:, full] = np.add.reduce(last, axis=2)[:, 0]
         out.append(sums)
     if not out:
         return np.zeros((n_chunks, 0))
-    return np.ascontiguousarray(np.stack(out, axis=1))
+    return np.ascontiguousarray(np.concatenate(out, axis=0).T)
 
 
 def _empty_rows(n_columns):
@@ -402,6 +405,9 @@ class CachedEvaluator:
     #: while their matrix is summed.
     MATRIX_CHUNK_EVENTS = 65536
 
+    #: Chunks of data events whose gradient terms are formed at once.
+    GRADIENT_GROUP_CHUNKS = 8
+
     def __init__(self, density, dtype, vector_length):
         self.density = density
         self.components = density.components
@@ -470,15 +476,13 @@ class CachedEvaluator:
             n = min(b1 * L, buf.n_events) - b0 * L
             x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads)[:, :n]
             xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
-            xt, xc = np.ascontiguousarray(xw.T), np.ascontiguousarray(x.conj().T)
             for c0 in range(0, n, ce):
                 c1 = min(c0 + ce, n)
-                # (events, K, K) products summed over the events one after the
-                # other (axis 0), the chunk padded to ce events: the row of a
-                # chunk never depends on where it is computed.
-                prod = np.zeros((ce, K, K), dtype=np.complex128)
-                np.multiply(xt[c0:c1, :, None], xc[c0:c1, None, :], out=prod[:c1 - c0])
-                m = np.add.reduce(prod, axis=0).reshape(-1)
+                # One product of fresh contiguous operands per chunk: the
+                # row of a chunk does not depend on where it is computed.
+                a = np.ascontiguousarray(xw[:, c0:c1])
+                b = np.conj(x[:, c0:c1])
+                m = (a @ b.T).reshape(-1)
                 rows.append(np.concatenate([m.real, m.imag]))
         return np.array(rows, dtype=np.float64).reshape(-1, 2 * K * K), None
 
@@ -554,19 +558,26 @@ class CachedEvaluator:
         if w is not None:
             lg = w * lg
             r = w * r
-        ra = r * a.conj()
+        ce = chunk_events(self.vector_length)
 
         def columns():
             yield -2 * lg
             yield r * s
             for k in range(nb):
                 yield background[k, :n] * r
-            if gradient:
-                for k in range(K):
-                    yield (x[k] * ra).real
-                for k in range(K):
-                    yield (x[k] * ra).imag
-        return chunk_sums(columns(), n, chunk_events(self.vector_length)), None
+        rows = chunk_sums(columns(), n, ce)
+        if not gradient:
+            return rows, None
+        # X_k r conj(A), real and imaginary parts, a few chunks at a time
+        # (the products stay in the cache; the rows are those of whole runs).
+        ra = r * a.conj()
+        group = self.GRADIENT_GROUP_CHUNKS * ce
+        parts = []
+        for e0 in range(0, n, group):
+            e1 = min(e0 + group, n)
+            v = x[:, e0:e1] * ra[e0:e1]
+            parts.append(chunk_sums([v.real, v.imag], e1 - e0, ce))
+        return np.hstack([rows, np.concatenate(parts, axis=0)]), None
 
     def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
                   combine=combine_serial):
