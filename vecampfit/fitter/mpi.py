@@ -33,8 +33,8 @@ receives the same records on every rank and each rank keeps its chunks.
 
 Sums.  Every sum over events is computed per chunk (one row of partial sums
 per chunk, the same bits on whatever rank and with whatever number of
-OpenMP threads the chunk is computed); rank 0 gathers the rows of all ranks,
-puts them in chunk order, adds them with the same function as one process
+OpenMP threads the chunk is computed); rank 0 gathers the rows of all ranks
+(``Gatherv``), puts them in chunk order, adds them with the same function as one process
 (:func:`~vecampfit.fitter._evaluation.reduce_rows`) and broadcasts the
 result.  :math:`\mathcal{F}` and its gradient are therefore bit-identical for
 any number of ranks and threads.
@@ -151,6 +151,7 @@ class ChunkLayout:
         self.open_owner = None
         self.owned = []
         self.order = None
+        self.counts = None
 
     def state(self):
         """A copy of the state, for :meth:`restore` after a failed piece."""
@@ -160,6 +161,7 @@ class ChunkLayout:
         self.total, self.open_owner, owned = state
         self.owned = list(owned)
         self.order = None
+        self.counts = None
 
     def split(self, m):
         """Assign the next ``m`` events (one file or ``add_data`` call).
@@ -189,6 +191,7 @@ class ChunkLayout:
         self.total = G + m
         self.open_owner = last_owner if self.total % ce else None
         self.order = None
+        self.counts = None
         return ranges
 
     def global_event(self, j):
@@ -262,50 +265,81 @@ class Communicator:
         """The combine step of a sum over the events of ``buf`` (see
         :func:`vecampfit.fitter._evaluation.combine_serial`) over the ranks.
 
-        ``local()`` gives ``(rows, problem)`` for this rank's chunks.  Rank
-        0 gathers them, orders the rows by chunk, reduces them with
-        :func:`~vecampfit.fitter._evaluation.reduce_rows` and broadcasts
-        ``(sums, None)``; or the :class:`~vecampfit.fitter._evaluation.Problem`
-        at the first event of the whole sample; or an exception, raised on
-        every rank.
+        ``local()`` gives ``(rows, problem)`` for this rank's chunks: rows
+        :math:`R_c` (float64, one per chunk :math:`c`).  The sums are
+
+        .. math::
+
+            S = (\\cdots((R_0 + R_1) + R_2) + \\cdots) + R_{C-1}
+
+        over the :math:`C` chunks of the whole sample in their order, as in
+        one process (:func:`~vecampfit.fitter._evaluation.reduce_rows`).
+
+        Normal case: every rank reports success (``allreduce`` of one
+        integer), rank 0 receives the rows of all ranks (``Gatherv``,
+        :math:`8 m` bytes per chunk of ``m`` columns), puts them in chunk
+        order, reduces them and broadcasts the :math:`8 m` bytes of ``S``
+        (``Bcast``).  Otherwise the ranks' outcomes are gathered (pickled):
+        an exception (of the lowest rank that raised) is raised on every
+        rank, or the :class:`~vecampfit.fitter._evaluation.Problem` at the
+        first event of the whole sample is returned on every rank.
+
+        Returns
+        -------
+        (numpy.ndarray, None) or (None, Problem)
         """
+        from mpi4py import MPI
         layout = buf.layout
+        rows = problem = error = None
         try:
             rows, problem = local()
             if problem is not None:
                 problem.event = layout.global_event(problem.event)
-                message = (_PROBLEM, problem)
             else:
-                message = (_OK, np.ascontiguousarray(rows, dtype=np.float64))
+                rows = np.ascontiguousarray(rows, dtype=np.float64)
+                if layout.counts is None:
+                    raise RuntimeError("the event layout was not exchanged (prepare the "
+                                       "likelihood on every rank)")
+                if rows.ndim != 2 or rows.shape[0] != layout.counts[self.rank]:
+                    raise RuntimeError(f"{rows.shape[0]} chunk rows computed for the "
+                                       f"{layout.counts[self.rank]} chunks of rank {self.rank}")
         except Exception as exc:
-            message = (_ERROR, _portable(exc, self.rank))
-        gathered = self.comm.gather(message, root=0)
+            error = _portable(exc, self.rank)
+        status = _ERROR if error is not None else (_PROBLEM if problem is not None else _OK)
+        if self.comm.allreduce(status, op=MPI.MAX) == _OK:
+            return self._reduce_rows(layout, rows), None
+        gathered = self.comm.gather((status, error if error is not None else problem), root=0)
         result = None
         if self.rank == 0:
-            result = self._decide(gathered, layout)
+            errors = [v for k, v in gathered if k == _ERROR]
+            if errors:
+                result = (_ERROR, errors[0])
+            else:
+                result = (_PROBLEM, min((v for k, v in gathered if k == _PROBLEM),
+                                        key=lambda p: p.event))
         kind, value = self.comm.bcast(result, root=0)
         if kind == _ERROR:
             raise pickle.loads(value)
-        if kind == _PROBLEM:
-            return None, value
-        return value, None
+        return None, value
 
-    def _decide(self, gathered, layout):
-        for kind, value in gathered:
-            if kind == _ERROR:
-                return _ERROR, value
-        problems = [value for kind, value in gathered if kind == _PROBLEM]
-        if problems:
-            return _PROBLEM, min(problems, key=lambda p: p.event)
-        rows = [value for _, value in gathered]
-        self.bytes_gathered += sum(r.nbytes for r in rows[1:])
-        stacked = np.concatenate(rows, axis=0)
-        order = layout.order
-        if order is None or order.shape[0] != stacked.shape[0]:
-            raise RuntimeError(f"the ranks gave {stacked.shape[0]} chunk rows for "
-                               f"{'?' if order is None else order.shape[0]} chunks: the event "
-                               f"layout was not exchanged (prepare the likelihood on every rank)")
-        return _OK, reduce_rows(stacked[order])
+    def _reduce_rows(self, layout, rows):
+        """Gatherv of every rank's rows to rank 0, the reduction in chunk
+        order there, Bcast of the sums."""
+        from mpi4py import MPI
+        m = rows.shape[1]
+        counts = layout.counts
+        sums = np.empty(m)
+        if self.rank == 0:
+            stacked = np.empty((int(counts.sum()), m))
+            sizes = counts * m
+            displacements = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            self.comm.Gatherv(rows, [stacked, sizes, displacements, MPI.DOUBLE], root=0)
+            self.bytes_gathered += int(sizes[1:].sum()) * 8
+            sums[:] = reduce_rows(stacked[layout.order])
+        else:
+            self.comm.Gatherv(rows, None, root=0)
+        self.comm.Bcast(sums, root=0)
+        return sums
 
     def finish_layout(self, layout):
         """Exchange the chunk numbers of every rank (once, at preparation):
@@ -317,6 +351,7 @@ class Communicator:
             raise RuntimeError(f"the ranks hold chunks {sorted(ids.tolist())} of {n_chunks}: "
                                f"every rank must add the same events in the same order")
         layout.order = np.argsort(ids, kind="stable")
+        layout.counts = np.array([o.shape[0] for o in owned], dtype=np.int64)
 
     def total_events(self, n):
         """Sum over the ranks of ``n`` (an event count)."""
