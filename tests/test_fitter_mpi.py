@@ -274,6 +274,20 @@ FAIL = COMMON + textwrap.dedent('''
                 # The ranks still serve after the failure.
                 report["integral"] = float(f.likelihood.normalization_integral(
                     f.points[0], [0.45, 0.18])).hex()
+    elif case == "uncaught":
+        f = Fitter(table(("mu", .5), ("sigma", .2)), vector_length=4, threads=THREADS,
+                   comm=COMM, seed=1, verbose=False)
+        pt = f.add_point(gauss_python(bad_above=0.999), normalization="formula")
+        pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+        pt.add_data({"x": X_SORTED})
+        try:
+            with serve(f) as root:
+                if root:
+                    f.migrad()
+        except Exception as exc:
+            # Every rank leaves the block by rank 0's exception.
+            print(f"RANK {RANK} {type(exc).__name__}", flush=True)
+            report["migrad"] = [type(exc).__name__, str(exc)]
     elif case == "background":
         L = lk(("mu", .5), ("sigma", .2), ("fb", .1))
         pt = L.add_point(gauss_block())
@@ -393,11 +407,11 @@ def test_fit_driven_by_rank_zero(env, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["corrupt", "map", "nonfinite", "invalid", "raises",
-                                  "background"])
+                                  "uncaught", "background"])
 def test_failure_on_one_rank(env, case):
     """A failure on rank 1 only (a corrupt basket in its entries, a record
     rejected while reading its entries, a value that is not finite in its
-    share of add_data,
+    share of add_data, an exception that ends rank 0's serve block,
     a density invalid at or raising on an event only rank 1 holds, a
     background invalid there) reaches rank 0 as the one-process exception,
     and mpiexec returns (no hang)."""
@@ -427,3 +441,6 @@ def test_failure_on_one_rank(env, case):
         assert one["load"] == ["ValueError", "x above 0.999: not a valid event record"]
     if case == "background":
         assert first[0] == "LikelihoodError" and "background 1" in first[1]
+    if case == "uncaught":
+        assert first[0] == "LikelihoodError"
+        assert "RANK 0 LikelihoodError" in proc.stdout and "RANK 1 LikelihoodError" in proc.stdout

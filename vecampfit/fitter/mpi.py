@@ -432,11 +432,16 @@ class Communicator:
 
         An exception of a call was raised on rank 0 too (every failure is
         agreed on by all ranks), so it is dropped here and the loop goes on.
+
+        Returns
+        -------
+        bytes or None
+            The pickled exception that ended rank 0's block, if any.
         """
         while True:
             command = self.comm.bcast(None, root=0)
             if command[0] == "stop":
-                return
+                return command[1]
             _, name, args, free = command
             likelihood.free_parameters = free
             try:
@@ -444,9 +449,10 @@ class Communicator:
             except Exception:
                 pass
 
-    def stop(self):
-        """Rank 0: end the other ranks' :meth:`serve_loop`."""
-        self.comm.bcast(("stop",), root=0)
+    def stop(self, error=None):
+        """Rank 0: end the other ranks' :meth:`serve_loop` (which returns
+        ``error``, a pickled exception or None)."""
+        self.comm.bcast(("stop", error), root=0)
 
 
 @contextmanager
@@ -463,8 +469,10 @@ def serve(likelihood):
     On rank 0 the block runs with ``root`` True: every evaluation of
     :math:`\\mathcal{F}` (and its gradient, MIGRAD, HESSE, MINOS, scans) is
     announced to the other ranks, which compute their partial sums.  On the
-    other ranks the ``with`` statement waits until rank 0 leaves the block
-    (also by an exception), then runs the block with ``root`` False.  Per
+    other ranks the ``with`` statement waits until rank 0 leaves the block,
+    then runs the block with ``root`` False.  If an exception ends rank 0's
+    block, the same exception (type and message) is raised by the ``with``
+    statement of every other rank, so that every rank stops alike.  Per
     evaluation, rank 0 broadcasts the parameter vector (``8 n_par`` bytes
     plus a small header) and gathers the rows of partial sums (see
     ``docs/mpi.rst``).
@@ -486,15 +494,21 @@ def serve(likelihood):
         yield True
         return
     if mpi.rank != 0:
-        mpi.serve_loop(lk)
+        error = mpi.serve_loop(lk)
+        if error is not None:
+            raise pickle.loads(error)
         yield False
         return
     mpi.serving = True
     try:
         yield True
-    finally:
+    except BaseException as exc:
         mpi.serving = False
-        mpi.stop()
+        mpi.stop(_portable(exc, 0) if isinstance(exc, Exception) else
+                 pickle.dumps(RuntimeError(f"rank 0 stopped: {type(exc).__name__}")))
+        raise
+    mpi.serving = False
+    mpi.stop()
 
 
 def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
