@@ -103,6 +103,38 @@ def communication_time(fitter, repeat):
     return best, mpi.bytes_gathered, gathered
 
 
+def breakdown(f, comm, calls):
+    """Every rank evaluates ``calls`` times together (no serve): the mean wall
+    time of a call and the mean time of this rank's own sums (the ``local``
+    step of every combine), gathered on rank 0 as (rank, call ms, sums ms)."""
+    lk = f.likelihood
+    x = f.initial_values
+    spent = [0.0]
+    combine = lk._combine
+
+    def timed_combine(buf, local):
+        def timed():
+            t0 = time.perf_counter()
+            try:
+                return local()
+            finally:
+                spent[0] += time.perf_counter() - t0
+        return combine(buf, timed)
+
+    lk._combine = timed_combine
+    try:
+        lk.evaluate(x)
+        spent[0] = 0.0
+        comm.Barrier()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            lk.evaluate(x)
+        wall = (time.perf_counter() - t0) / calls
+    finally:
+        lk._combine = combine
+    return comm.gather((comm.Get_rank(), wall * 1e3, spent[0] / calls * 1e3), root=0)
+
+
 def child(args):
     from mpi4py import MPI
     from timing import best_time
@@ -133,6 +165,7 @@ def child(args):
             out["fit_calls"] = f.n_calls - calls0
             out["fit_F"] = float(f.minuit.fval).hex()
             out["fit_valid"] = bool(f.minuit.valid)
+    out["breakdown"] = breakdown(f, comm, 10 * args.repeat)
     # Communication alone: every rank takes part (outside serve).
     if comm.Get_size() > 1:
         if comm.Get_rank() == 0:
@@ -218,6 +251,18 @@ def markdown(args, runs, load_before, load_after):
         f"{two['comm_s'] * 1e6:.0f} us, {two['comm_bytes']} bytes of rows gathered by rank 0",
         f"- loading the events (files read, each rank its share): "
         f"{one['load_s']:.1f} s on 1 rank, {two['load_s']:.1f} s on 2 ranks",
+        "",
+        f"Where the time of a call goes (every rank evaluating together, mean of "
+        f"{10 * args.repeat} value calls; the sums are the rank's own chunks):",
+        "",
+        "| configuration | rank | call (ms) | its sums (ms) | rest of the call (ms) |",
+        "|---|---|---|---|---|",
+    ]
+    for label, r in (("1 rank, 1 thread", one), ("2 ranks, 1 thread each", two),
+                     ("1 rank, 2 threads", thr)):
+        for rank, call, sums in r["breakdown"]:
+            lines.append(f"| {label} | {rank} | {call:.2f} | {sums:.2f} | {call - sums:.2f} |")
+    lines += [
         "",
         "## Whole fit (amplitudes, then phases and the background fraction; MIGRAD with the "
         "gradient)",
