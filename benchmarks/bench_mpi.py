@@ -201,7 +201,7 @@ def launch(args, ranks, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(args.output),
                           env=env, timeout=3600)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    lines = [ln[ln.index("RESULT "):] for ln in proc.stdout.splitlines() if "RESULT " in ln]
     if proc.returncode or not lines:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n"
                            f"{proc.stderr}")

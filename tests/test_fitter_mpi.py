@@ -85,7 +85,7 @@ COMMON = textwrap.dedent('''
 
     RNG = np.random.default_rng(7)
     X_DATA = RNG.uniform(0, 1, 5001)      # three chunks of 2048 events (L = 4)
-    X_MC = RNG.uniform(0, 1, 9003)
+    X_MC = RNG.uniform(0, 1, 20003)     # ten chunks
     W_DATA = RNG.uniform(0.5, 1.5, X_DATA.size)
     W_MC = RNG.uniform(0.2, 2.0, X_MC.size)
 
@@ -94,6 +94,9 @@ COMMON = textwrap.dedent('''
 ''')
 
 EVALUATE = COMMON + textwrap.dedent('''
+    from vecampfit.fitter import _evaluation
+    if len(sys.argv) > 3:         # chunks per group of the reduction
+        _evaluation.GROUP_CHUNKS = int(sys.argv[3])
     def hexes(likelihood, x, free=None):
         likelihood.free_parameters = free
         v, g = likelihood.evaluate(x, gradient=True)
@@ -193,6 +196,21 @@ EVALUATE = COMMON + textwrap.dedent('''
     out["files"] = hexes(L, P4[:3])
     out["files_counts"] = [pt.data_events.weight_sum.hex(), L.points[0].norm_events.layout.total
                           if COMM is not None else L.points[0].norm_events.n_events]
+
+    # The reduction itself, on rows of very different magnitudes (another
+    # order or grouping of the additions would give other bits): 40 chunks.
+    from vecampfit.fitter.mpi import Communicator
+    ROWS = np.random.default_rng(5).standard_normal((40, 4)) * np.logspace(0, 12, 40)[:, None]
+    if COMM is None:
+        out["rows"] = [float(v).hex() for v in _evaluation.reduce_rows(ROWS)]
+    else:
+        c = Communicator(COMM)
+        layout = c.layout(2048)
+        layout.split(40 * 2048 - 100)
+        c.finish_layout(layout)
+        sums, _ = c.combine(type("Buffer", (), {"layout": layout})(),
+                            lambda: (ROWS[layout.owned], None))
+        out["rows"] = [float(v).hex() for v in sums]
 
     if RANK == 0:
         print("RESULT " + json.dumps(out))
@@ -361,8 +379,10 @@ def run(env, name, mode, threads, *args, ranks=2):
         cmd = [MPIEXEC, "-n", str(ranks)] + cmd
     proc = subprocess.run(cmd, cwd=str(d), env=e, capture_output=True, text=True,
                           timeout=TIMEOUT)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    return proc, (json.loads(lines[-1][7:]) if lines else None)
+    # The ranks' outputs are merged: a line of another rank may precede the
+    # result on its line.
+    lines = [ln[ln.index("RESULT ") + 7:] for ln in proc.stdout.splitlines() if "RESULT " in ln]
+    return proc, (json.loads(lines[-1]) if lines else None)
 
 
 def _check(proc, result):
@@ -371,7 +391,9 @@ def _check(proc, result):
 
 def test_bit_identical_over_ranks_and_threads(env):
     """F and its gradient have the same bits in one process (1 and 2 threads)
-    and over 2 ranks (1 and 2 threads each) and 3 ranks, for every fit kind."""
+    and over 2 ranks (1 and 2 threads each) and 3 ranks, for every fit kind;
+    also with groups of 3 chunks in the reduction, so that ranks send the
+    sums of whole groups as well as rows of shared ones."""
     runs = {}
     for mode, threads, ranks in (("serial", 1, 1), ("serial", 2, 1), ("mpi", 1, 2),
                                  ("mpi", 2, 2), ("mpi", 1, 3)):
@@ -380,6 +402,13 @@ def test_bit_identical_over_ranks_and_threads(env):
         assert proc.returncode == 0, proc.stderr
         runs[(mode, threads, ranks)] = result
     ref = runs[("serial", 1, 1)]
+    grouped = {}
+    for mode, ranks in (("serial", 1), ("mpi", 2), ("mpi", 3)):
+        proc, result = run(env, "evaluate", mode, 1, 3, ranks=ranks)
+        _check(proc, result)
+        grouped[(mode, ranks)] = result
+    for key, result in grouped.items():
+        assert result == grouped[("serial", 1)], f"groups of 3 chunks: {key} differs"
     assert set(ref) >= {"mc_background", "grid_python", "formula", "none", "extended",
                         "simultaneous_priors", "cached", "cached_rebuild", "files"}
     for key, result in runs.items():

@@ -49,9 +49,33 @@ def chunk_events(vector_length):
     return max(1, int(CHUNK_EVENTS) // L) * L
 
 
+#: Chunks per group of the reduction: the rows of the chunks of a group are
+#: added first, then the sums of the groups (over MPI ranks, a rank that
+#: holds a whole group sends its sum instead of its rows).
+GROUP_CHUNKS = 64
+
+
+def add_rows(rows):
+    """``rows[0] + rows[1] + ...`` (float64 rows of equal length), added in
+    their order: one step of :func:`reduce_rows`."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if rows.shape[0] == 0:
+        return np.zeros(rows.shape[1])
+    return np.add.reduce(rows, axis=0)
+
+
 def reduce_rows(rows):
-    """Sum per-chunk partial rows in their order: the one reduction of every
-    sum of the likelihood, in one process and over MPI ranks.
+    r"""Sum per-chunk partial rows in a fixed order: the one reduction of
+    every sum of the likelihood, in one process and over MPI ranks.
+
+    With :math:`R_c` the row of chunk :math:`c` and :math:`G` =
+    :data:`GROUP_CHUNKS`,
+
+    .. math::
+
+        S = \sum_g \Big( \sum_{c = gG}^{\min((g+1)G, C) - 1} R_c \Big),
+
+    both sums taken in increasing order (:func:`add_rows`).
 
     Parameters
     ----------
@@ -62,12 +86,13 @@ def reduce_rows(rows):
     Returns
     -------
     numpy.ndarray
-        ``(n_columns,)``: ``rows[0] + rows[1] + ...``.
+        ``(n_columns,)``.
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
+    G = int(GROUP_CHUNKS)
     if rows.shape[0] == 0:
         return np.zeros(rows.shape[1])
-    return np.add.reduce(rows, axis=0)
+    return add_rows(np.array([add_rows(rows[a:a + G]) for a in range(0, rows.shape[0], G)]))
 
 
 def combine_serial(buf, local):

@@ -52,7 +52,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ._evaluation import reduce_rows
+from . import _evaluation
+from ._evaluation import add_rows
 
 __all__ = ["ChunkLayout", "Communicator", "serve"]
 
@@ -152,6 +153,7 @@ class ChunkLayout:
         self.owned = []
         self.order = None
         self.counts = None
+        self.send_plan = self.send_group = self.send_counts = self.assembly = None
 
     def state(self):
         """A copy of the state, for :meth:`restore` after a failed piece."""
@@ -323,21 +325,28 @@ class Communicator:
         return None, value
 
     def _reduce_rows(self, layout, rows):
-        """Gatherv of every rank's rows to rank 0, the reduction in chunk
-        order there, Bcast of the sums."""
+        """Gatherv to rank 0 of every rank's sums of its whole groups and rows
+        of the chunks of groups shared with other ranks, the reduction of
+        :func:`~vecampfit.fitter._evaluation.reduce_rows` there, Bcast of
+        the sums."""
         from mpi4py import MPI
         m = rows.shape[1]
-        counts = layout.counts
+        send = np.empty((len(layout.send_plan), m))
+        for k, (a, b) in enumerate(layout.send_plan):
+            send[k] = add_rows(rows[a:b]) if layout.send_group[k] else rows[a]
         sums = np.empty(m)
         if self.rank == 0:
+            counts = layout.send_counts
             stacked = np.empty((int(counts.sum()), m))
             sizes = counts * m
             displacements = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            self.comm.Gatherv(rows, [stacked, sizes, displacements, MPI.DOUBLE], root=0)
+            self.comm.Gatherv(send, [stacked, sizes, displacements, MPI.DOUBLE], root=0)
             self.bytes_gathered += int(sizes[1:].sum()) * 8
-            sums[:] = reduce_rows(stacked[layout.order])
+            groups = np.array([stacked[where] if np.ndim(where) == 0 else add_rows(stacked[where])
+                               for where in layout.assembly])
+            sums[:] = add_rows(groups) if len(groups) else 0.0
         else:
-            self.comm.Gatherv(rows, None, root=0)
+            self.comm.Gatherv(send, None, root=0)
         self.comm.Bcast(sums, root=0)
         return sums
 
@@ -352,6 +361,58 @@ class Communicator:
                                f"every rank must add the same events in the same order")
         layout.order = np.argsort(ids, kind="stable")
         layout.counts = np.array([o.shape[0] for o in owned], dtype=np.int64)
+        self._plan(layout, owned, n_chunks)
+
+    def _plan(self, layout, owned, n_chunks):
+        """What each rank sends for a sum and how rank 0 puts it together.
+
+        A group of :data:`~vecampfit.fitter._evaluation.GROUP_CHUNKS` chunks
+        held whole by one rank is sent as its sum (added on that rank, in
+        order); the chunks of a group shared by ranks are sent as rows, and
+        rank 0 adds them in chunk order.  Either way each group's sum has the
+        bits of one process's.
+        """
+        G = int(_evaluation.GROUP_CHUNKS)
+        owner = np.empty(n_chunks, dtype=np.int64)
+        for r, ids in enumerate(owned):
+            owner[ids] = r
+        n_groups = -(-n_chunks // G)
+        whole = np.array([np.all(owner[g * G:(g + 1) * G] == owner[g * G])
+                          for g in range(n_groups)], dtype=bool)
+        # Items every rank sends, in its order: (whole group?, group, first
+        # and last local chunk, the chunks).
+        items = []
+        for ids in owned:
+            mine = []
+            i = 0
+            while i < len(ids):
+                g = int(ids[i]) // G
+                if whole[g]:
+                    j = i + min((g + 1) * G, n_chunks) - g * G
+                    mine.append((True, g, i, j, ids[i:j]))
+                    i = j
+                else:
+                    mine.append((False, g, i, i + 1, ids[i:i + 1]))
+                    i += 1
+            items.append(mine)
+        layout.send_plan = [(a, b) for _, _, a, b, _ in items[self.rank]]
+        layout.send_group = [is_group for is_group, _, _, _, _ in items[self.rank]]
+        layout.send_counts = np.array([len(mine) for mine in items], dtype=np.int64)
+        # Rank 0: for each group, its position in the gathered array, or the
+        # positions of its chunks' rows in chunk order.
+        position = 0
+        whole_at = {}
+        chunk_at = {}
+        for mine in items:
+            for is_group, g, _, _, ids in mine:
+                if is_group:
+                    whole_at[g] = position
+                else:
+                    chunk_at[int(ids[0])] = position
+                position += 1
+        layout.assembly = [whole_at[g] if whole[g] else
+                           np.array([chunk_at[c] for c in range(g * G, min((g + 1) * G, n_chunks))])
+                           for g in range(n_groups)]
 
     def total_events(self, n):
         """Sum over the ranks of ``n`` (an event count)."""
