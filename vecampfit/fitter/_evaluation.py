@@ -52,7 +52,7 @@ def chunk_events(vector_length):
 #: Chunks per group of the reduction: the rows of the chunks of a group are
 #: added first, then the sums of the groups (over MPI ranks, a rank that
 #: holds a whole group sends its sum instead of its rows).
-GROUP_CHUNKS = 64
+GROUP_CHUNKS = 16
 
 
 def add_rows(rows):

@@ -342,9 +342,13 @@ class Communicator:
             displacements = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             self.comm.Gatherv(send, [stacked, sizes, displacements, MPI.DOUBLE], root=0)
             self.bytes_gathered += int(sizes[1:].sum()) * 8
-            groups = np.array([stacked[where] if np.ndim(where) == 0 else add_rows(stacked[where])
-                               for where in layout.assembly])
-            sums[:] = add_rows(groups) if len(groups) else 0.0
+            whole, shared = layout.assembly
+            groups = np.empty((whole.shape[0], m))
+            held = whole >= 0
+            groups[held] = stacked[whole[held]]
+            for g, where in shared:
+                groups[g] = add_rows(stacked[where])
+            sums[:] = add_rows(groups)
         else:
             self.comm.Gatherv(send, None, root=0)
         self.comm.Bcast(sums, root=0)
@@ -398,8 +402,9 @@ class Communicator:
         layout.send_plan = [(a, b) for _, _, a, b, _ in items[self.rank]]
         layout.send_group = [is_group for is_group, _, _, _, _ in items[self.rank]]
         layout.send_counts = np.array([len(mine) for mine in items], dtype=np.int64)
-        # Rank 0: for each group, its position in the gathered array, or the
-        # positions of its chunks' rows in chunk order.
+        # Rank 0: the position of each whole group's sum in the gathered
+        # array (-1 for a shared group), and for each shared group the
+        # positions of its chunks' rows, in chunk order.
         position = 0
         whole_at = {}
         chunk_at = {}
@@ -410,9 +415,10 @@ class Communicator:
                 else:
                     chunk_at[int(ids[0])] = position
                 position += 1
-        layout.assembly = [whole_at[g] if whole[g] else
-                           np.array([chunk_at[c] for c in range(g * G, min((g + 1) * G, n_chunks))])
-                           for g in range(n_groups)]
+        layout.assembly = (
+            np.array([whole_at[g] if whole[g] else -1 for g in range(n_groups)], dtype=np.int64),
+            [(g, np.array([chunk_at[c] for c in range(g * G, min((g + 1) * G, n_chunks))]))
+             for g in range(n_groups) if not whole[g]])
 
     def total_events(self, n):
         """Sum over the ranks of ``n`` (an event count)."""
