@@ -33,9 +33,11 @@ receives the same records on every rank and each rank keeps its chunks.
 
 Sums.  Every sum over events is computed per chunk (one row of partial sums
 per chunk, the same bits on whatever rank and with whatever number of
-OpenMP threads the chunk is computed); rank 0 gathers the rows of all ranks
-(``Gatherv``), puts them in chunk order, adds them with the same function as one process
-(:func:`~vecampfit.fitter._evaluation.reduce_rows`) and broadcasts the
+OpenMP threads the chunk is computed).  The rows are added in groups of
+consecutive chunks, the groups in order, in one process as over ranks
+(:func:`~vecampfit.fitter._evaluation.reduce_rows`): a rank adds the groups
+it holds whole, rank 0 gathers those sums and the rows of groups shared by
+two ranks (``Gatherv``), adds them in the same order and broadcasts the
 result.  :math:`\mathcal{F}` and its gradient are therefore bit-identical for
 any number of ranks and threads.
 
@@ -272,16 +274,19 @@ class Communicator:
 
         .. math::
 
-            S = (\\cdots((R_0 + R_1) + R_2) + \\cdots) + R_{C-1}
+            S = \\sum_g \\Big(\\sum_{c \\in g} R_c\\Big)
 
-        over the :math:`C` chunks of the whole sample in their order, as in
-        one process (:func:`~vecampfit.fitter._evaluation.reduce_rows`).
+        over the groups :math:`g` of
+        :data:`~vecampfit.fitter._evaluation.GROUP_CHUNKS` consecutive
+        chunks of the whole sample, each sum in increasing order, as in one
+        process (:func:`~vecampfit.fitter._evaluation.reduce_rows`).
 
         Normal case: every rank reports success (``allreduce`` of one
-        integer), rank 0 receives the rows of all ranks (``Gatherv``,
-        :math:`8 m` bytes per chunk of ``m`` columns), puts them in chunk
-        order, reduces them and broadcasts the :math:`8 m` bytes of ``S``
-        (``Bcast``).  Otherwise the ranks' outcomes are gathered (pickled):
+        integer); each rank sends the sums of the groups it holds whole and
+        the rows of the chunks of groups it shares (``Gatherv`` to rank 0,
+        :math:`8 m` bytes per row of ``m`` columns); rank 0 adds the shared
+        groups' rows, then the groups, and broadcasts the :math:`8 m` bytes
+        of ``S`` (``Bcast``).  Otherwise the ranks' outcomes are gathered (pickled):
         an exception (of the lowest rank that raised) is raised on every
         rank, or the :class:`~vecampfit.fitter._evaluation.Problem` at the
         first event of the whole sample is returned on every rank.
