@@ -13,6 +13,10 @@ Public names:
 * :func:`read_parameter_file`, :func:`write_parameter_file`,
   :class:`ParameterTable`, :class:`Parameter` -- the paper's parameter files.
 
+:mod:`vecampfit.fitter.mpi` spreads one likelihood over MPI ranks
+(``Fitter(..., comm=MPI.COMM_WORLD)`` and :func:`vecampfit.fitter.mpi.serve`,
+``docs/mpi.rst``); mpi4py is needed only when a communicator is given.
+
 Cython models cimport ``model_description`` from ``vecampfit.fitter.density``
 and export ``vecampfit_model()`` (the model protocol, ``docs/fitter.rst``);
 ``density_callable`` / ``density_gradient_callable`` /

@@ -16,6 +16,16 @@ with numpy from a Python-form density.  Both return
 and a :class:`Problem` instead of sums where a density is invalid or the
 likelihood argument is not positive.  The likelihood's algebra
 (:mod:`vecampfit.fitter.likelihood`) works on these arrays only.
+
+Every sum over events is formed in two steps: one row of partial sums per
+chunk of :func:`chunk_events` consecutive events (``*_rows`` methods), then
+:func:`reduce_rows` over the rows of all chunks in their order in the whole
+sample.  The second step goes through a ``combine(buf, local)`` function:
+:func:`combine_serial` in one process, the communicator's combine of
+:mod:`vecampfit.fitter.mpi` over MPI ranks (each rank holds whole chunks;
+the rows of all ranks are put in sample order and reduced by the same
+:func:`reduce_rows`).  The sums therefore have the same bits for any number
+of threads and ranks.
 """
 
 import numpy as np
@@ -30,6 +40,115 @@ CHUNK_EVENTS = 2048
 _CACHE_LINE = 64
 
 _NO_PROBLEM, _ALLOCATION_FAILED, _GUARD_VIOLATED = -1, -2, -3
+
+
+def chunk_events(vector_length):
+    """Events per chunk of the reduction for vector length ``L``:
+    ``max(1, CHUNK_EVENTS // L) * L`` (whole blocks)."""
+    L = int(vector_length)
+    return max(1, int(CHUNK_EVENTS) // L) * L
+
+
+#: Chunks per group of the reduction: the rows of the chunks of a group are
+#: added first, then the sums of the groups (over MPI ranks, a rank that
+#: holds a whole group sends its sum instead of its rows).
+GROUP_CHUNKS = 16
+
+
+def add_rows(rows):
+    """``rows[0] + rows[1] + ...`` (float64 rows of equal length), added in
+    their order: one step of :func:`reduce_rows`."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    if rows.shape[0] == 0:
+        return np.zeros(rows.shape[1])
+    return np.add.reduce(rows, axis=0)
+
+
+def reduce_rows(rows):
+    r"""Sum per-chunk partial rows in a fixed order: the one reduction of
+    every sum of the likelihood, in one process and over MPI ranks.
+
+    With :math:`R_c` the row of chunk :math:`c` and :math:`G` =
+    :data:`GROUP_CHUNKS`,
+
+    .. math::
+
+        S = \sum_g \Big( \sum_{c = gG}^{\min((g+1)G, C) - 1} R_c \Big),
+
+    both sums taken in increasing order (:func:`add_rows`).
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        ``(n_chunks, n_columns)`` float64, chunks in the order of the whole
+        sample.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_columns,)``.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    G = int(GROUP_CHUNKS)
+    if rows.shape[0] == 0:
+        return np.zeros(rows.shape[1])
+    return add_rows(np.array([add_rows(rows[a:a + G]) for a in range(0, rows.shape[0], G)]))
+
+
+def combine_serial(buf, local):
+    """The combine step of one process: ``local()`` gives ``(rows, problem)``;
+    returns ``(reduce_rows(rows), None)`` or ``(None, problem)``."""
+    rows, problem = local()
+    if problem is not None:
+        return None, problem
+    return reduce_rows(rows), None
+
+
+def chunk_sums(columns, n, ce):
+    """Per-chunk sums of per-event terms, column by column.
+
+    Parameters
+    ----------
+    columns : iterable of numpy.ndarray
+        Columns of ``n`` per-event terms each (float64), or blocks of such
+        columns (2-D arrays, one column per row); a generator holds only
+        one at a time.
+    n : int
+        Events.
+    ce : int
+        Events per chunk.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_chunks, n_columns)``: the sum over the events of each chunk.
+        Each chunk of each column is summed as one contiguous run of ``ce``
+        values (numpy's pairwise sum; the last chunk padded with zeros), so
+        the sum depends on the chunk's values only -- not on the number of
+        chunks or columns, nor on where the chunk is computed.
+    """
+    n_chunks = -(-n // ce)
+    full = n // ce
+    out = []
+    for block in columns:
+        c = np.ascontiguousarray(block, dtype=np.float64)
+        c = c.reshape(1 if c.ndim == 1 else c.shape[0], -1)
+        sums = np.empty((c.shape[0], n_chunks))
+        if full:
+            sums[:, :full] = np.add.reduce(c[:, :full * ce].reshape(c.shape[0], full, ce),
+                                           axis=2)
+        if n_chunks > full:
+            last = np.zeros((c.shape[0], 1, ce))
+            last[:, 0, :n - full * ce] = c[:, full * ce:n]
+            sums[:, full] = np.add.reduce(last, axis=2)[:, 0]
+        out.append(sums)
+    if not out:
+        return np.zeros((n_chunks, 0))
+    return np.ascontiguousarray(np.concatenate(out, axis=0).T)
+
+
+def _empty_rows(n_columns):
+    return np.zeros((0, n_columns))
 
 
 def chunk_partials(n_chunks, n_columns):
@@ -128,9 +247,12 @@ class BlockEvaluator:
         v = values[j % L]
         return Problem(j, v, None if arguments is None else arguments(j, v))
 
-    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+    def normalization_rows(self, buf, params_t, pbuf, gradient, threads):
+        """Per-chunk rows of ``[w S, w dS/dp_0, ...]`` (or a Problem)."""
         d = self.density
         ng = d.n_parameters if gradient else 0
+        if buf.n_events == 0:
+            return _empty_rows(1 + ng), None
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 1 + ng)
         bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
@@ -141,12 +263,19 @@ class BlockEvaluator:
         problem = self._problem(bad, buf, params_t, pbuf)
         if problem is not None:
             return None, problem
-        return partials.sum(axis=0)[:1 + ng], None
+        return np.ascontiguousarray(partials[:, :1 + ng]), None
 
-    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
+        return combine(buf, lambda: self.normalization_rows(buf, params_t, pbuf, gradient,
+                                                            threads))
+
+    def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        """Per-chunk rows of the :meth:`data_sums` columns (or a Problem)."""
         d = self.density
         nb = background.shape[0]
         ng = d.n_parameters if gradient else 0
+        if buf.n_events == 0:
+            return _empty_rows(2 + nb + ng), None
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 2 + nb + ng)
         bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
@@ -163,7 +292,12 @@ class BlockEvaluator:
         problem = self._problem(bad, buf, params_t, pbuf, argument)
         if problem is not None:
             return None, problem
-        return partials.sum(axis=0)[:2 + nb + ng], None
+        return np.ascontiguousarray(partials[:, :2 + nb + ng]), None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
+                  combine=combine_serial):
+        return combine(buf, lambda: self.data_rows(buf, params_t, pbuf, scale, background,
+                                                   fractions, gradient, threads))
 
 
 class PythonEvaluator:
@@ -216,25 +350,41 @@ class PythonEvaluator:
             return Problem(j, v[j])
         return None
 
-    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+    def _chunk_events(self, buf):
+        return chunk_events(buf.vector_length)
+
+    def normalization_rows(self, buf, params_t, pbuf, gradient, threads):
+        """Per-chunk rows of ``[w S, w dS/dp_0, ...]`` (or a Problem)."""
+        ng = self.density.n_parameters if gradient else 0
+        if buf.n_events == 0:
+            return _empty_rows(1 + ng), None
         v, g = self._call(buf, params_t, gradient)
         problem = self._first_invalid(v)
         if problem is not None:
             return None, problem
         w = buf.weights
-        s = float(np.sum(v)) if w is None else float(np.dot(w, v))
-        sums = [s]
-        if gradient:
-            sums.extend(g.sum(axis=1) if w is None else g @ w)
-        return np.array(sums, dtype=np.float64), None
 
-    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        def columns():
+            yield v if w is None else w * v
+            for k in range(ng):
+                yield g[k] if w is None else g[k] * w
+        return chunk_sums(columns(), buf.n_events, self._chunk_events(buf)), None
+
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
+        return combine(buf, lambda: self.normalization_rows(buf, params_t, pbuf, gradient,
+                                                            threads))
+
+    def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        """Per-chunk rows of the :meth:`data_sums` columns (or a Problem)."""
+        nb = background.shape[0]
+        ng = self.density.n_parameters if gradient else 0
+        if buf.n_events == 0:
+            return _empty_rows(2 + nb + ng), None
         v, g = self._call(buf, params_t, gradient)
         problem = self._first_invalid(v)
         if problem is not None:
             return None, problem
         n = buf.n_events
-        nb = background.shape[0]
         term = scale * v
         if nb:
             term = term + np.asarray(fractions, dtype=np.float64) @ background[:, :n]
@@ -245,12 +395,27 @@ class PythonEvaluator:
         w = buf.weights
         lg = np.log(term) if w is None else w * np.log(term)
         r = -2 / term if w is None else -2 * w / term
-        cols = [-2 * float(np.sum(lg)), float(np.dot(r, v))]
-        if nb:
-            cols.extend(background[:, :n] @ r)
-        if gradient:
-            cols.extend(g @ r)
-        return np.array(cols, dtype=np.float64), None
+
+        def columns():
+            yield -2 * lg
+            yield r * v
+            for k in range(nb):
+                yield background[k, :n] * r
+            for k in range(ng):
+                yield g[k] * r
+        return chunk_sums(columns(), n, self._chunk_events(buf)), None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
+                  combine=combine_serial):
+        return combine(buf, lambda: self.data_rows(buf, params_t, pbuf, scale, background,
+                                                   fractions, gradient, threads))
+
+
+def _serial_only(combine, density):
+    """Partial recomputation keeps whole-sample state: one process only."""
+    if combine is not combine_serial:
+        raise DensityError(f"{density.name}: partial recomputation of components runs in one "
+                           f"process, not over MPI ranks")
 
 
 class _PartialState:
@@ -291,6 +456,9 @@ class CachedEvaluator:
     #: events kept for a return to them (Minuit's numerical derivatives step
     #: a parameter away and back).
     KEPT_VERSIONS = 2
+
+    #: Chunks of data events whose gradient terms are formed at once.
+    GRADIENT_GROUP_CHUNKS = 8
 
     def __init__(self, density, dtype, vector_length, partial=False):
         self.density = density
@@ -532,9 +700,39 @@ class CachedEvaluator:
 
     _data_complex = data_amplitudes
 
-    def matrix(self, buf, params_t, pbuf, threads):
-        """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached)."""
+    def matrix_rows(self, buf, params_t, pbuf, threads):
+        """Per-chunk rows of :math:`\\sum_j w_j X_{jk} X^*_{jl}`: the real parts
+        of the ``K * K`` elements, then their imaginary parts."""
+        K = self.components.n_components
+        L = self.vector_length
+        ce = chunk_events(L)
+        if buf.n_events == 0:
+            return _empty_rows(2 * K * K), None
+        cb = ce // L
+        step = max(1, self.MATRIX_CHUNK_EVENTS // ce) * cb
+        w_all = buf.weights
+        rows = []
+        for b0 in range(0, buf.n_blocks, step):
+            b1 = min(b0 + step, buf.n_blocks)
+            n = min(b1 * L, buf.n_events) - b0 * L
+            x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads, b0)[:, :n]
+            xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
+            for c0 in range(0, n, ce):
+                c1 = min(c0 + ce, n)
+                # One product of fresh contiguous operands per chunk: the
+                # row of a chunk does not depend on where it is computed.
+                a = np.ascontiguousarray(xw[:, c0:c1])
+                b = np.conj(x[:, c0:c1])
+                m = (a @ b.T).reshape(-1)
+                rows.append(np.concatenate([m.real, m.imag]))
+        return np.array(rows, dtype=np.float64).reshape(-1, 2 * K * K), None
+
+    def matrix(self, buf, params_t, pbuf, threads, combine=combine_serial):
+        """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached),
+        summed per chunk and the chunks in order (:func:`reduce_rows`); in
+        partial mode (one process), updated for the components that moved."""
         if self.partial:
+            _serial_only(combine, self.density)
             return self._partial_matrix(buf, params_t, pbuf, threads)
         key = self._key(params_t)
         hit = self._cache.get(id(buf))
@@ -542,16 +740,8 @@ class CachedEvaluator:
             return hit[1]
         self._cache.pop(id(buf), None)
         K = self.components.n_components
-        L = self.vector_length
-        step = max(1, self.MATRIX_CHUNK_EVENTS // L)
-        m = np.zeros((K, K), dtype=np.complex128)
-        w_all = buf.weights
-        for b0 in range(0, buf.n_blocks, step):
-            b1 = min(b0 + step, buf.n_blocks)
-            n = min(b1 * L, buf.n_events) - b0 * L
-            x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads, b0)[:, :n]
-            xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
-            m += xw @ x.conj().T
+        flat, _ = combine(buf, lambda: self.matrix_rows(buf, params_t, pbuf, threads))
+        m = (flat[:K * K] + 1j * flat[K * K:]).reshape(K, K)
         self._cache[id(buf)] = (key, m)
         self.rebuilds += 1
         return m
@@ -574,11 +764,12 @@ class CachedEvaluator:
         jac = self.components.coupling_jacobian(p)
         return a.real ** 2 + a.imag ** 2, 2 * np.real(jac.T @ (x * a.conj()))
 
-    def normalization_sums(self, buf, params_t, pbuf, gradient, threads):
+    def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
         c = self.components.couplings(params_t[:self.density.n_parameters])
         if self.partial and not gradient:
+            _serial_only(combine, self.density)
             return np.array([self._partial_integral(buf, params_t, pbuf, threads, c)]), None
-        m = self.matrix(buf, params_t, pbuf, threads)
+        m = self.matrix(buf, params_t, pbuf, threads, combine)
         mc = np.einsum("kl,l->k", m, c.conj())
         integral = float(np.real(np.einsum("k,k->", c, mc)))
         sums = [integral]
@@ -586,7 +777,14 @@ class CachedEvaluator:
             sums.extend(self._gradient(params_t, mc))
         return np.array(sums, dtype=np.float64), None
 
-    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+    def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
+        """Per-chunk rows: ``-2 w ln t``, ``r S``, ``r b_k``, then (with the
+        gradient) the real and imaginary parts of ``X_k r conj(A)``."""
+        K = self.components.n_components
+        nb = background.shape[0]
+        width = 2 + nb + (2 * K if gradient else 0)
+        if buf.n_events == 0:
+            return _empty_rows(width), None
         # numpy's own loops (einsum), not BLAS: no threads of a BLAS library
         # compete with the fitter's, and the sums have a fixed order.
         x = self._data_complex(buf, params_t, pbuf, threads)
@@ -594,7 +792,6 @@ class CachedEvaluator:
         a = np.einsum("k,kn->n", c, x)
         s = a.real * a.real + a.imag * a.imag
         n = buf.n_events
-        nb = background.shape[0]
         term = scale * s
         if nb:
             term = term + np.einsum("b,bn->n", np.asarray(fractions, dtype=np.float64),
@@ -609,9 +806,38 @@ class CachedEvaluator:
         if w is not None:
             lg = w * lg
             r = w * r
-        cols = [-2 * float(np.sum(lg)), float(np.einsum("n,n->", r, s))]
-        if nb:
-            cols.extend(np.einsum("bn,n->b", background[:, :n], r))
-        if gradient:
-            cols.extend(self._gradient(params_t, np.einsum("kn,n->k", x, r * a.conj())))
-        return np.array(cols, dtype=np.float64), None
+        ce = chunk_events(self.vector_length)
+
+        def columns():
+            yield -2 * lg
+            yield r * s
+            for k in range(nb):
+                yield background[k, :n] * r
+        rows = chunk_sums(columns(), n, ce)
+        if not gradient:
+            return rows, None
+        # X_k r conj(A), real and imaginary parts, a few chunks at a time
+        # (the products stay in the cache; the rows are those of whole runs).
+        ra = r * a.conj()
+        group = self.GRADIENT_GROUP_CHUNKS * ce
+        parts = []
+        for e0 in range(0, n, group):
+            e1 = min(e0 + group, n)
+            v = x[:, e0:e1] * ra[e0:e1]
+            parts.append(chunk_sums([v.real, v.imag], e1 - e0, ce))
+        return np.hstack([rows, np.concatenate(parts, axis=0)]), None
+
+    def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
+                  combine=combine_serial):
+        K = self.components.n_components
+        nb = background.shape[0]
+        sums, problem = combine(buf, lambda: self.data_rows(buf, params_t, pbuf, scale,
+                                                            background, fractions, gradient,
+                                                            threads))
+        if problem is not None:
+            return None, problem
+        if not gradient:
+            return sums, None
+        head = sums[:2 + nb]
+        vector = sums[2 + nb:2 + nb + K] + 1j * sums[2 + nb + K:]
+        return np.concatenate([head, self._gradient(params_t, vector)]), None

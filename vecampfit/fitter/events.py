@@ -147,7 +147,8 @@ class EventBuffer:
             if not np.all(np.isfinite(a)):
                 bad = int(np.flatnonzero(~np.isfinite(a))[0])
                 raise EventBufferError(f"{self.what}: event field {name!r} is not finite at "
-                                       f"event {self.n_events + bad} ({a[bad]})")
+                                       f"event {self.event_number(self.n_events + bad)} "
+                                       f"({a[bad]})")
             converted.append(a)
         weighted = weights is not None
         if self._weighted is not None and weighted != self._weighted and n:
@@ -198,6 +199,13 @@ class EventBuffer:
             b = (start + i) // L
             blocks[b, f, :n - i] = a[i:]
 
+    def event_number(self, j):
+        """The number of event ``j`` of this buffer in the whole sample: ``j``
+        itself, or over MPI ranks its number among the events of all ranks
+        (:class:`vecampfit.fitter.mpi.ChunkLayout`, set as ``layout``)."""
+        layout = getattr(self, "layout", None)
+        return j if layout is None else layout.global_event(j)
+
     def mark(self):
         """A position to :meth:`truncate` back to (the number of events)."""
         return self.n_events
@@ -234,9 +242,23 @@ class EventBuffer:
             lane = (n - 1) % L
             if lane + 1 < L:
                 self._blocks[last, :, lane + 1:] = self._blocks[last, :, lane:lane + 1]
-        self.weight_sum = float(np.sum(self._weights[:n])) if self._weighted else float(n)
+        self.weight_sum = self.local_weight_sum()
         self.frozen = True
         return self
+
+    def weight_rows(self):
+        """Per-chunk sums of the weights (ones if unweighted), ``(n_chunks, 1)``,
+        chunks of :func:`~vecampfit.fitter._evaluation.chunk_events` events."""
+        from ._evaluation import chunk_events, chunk_sums
+        return chunk_sums([self.weight_array()], self.n_events, chunk_events(self.vector_length))
+
+    def local_weight_sum(self):
+        """:math:`\\sum_i w_i` of the events of this buffer (their number if
+        unweighted), summed per chunk and the chunks in order."""
+        if not self._weighted:
+            return float(self.n_events)
+        from ._evaluation import reduce_rows
+        return float(reduce_rows(self.weight_rows())[0])
 
     def thaw(self):
         """Undo :meth:`freeze` (more events may be appended again)."""

@@ -90,7 +90,14 @@ class Fitter:
         :class:`Likelihood`); with ``"auto"`` it is chosen at each MIGRAD,
         HESSE or MINOS from the parameters that are free.
     verbose : bool
-        Print the seed and a line per MIGRAD/HESSE call.
+        Print the seed and a line per MIGRAD/HESSE call (on rank 0 only
+        over MPI).
+    comm : mpi4py.MPI.Comm, optional
+        Spread the events over the ranks of this communicator (see
+        :class:`Likelihood` and :mod:`vecampfit.fitter.mpi`): every rank
+        runs the same script; inside :func:`vecampfit.fitter.mpi.serve`
+        rank 0 drives Minuit and writes the result files while the others
+        compute their share of every likelihood call.  The seed is rank 0's.
 
     Attributes
     ----------
@@ -102,21 +109,26 @@ class Fitter:
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
-                 on_invalid="raise", unused_parameters="error", cache="auto", verbose=True):
+                 on_invalid="raise", unused_parameters="error", cache="auto", verbose=True,
+                 comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
         self.likelihood = Likelihood(parameters, precision=precision,
                                      vector_length=vector_length, threads=threads,
                                      extended=extended, on_invalid=on_invalid,
-                                     unused_parameters=unused_parameters, cache=cache)
-        self.verbose = verbose
+                                     unused_parameters=unused_parameters, cache=cache,
+                                     comm=comm)
+        mpi = self.likelihood.mpi
+        self.verbose = verbose and (mpi is None or mpi.root)
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
+            if mpi is not None:
+                seed = mpi.comm.bcast(seed, root=0)
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.seed = int(seed)
-        if verbose:
+        if self.verbose:
             print(f"Random seed: {self.seed}")
         rng = np.random.default_rng(self.seed)
         self.initial_values = parameters.randomized_values(rng) if randomize else parameters.values
@@ -520,10 +532,25 @@ class Fitter:
             next to the event records.
         point : int or None
             Fit point of the density file (None: every point).
+
+        Raises
+        ------
+        RuntimeError, ValueError
+            Over MPI ranks: on a rank other than 0, or for the density file
+            (per event; each rank holds only its events).
         """
         from . import results
         if density is not None and point is not None:
             self.point(point)
+        mpi = self.likelihood.mpi
+        if mpi is not None and not mpi.root:
+            raise RuntimeError(f"write_results on MPI rank {mpi.rank}: result files are written "
+                               f"by rank 0 (inside vecampfit.fitter.mpi.serve, under 'if root:')")
+        if density is not None and mpi is not None and mpi.size > 1:
+            raise ValueError(f"the density file {os.fspath(density)!r} holds one row per event, "
+                             f"and over {mpi.size} MPI ranks each rank holds only its share of "
+                             f"the events: write it from a one-process run at the fitted "
+                             f"parameters")
         if parameters is not None:
             results.write_result_parameters(self, parameters)
         if text is not None:

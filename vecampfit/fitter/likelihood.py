@@ -26,7 +26,12 @@ normalization are computed once, when the fit is prepared.
 The gradient is the paper's eq. (likelihood_vecampfit_derivatives) and its
 fraction and yield derivatives; for a block density the sums are computed
 without the GIL, in chunks of blocks reduced in a fixed order, so that the
-value does not depend on the number of threads.
+value does not depend on the number of threads.  Every sum over events is
+one row of partial sums per chunk of events, the rows added in chunk order
+(:func:`~vecampfit.fitter._evaluation.reduce_rows`): with a communicator
+(``Likelihood(..., comm=MPI.COMM_WORLD)``, :mod:`vecampfit.fitter.mpi`) the
+chunks are spread over MPI ranks and the value and gradient keep the bits
+of one process.
 
 Parameters bind by name: each density receives the values of the fit
 parameters it names (:attr:`Density.parameters`) in its own order, and its
@@ -43,7 +48,8 @@ import warnings
 
 import numpy as np
 
-from ._evaluation import CHUNK_EVENTS, CachedEvaluator, evaluator_for_fit
+from ._evaluation import (CHUNK_EVENTS, CachedEvaluator, Problem, chunk_events, chunk_sums,
+                          combine_serial, evaluator_for_fit)
 from .density import Density, DensityError
 from .events import EventBuffer
 from .parameters import ParameterFileError, ParameterTable
@@ -238,6 +244,13 @@ class FitPoint:
                                              f"normalization events of fit point {index}")}
         self.data_events = self.data[id(signal)]
         self.norm_events = self.norm[id(signal)]
+        mpi = lk.mpi
+        self._layouts = None
+        if mpi is not None:
+            ce = chunk_events(lk.vector_length)
+            self._layouts = {"data": mpi.layout(ce), "norm": mpi.layout(ce)}
+            self.data_events.layout = self._layouts["data"]
+            self.norm_events.layout = self._layouts["norm"]
         self.background_matrix = np.zeros((0, 0))
         self.prepared = False
         self.data_source = None
@@ -245,8 +258,12 @@ class FitPoint:
     # -- set-up ---------------------------------------------------------------
 
     def _check_not_loaded(self, what):
-        if any(b.n_events for b in self.data.values()) or \
-                any(b.n_events for b in self.norm.values()):
+        if self._layouts is not None:       # over MPI ranks: events on any rank
+            loaded = any(layout.total for layout in self._layouts.values())
+        else:
+            loaded = any(b.n_events for b in self.data.values()) or \
+                any(b.n_events for b in self.norm.values())
+        if loaded:
             raise RuntimeError(f"fit point {self.index}: {what} must be set before events are "
                                f"loaded")
 
@@ -295,6 +312,10 @@ class FitPoint:
             self.norm[id(density)] = self.norm.get(id(density)) or EventBuffer(
                 density, lk.density_precision, lk.vector_length, f"normalization events of fit point "
                 f"{self.index} (background {k})")
+        if self._layouts is not None:
+            self.data[id(density)].layout = self._layouts["data"]
+            if id(density) in self.norm:
+                self.norm[id(density)].layout = self._layouts["norm"]
         return bg
 
     def set_integral_function(self, function, gradient=None):
@@ -341,7 +362,30 @@ class FitPoint:
         """
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
+        if self._layouts is not None:
+            self._append_share("data", self.data.values(), records, weights)
+            return
         self._append(self.data.values(), records, weights)
+
+    def _append_share(self, group, buffers, records, weights):
+        """Over MPI ranks: keep this rank's chunks of records every rank holds."""
+        mpi = self._likelihood.mpi
+        layout = self._layouts[group]
+        state = layout.state()
+        marks = [(buf, buf.mark()) for buf in buffers]
+
+        def add():
+            rec, w = mpi.take_share(layout, records, weights)
+            if rec is not None:
+                self._append(buffers, rec, w)
+
+        try:
+            mpi.agree(add)
+        except BaseException:
+            layout.restore(state)
+            for buf, mark in marks:
+                buf.truncate(mark)
+            raise
 
     def add_normalization_events(self, records, weights=None):
         """Append normalization events: MC events, or grid points with their
@@ -362,7 +406,43 @@ class FitPoint:
         if self.normalization == "grid" and weights is None:
             raise ValueError(f"fit point {self.index}: grid points need weights (integration "
                              f"weight times Jacobian)")
+        if self._layouts is not None:
+            self._append_share("norm", self.norm.values(), records, weights)
+            return
         self._append(self.norm.values(), records, weights)
+
+    def _load_share(self, group, buffers, path, tree, branches, weight_branch, map_records,
+                    step_size):
+        """Over MPI ranks: read this rank's run of entries, move the records
+        at the edges to the ranks owning their chunks, append this rank's chunks."""
+        from .mpi import read_entry_share
+        mpi = self._likelihood.mpi
+        layout = self._layouts[group]
+        state = layout.state()
+        buffers = list(buffers)
+        marks = [(buf, buf.mark()) for buf in buffers]
+        try:
+            records, weights = mpi.agree(lambda: read_entry_share(
+                path, tree, branches, weight_branch, map_records, step_size, mpi.rank, mpi.size))
+            records, weights = mpi.exchange(layout, records, weights)
+
+            if group == "norm" and self.normalization == "grid" and \
+                    not any(mpi.comm.allgather(weights is not None)):
+                raise ValueError(f"fit point {self.index}: grid points need weights (integration "
+                                 f"weight times Jacobian)")
+
+            def add():
+                if records is not None:
+                    for buf in buffers:
+                        buf.reserve(len(next(iter(records.values()))))
+                    self._append(buffers, records, weights)
+
+            mpi.agree(add)
+        except BaseException:
+            layout.restore(state)
+            for buf, mark in marks:
+                buf.truncate(mark)
+            raise
 
     def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size):
         from .. import root_io
@@ -408,8 +488,14 @@ class FitPoint:
         --------
         vecampfit.root_io.iterate_events
         """
-        self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
-                   map_records, step_size)
+        if self.prepared:
+            raise RuntimeError(f"fit point {self.index}: already prepared")
+        if self._layouts is not None:
+            self._load_share("data", self.data.values(), path, tree, branches, weight_branch,
+                             map_records, step_size)
+        else:
+            self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
+                       map_records, step_size)
         self.data_source = dict(path=os.fspath(path), tree=tree, branches=branches,
                                 weight_branch=weight_branch, map_records=map_records)
 
@@ -424,10 +510,37 @@ class FitPoint:
         path, tree, branches, weight_branch, map_records, step_size
             As for :meth:`load_data_file`.
         """
-        self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
-                   weight_branch, map_records, step_size)
+        if self.prepared:
+            raise RuntimeError(f"fit point {self.index}: already prepared")
+        if self.normalization not in ("mc", "grid"):
+            raise ValueError(f"fit point {self.index}: {self.normalization!r} normalization "
+                             f"takes no normalization events")
+        if self._layouts is not None:
+            self._load_share("norm", self.norm.values(), path, tree, branches, weight_branch,
+                             map_records, step_size)
+        else:
+            self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
+                       weight_branch, map_records, step_size)
 
     # -- preparation ----------------------------------------------------------
+
+    def _prepare_layouts(self, needs_norm):
+        """Over MPI ranks: the global checks and sums of the frozen buffers."""
+        mpi = self._likelihood.mpi
+        for group, buffers, required in (("data", self.data, True),
+                                         ("norm", self.norm, needs_norm)):
+            layout = self._layouts[group]
+            first = next(iter(buffers.values()))
+            if required and layout.total == 0:
+                from .events import EventBufferError
+                raise EventBufferError(f"{first.what}: no events")
+            mpi.finish_layout(layout)
+            for buf in buffers.values():
+                if not any(mpi.comm.allgather(buf.weights is not None)):
+                    buf.weight_sum = float(layout.total)
+                else:
+                    sums, _ = mpi.combine(buf, lambda: (buf.weight_rows(), None))
+                    buf.weight_sum = float(sums[0])
 
     def prepare(self):
         """Freeze the buffers and compute the backgrounds (values at the data
@@ -436,15 +549,18 @@ class FitPoint:
         if self.prepared:
             return
         lk = self._likelihood
+        mpi = lk.mpi
         frozen = []
         try:
-            for buf in self.data.values():
-                buf.freeze()
-                frozen.append(buf)
             needs_norm = self.normalization in ("mc", "grid")
-            for buf in self.norm.values():
-                buf.freeze(require_events=needs_norm)
+            for buf in self.data.values():
+                buf.freeze(require_events=mpi is None)
                 frozen.append(buf)
+            for buf in self.norm.values():
+                buf.freeze(require_events=needs_norm and mpi is None)
+                frozen.append(buf)
+            if mpi is not None:
+                self._prepare_layouts(needs_norm)
             if self.normalization == "formula" and self.integral_function is None:
                 raise ValueError(f"fit point {self.index}: formula normalization needs an "
                                  f"integral function (set_integral_function)")
@@ -453,16 +569,12 @@ class FitPoint:
             integrals = []
             for k, bg in enumerate(self.backgrounds):
                 what = f"fit point {self.index}: background {k + 1} ({bg.density.name!r})"
-                values = lk._background_values(bg, self.data[id(bg.density)])
-                lk._check_background(values, what, "data", bg)
+                values, _ = lk._background_sum(bg, self.data[id(bg.density)], what, "data",
+                                               weighted=False)
                 integral = 1.0
                 if needs_norm:
-                    nbuf = self.norm[id(bg.density)]
-                    nvalues = lk._background_values(bg, nbuf)
-                    lk._check_background(nvalues, what, "normalization", bg)
-                    w = nbuf.weights
-                    integral = float(np.sum(nvalues, dtype=np.float64) if w is None
-                                     else np.dot(w, nvalues.astype(np.float64)))
+                    _, integral = lk._background_sum(bg, self.norm[id(bg.density)], what,
+                                                     "normalization", weighted=True)
                     if not (integral > 0 and np.isfinite(integral)):
                         raise LikelihoodError(f"{what}: normalization integral is {integral}")
                 matrix[k, :n] = values
@@ -513,6 +625,14 @@ class Likelihood:
         free (the cache is rebuilt when they change; gradients then come
         from the full path); ``"never"`` evaluates the whole model at every
         call.
+    comm : mpi4py.MPI.Comm, optional
+        Spread the events over the ranks of this communicator (usually
+        ``MPI.COMM_WORLD``; :mod:`vecampfit.fitter.mpi`).  Every rank then
+        runs the same script: it builds the same likelihood, adds the same
+        records and loads the same files (each rank keeps, and reads, only
+        its share), and every evaluation is a collective call; inside
+        :func:`vecampfit.fitter.mpi.serve` only rank 0 calls it.  The value
+        and gradient are bit-identical to those of one process.
 
     Attributes
     ----------
@@ -532,7 +652,8 @@ class Likelihood:
     precision = None
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, on_invalid="raise", unused_parameters="error", cache="auto"):
+                 extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
+                 comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
@@ -549,6 +670,13 @@ class Likelihood:
         if cache not in ("auto", "always", "never"):
             raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
         self.cache = cache
+        #: The :class:`~vecampfit.fitter.mpi.Communicator` of the ranks (None: one process).
+        self.mpi = None
+        self._combine = combine_serial
+        if comm is not None:
+            from .mpi import Communicator
+            self.mpi = Communicator(comm)
+            self._combine = self.mpi.combine
         #: Names of the parameters Minuit may move (None: all); set by the
         #: Fitter before each minimization, it decides the cached evaluation.
         self.free_parameters = None
@@ -719,7 +847,14 @@ class Likelihood:
     def prepare(self):
         """Check the parameters, freeze all event buffers and compute the
         backgrounds.  Called by the first evaluation; on failure nothing is
-        frozen."""
+        frozen.  With a communicator, a collective call (announced to the
+        other ranks inside :func:`vecampfit.fitter.mpi.serve`)."""
+        if self.mpi is not None and not self.prepared:
+            with self.mpi.collective("prepare", (), self):
+                return self._prepare()
+        return self._prepare()
+
+    def _prepare(self):
         if not self.points:
             raise ValueError("the likelihood has no fit point")
         self.check_parameters()
@@ -806,10 +941,11 @@ class Likelihood:
             # analytic gradient with masses or widths free takes the full
             # path.  Value calls do too with "auto" (measured faster than
             # recomputing the moved components, benchmarks/bench_partial.py);
-            # "always" recomputes the components that moved.
+            # "always" recomputes the components that moved (in one process;
+            # over MPI ranks it rebuilds the cache).
             if self.cache == "auto" or gradient:
                 return self._evaluator(density)
-            partial = comp.partial
+            partial = comp.partial and self.mpi is None
         key = (id(density), partial)
         ev = self._cached.get(key)
         if ev is None:
@@ -834,19 +970,40 @@ class Likelihood:
     def _density_parameters(self, density, x):
         return density.parameter_vector(x[self._index[id(density)]], self.dtype)
 
+    def _background_sum(self, bg, buf, what, where, weighted):
+        """Background values at the events of this rank's buffer, checked on
+        every rank, and (``weighted``) :math:`\\sum_j w_j B(\\Phi_j)` over all
+        events, summed per chunk and the chunks in order."""
+        held = {}
+
+        def local():
+            values = self._background_values(bg, buf)
+            held["values"] = values
+            bad = ~np.isfinite(values) | (values < 0)
+            if np.any(bad):
+                j = int(np.flatnonzero(bad)[0])
+                return None, Problem(j, values[j])
+            if not weighted:
+                return np.zeros((-(-buf.n_events // chunk_events(self.vector_length)), 1)), None
+            v = np.asarray(values, dtype=np.float64)
+            w = buf.weights
+            return chunk_sums([v if w is None else w * v], buf.n_events,
+                              chunk_events(self.vector_length)), None
+
+        sums, problem = self._combine(buf, local)
+        if problem is not None:
+            pdesc = ", ".join(f"{n}={v:.10g}" for n, v in zip(bg.density.parameters,
+                                                               bg.parameters))
+            raise LikelihoodError(f"{what}: density is {problem.density} at {where} event "
+                                  f"{problem.event} (parameters: {pdesc or 'none'})")
+        return held["values"], float(sums[0])
+
     def _background_values(self, bg, buf):
+        if buf.n_events == 0:
+            return np.zeros(0)
         params_t = bg.density.parameter_vector(bg.parameters, self.dtype)
         pbuf = bg.density.fill_buffer(bg.density.new_parameter_buffer(self.dtype), params_t)
         return self._evaluator(bg.density).values(buf, params_t, pbuf, self.threads)
-
-    def _check_background(self, values, what, where, bg):
-        bad = ~np.isfinite(values) | (values < 0)
-        if np.any(bad):
-            j = int(np.flatnonzero(bad)[0])
-            pdesc = ", ".join(f"{n}={v:.10g}" for n, v in zip(bg.density.parameters,
-                                                               bg.parameters))
-            raise LikelihoodError(f"{what}: density is {values[j]} at {where} event {j} "
-                                  f"(parameters: {pdesc or 'none'})")
 
     def _describe(self, params):
         names = self.parameters.names
@@ -890,7 +1047,7 @@ class Likelihood:
                                   f"{self._describe(x)})"), None
             return integral, g
         sums, problem = self.signal_evaluator(dens, want_gradient).normalization_sums(
-            point.norm_events, params_t, pbuf, want_gradient, self.threads)
+            point.norm_events, params_t, pbuf, want_gradient, self.threads, self._combine)
         if problem is not None:
             return self._fail(self._problem_message(what, "normalization", problem, x)), None
         integral = float(sums[0])
@@ -951,7 +1108,20 @@ class Likelihood:
         ------
         LikelihoodError
             See the class description (with ``on_invalid="raise"``).
+
+        Notes
+        -----
+        With a communicator (``comm``) this is a collective call: every rank
+        calls it with the same parameters, or rank 0 alone inside
+        :func:`vecampfit.fitter.mpi.serve` (the others are told to).
         """
+        if self.mpi is None:
+            return self._evaluate(params, gradient)
+        with self.mpi.collective("evaluate", (np.array(params, dtype=np.float64), gradient),
+                                 self):
+            return self._evaluate(params, gradient)
+
+    def _evaluate(self, params, gradient):
         x = np.array(params, dtype=np.float64).reshape(-1)
         n = len(self.parameters)
         if x.shape != (n,):
@@ -986,7 +1156,7 @@ class Likelihood:
             scale = f_s / integral
             sums, problem = self.signal_evaluator(dens, gradient).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
-                self.threads)
+                self.threads, self._combine)
             if problem is not None:
                 self._fail(self._problem_message(
                     f"fit point {point.index}: signal density {dens.name!r}", "data", problem, x))
@@ -1043,7 +1213,8 @@ class Likelihood:
 
     def signal_values(self, point, params, where="data"):
         """Signal density at the data (or normalization) events of a point
-        (float64 array), for result files and plots.
+        (float64 array), for result files and plots.  With a communicator:
+        at the events this rank holds (its chunks, in order).
 
         Parameters
         ----------
@@ -1066,6 +1237,14 @@ class Likelihood:
         params : array_like
             All fit parameters.
         """
+        if self.mpi is None:
+            return self._normalization_integral_at(point.index, params)
+        with self.mpi.collective("_normalization_integral_at",
+                                 (point.index, np.array(params, dtype=np.float64)), self):
+            return self._normalization_integral_at(point.index, params)
+
+    def _normalization_integral_at(self, index, params):
+        point = self.points[index]
         x, params_t, pbuf = self._signal_buffers(point, params)
         integral, g = self._normalization(point, x, params_t, pbuf, False)
         if g is None:
@@ -1077,7 +1256,9 @@ class Likelihood:
         """Density values per event of a fit point (dict of float64 arrays):
         ``signal_density`` (:math:`S`), ``signal`` (:math:`f_S S / I_S`),
         ``background_k`` (:math:`f_B^{(k)} B^{(k)}/I_{B^{(k)}}`) and
-        ``total`` (their sum).
+        ``total`` (their sum).  With a communicator: at the events this
+        rank holds (a collective call: the normalization is summed over
+        every rank).
 
         Parameters
         ----------

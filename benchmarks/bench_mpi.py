@@ -1,0 +1,320 @@
+"""One D0 -> K- pi+ pi0 likelihood over MPI ranks: call times, whole fits and
+the communication per call.
+
+The likelihood of ``examples/dz_kmpippiz`` (100,000 data + 1,000,000 MC
+events, the background of the background fit, float64, L = 8, the full
+model at every call: ``cache="never"``) is built in three configurations, in
+one run: 1 rank with 1 thread, 2 ranks with 1 thread each (``mpiexec -n
+2``), 1 rank with 2 threads.  For each: the time of a call (value, value and
+gradient; best of ``--repeat``, rank 0 driving inside
+:func:`vecampfit.fitter.mpi.serve`), a whole fit (amplitudes, then phases and
+the background fraction, with the analytic gradient), and the cost of the
+communication of a call (the same broadcasts and gathers with the rows of
+partial sums of a call, nothing computed).  Writes
+``benchmarks/results/mpi.md``::
+
+    python benchmarks/bench_mpi.py [--data 100000] [--mc 1000000] [--repeat 7]
+
+Samples are generated once into ``--directory`` (default
+``benchmarks/results/dz_samples``, shared with the other D0 benchmarks).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
+sys.path.insert(0, EXAMPLE)
+sys.path.insert(0, HERE)
+
+L = 8
+
+
+def build(directory, threads, comm, cache="never"):
+    """The signal fit of the example, its events spread over ``comm``."""
+    import common
+    from vecampfit.fitter import Fitter, read_parameter_file
+    rank = 0 if comm is None else comm.Get_rank()
+    if comm is not None and rank != 0:
+        comm.Barrier()            # rank 0 compiles the models, the others load them
+    models = common.compile_models([L], None)
+    if comm is not None and rank == 0:
+        comm.Barrier()
+    fitter = Fitter(read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")),
+                    vector_length=L, threads=threads, randomize=False, seed=1,
+                    on_invalid="large", cache=cache, verbose=False, comm=comm)
+    point = fitter.add_point(common.signal_density(models, L, "float64"))
+    point.add_background(common.background_density(models, L, "float64"),
+                         common.BACKGROUND_FRACTION,
+                         read_parameter_file(os.path.join(directory,
+                                                          "parameters_background_result.dat")))
+    point.load_normalization_file(os.path.join(directory, "mc_signal.root"), common.TREE,
+                                  list(common.BRANCHES))
+    point.load_data_file(os.path.join(directory, common.data_file_name(-1)), common.TREE,
+                         list(common.BRANCHES))
+    return fitter
+
+
+def fit(fitter):
+    """Amplitudes, then phases and the background fraction (MIGRAD, gradient)."""
+    import common
+    import fit_signal
+    fitter.fix_all()
+    fitter.release(fit_signal.names("A"))
+    fitter.migrad(100000)
+    fitter.release(fit_signal.names("P"))
+    fitter.release(common.BACKGROUND_FRACTION)
+    fitter.migrad(100000)
+
+
+def communication_time(fitter, repeat):
+    """Seconds of the collectives of one call with the gradient (announce, the
+    normalization and data rows gathered, sums broadcast), nothing computed."""
+    lk = fitter.likelihood
+    mpi = lk.mpi
+    point = lk.points[0]
+    ng = point.signal.n_parameters
+    nb = len(point.backgrounds)
+    norm_rows = np.zeros((len(point.norm_events.layout.owned), 1 + ng))
+    data_rows = np.zeros((len(point.data_events.layout.owned), 2 + nb + ng))
+    x = fitter.initial_values
+
+    def one():
+        mpi.comm.bcast(("call", "evaluate", (x, True), lk.free_parameters), root=0)
+        mpi.combine(point.norm_events, lambda: (norm_rows, None))
+        mpi.combine(point.data_events, lambda: (data_rows, None))
+
+    best = np.inf
+    mpi.comm.Barrier()
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        one()
+        best = min(best, time.perf_counter() - t0)
+    gathered = mpi.bytes_gathered
+    mpi.bytes_gathered = 0
+    one()
+    return best, mpi.bytes_gathered, gathered
+
+
+def breakdown(f, comm, calls):
+    """Every rank evaluates ``calls`` times together (no serve): the mean wall
+    time of a call and the mean time of this rank's own sums (the ``local``
+    step of every combine), gathered on rank 0 as (rank, call ms, sums ms)."""
+    lk = f.likelihood
+    x = f.initial_values
+    spent = [0.0]
+    combine = lk._combine
+
+    def timed_combine(buf, local):
+        def timed():
+            t0 = time.perf_counter()
+            try:
+                return local()
+            finally:
+                spent[0] += time.perf_counter() - t0
+        return combine(buf, timed)
+
+    lk._combine = timed_combine
+    try:
+        lk.evaluate(x)
+        spent[0] = 0.0
+        comm.Barrier()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            lk.evaluate(x)
+        wall = (time.perf_counter() - t0) / calls
+    finally:
+        lk._combine = combine
+    return comm.gather((comm.Get_rank(), wall * 1e3, spent[0] / calls * 1e3), root=0)
+
+
+def child(args):
+    from mpi4py import MPI
+    from timing import best_time
+    from vecampfit.fitter.mpi import serve
+    comm = MPI.COMM_WORLD
+    t0 = time.perf_counter()
+    f = build(args.directory, args.threads, comm)
+    load = time.perf_counter() - t0
+    x = f.initial_values
+    out = {"ranks": comm.Get_size(), "threads": args.threads, "load_s": load}
+    with serve(f) as root:
+        if root:
+            f.evaluate(x)
+            v1, g1 = f.evaluate(x, gradient=True)
+            out["F"] = float(v1).hex()
+            out["grad0"] = float(g1[0]).hex()
+            n_value, n_gradient = 5 * args.repeat, 2 * args.repeat
+            c0 = time.process_time()
+            out["value_s"] = best_time(lambda: f.evaluate(x), n_value)
+            out["value_cpu_s"] = (time.process_time() - c0) / n_value
+            c0 = time.process_time()
+            out["gradient_s"] = best_time(lambda: f.evaluate(x, gradient=True), n_gradient)
+            out["gradient_cpu_s"] = (time.process_time() - c0) / n_gradient
+            calls0 = f.n_calls
+            t0 = time.perf_counter()
+            fit(f)
+            out["fit_s"] = time.perf_counter() - t0
+            out["fit_calls"] = f.n_calls - calls0
+            out["fit_F"] = float(f.minuit.fval).hex()
+            out["fit_valid"] = bool(f.minuit.valid)
+    out["breakdown"] = breakdown(f, comm, 10 * args.repeat)
+    # Communication alone: every rank takes part (outside serve).
+    if comm.Get_size() > 1:
+        if comm.Get_rank() == 0:
+            t, nbytes, _ = communication_time(f, args.repeat * 20)
+            comm.bcast(None, root=0)
+        else:
+            lk = f.likelihood
+            point = lk.points[0]
+            ng = point.signal.n_parameters
+            nb = len(point.backgrounds)
+            norm_rows = np.zeros((len(point.norm_events.layout.owned), 1 + ng))
+            data_rows = np.zeros((len(point.data_events.layout.owned), 2 + nb + ng))
+            comm.Barrier()
+            for _ in range(args.repeat * 20 + 1):
+                lk.mpi.comm.bcast(None, root=0)
+                lk.mpi.combine(point.norm_events, lambda: (norm_rows, None))
+                lk.mpi.combine(point.data_events, lambda: (data_rows, None))
+            comm.bcast(None, root=0)
+        if comm.Get_rank() == 0:
+            out["comm_s"] = t
+            out["comm_bytes"] = nbytes
+    if comm.Get_rank() == 0:
+        print("RESULT " + json.dumps(out), flush=True)
+
+
+def launch(args, ranks, threads):
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if not os.path.exists(mpiexec):
+        mpiexec = shutil.which("mpiexec")
+    cmd = [mpiexec, "-n", str(ranks), sys.executable, os.path.abspath(__file__), "--child",
+           "--threads", str(threads), "--directory", args.directory, "--repeat",
+           str(args.repeat)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(args.output),
+                          env=env, timeout=3600)
+    lines = [ln[ln.index("RESULT "):] for ln in proc.stdout.splitlines() if "RESULT " in ln]
+    if proc.returncode or not lines:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n"
+                           f"{proc.stderr}")
+    result = json.loads(lines[-1][7:])
+    print(result, flush=True)
+    return result
+
+
+def markdown(args, runs, load_before, load_after):
+    one, two, thr = runs["1x1"], runs["2x1"], runs["1x2"]
+    n = args.data + args.mc
+    same = all(r["F"] == one["F"] and r["grad0"] == one["grad0"] for r in runs.values())
+    same_fit = all(r["fit_F"] == one["fit_F"] for r in runs.values())
+    lines = [
+        "# One likelihood over MPI ranks: D0 -> K- pi+ pi0",
+        "",
+        f"Measured by `python benchmarks/bench_mpi.py --data {args.data} --mc {args.mc} "
+        f"--repeat {args.repeat}` on {os.uname().machine}, {os.cpu_count()} CPUs, MPICH "
+        f"(shared memory between the ranks); {n} events ({args.data} data + {args.mc} MC), "
+        f"float64, L = {L}, the full model at every call (`cache=\"never\"`).  "
+        f"Load average before the run {load_before}, after {load_after}: the host is "
+        "shared with other work, so the times are noisy (best of the repeated calls).",
+        "",
+        "## Likelihood call",
+        "",
+        "| configuration | value (ms) | ns/event | with gradient (ms) | speed-up (value) "
+        "| speed-up (gradient) | CPU of rank 0, value (ms) | CPU of rank 0, gradient (ms) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, r in (("1 rank, 1 thread", one), ("2 ranks, 1 thread each", two),
+                     ("1 rank, 2 threads", thr)):
+        lines.append(f"| {label} | {r['value_s'] * 1e3:.2f} | {r['value_s'] / n * 1e9:.2f} | "
+                     f"{r['gradient_s'] * 1e3:.2f} | {one['value_s'] / r['value_s']:.2f}x | "
+                     f"{one['gradient_s'] / r['gradient_s']:.2f}x | "
+                     f"{r['value_cpu_s'] * 1e3:.2f} | {r['gradient_cpu_s'] * 1e3:.2f} |")
+    lines += [
+        "",
+        "Wall times are the best of "
+        f"{5 * args.repeat} calls (value) and {2 * args.repeat} calls (gradient); the CPU "
+        "time of rank 0 is the mean over those calls (all threads of the process): it "
+        "shows the share of the work a rank does, which the load of the machine does not "
+        "change as much as the wall time.",
+        "",
+        f"- F and its gradient have the same bits in the three configurations: {same}",
+        f"- communication of one call with the gradient over 2 ranks (parameters broadcast, "
+        f"rows of partial sums gathered, sums broadcast; nothing computed): "
+        f"{two['comm_s'] * 1e6:.0f} us, {two['comm_bytes']} bytes of rows gathered by rank 0",
+        f"- loading the events (files read, each rank its share): "
+        f"{one['load_s']:.1f} s on 1 rank, {two['load_s']:.1f} s on 2 ranks",
+        "",
+        f"Where the time of a call goes (every rank evaluating together, mean of "
+        f"{10 * args.repeat} value calls; the sums are the rank's own chunks):",
+        "",
+        "| configuration | rank | call (ms) | its sums (ms) | rest of the call (ms) |",
+        "|---|---|---|---|---|",
+    ]
+    for label, r in (("1 rank, 1 thread", one), ("2 ranks, 1 thread each", two),
+                     ("1 rank, 2 threads", thr)):
+        for rank, call, sums in r["breakdown"]:
+            lines.append(f"| {label} | {rank} | {call:.2f} | {sums:.2f} | {call - sums:.2f} |")
+    lines += [
+        "",
+        "## Whole fit (amplitudes, then phases and the background fraction; MIGRAD with the "
+        "gradient)",
+        "",
+        "| configuration | wall time (s) | calls | speed-up | valid |",
+        "|---|---|---|---|---|",
+    ]
+    for label, r in (("1 rank, 1 thread", one), ("2 ranks, 1 thread each", two),
+                     ("1 rank, 2 threads", thr)):
+        lines.append(f"| {label} | {r['fit_s']:.2f} | {r['fit_calls']} | "
+                     f"{one['fit_s'] / r['fit_s']:.2f}x | {r['fit_valid']} |")
+    lines += ["", f"- the same minimum (bits of F) in the three configurations: {same_fit}", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=int, default=100000)
+    ap.add_argument("--mc", type=int, default=1000000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
+    ap.add_argument("--output", default=os.path.join(HERE, "results", "mpi.md"))
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.directory = os.path.abspath(args.directory)
+    args.output = os.path.abspath(args.output)
+    if args.child:
+        child(args)
+        return
+    d = args.directory
+    stamp = os.path.join(d, "samples.json")
+    want = dict(data=args.data, mc=args.mc)
+    if not (os.path.exists(stamp) and json.load(open(stamp)) == want):
+        import fit_background
+        import generate
+        os.makedirs(d, exist_ok=True)
+        generate.main(["--directory", d, "--events", str(args.data), "--mc-events", str(args.mc),
+                       "--background-events", str(args.data), "--seed", "7"])
+        fit_background.main(["--directory", d, "--fixed-seed"])
+        json.dump(want, open(stamp, "w"))
+    load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    runs = {}
+    for key, ranks, threads in (("1x1", 1, 1), ("2x1", 2, 1), ("1x2", 1, 2)):
+        runs[key] = launch(args, ranks, threads)
+    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    text = markdown(args, runs, load_before, load_after)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
