@@ -323,3 +323,35 @@ def test_bad_component_dependencies(model):
     # A parameter no component declares moves everything.
     undeclared = Components(*args, depends=[("M1",), ("M2", "G2"), ()], single=comp._single)
     assert [d.parameters[k] for k in undeclared.undeclared_parameters] == ["G1"]
+
+
+def test_normalization_events_released_after_the_matrix(model):
+    """With release_normalization_events, the normalization buffer is freed
+    once the cached matrix is built: F stays the full path's, the buffer's
+    fields are gone, and a later need of the events is an error that says
+    why."""
+    full, x = build(model, "background", "never")
+    f = Fitter(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, seed=3, verbose=False,
+               cache="auto", release_normalization_events=True)
+    pt = f.add_point(Density.from_model(model, "float64"))
+    pt.add_background(flat(), "FB")
+    pt.add_data({"m": M_DATA}, W_DATA)
+    pt.add_normalization_events({"m": M_MC}, W_MC)
+    lk = f.likelihood
+    lk.free_parameters = list(COUPLINGS) + ["FB"]
+    y = x.copy()
+    y[lk.parameter_index("P2")] += 5
+    assert lk.evaluate(y)[0] == pytest.approx(full.evaluate(y)[0], rel=1e-12)
+    buf = lk.points[0].norm_events
+    assert buf.released and buf._blocks is None
+    assert lk.evaluate(x)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-12)   # still cached
+    with pytest.raises(ValueError, match="normalization.*released \\(release_normalization_"
+                                         "events=True: freed once the cached matrix of fit "
+                                         "point 0"):
+        y[lk.parameter_index("M1")] *= 1.01     # not a coupling: the matrix needs the events
+        lk.evaluate(y)
+    # Kept by default.
+    kept, _ = build(model, "background", "auto")
+    kept.free_parameters = list(COUPLINGS) + ["FB"]
+    kept.evaluate(x)
+    assert not kept.points[0].norm_events.released

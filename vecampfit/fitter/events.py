@@ -67,6 +67,7 @@ class EventBuffer:
         self.n_events = 0
         self.frozen = False
         self.weight_sum = None
+        self._released = None         # why the events were released, once they are
 
     # -- filling --------------------------------------------------------------
 
@@ -262,7 +263,29 @@ class EventBuffer:
 
     def thaw(self):
         """Undo :meth:`freeze` (more events may be appended again)."""
+        if self._released:
+            self._refuse()
         self.frozen = False
+
+    def release(self, reason):
+        """Free the events (the fields; the weights and their sum stay).
+
+        Parameters
+        ----------
+        reason : str
+            Why, for the message of any later use of the events.
+        """
+        self._released = str(reason)
+        self._blocks = None
+        self._flat = None
+
+    @property
+    def released(self):
+        """True once :meth:`release` freed the events."""
+        return self._released is not None
+
+    def _refuse(self):
+        raise EventBufferError(f"{self.what}: the events were released ({self._released})")
 
     # -- access ---------------------------------------------------------------
 
@@ -276,6 +299,8 @@ class EventBuffer:
         """Block form: the events, shape ``(n_blocks, n_fields * L)`` (a view)."""
         if not self._block:
             return None
+        if self._released:
+            self._refuse()
         if self._blocks is None:
             return np.zeros((0, self._n_fields * self.vector_length), dtype=self.dtype)
         return self._blocks[:self.n_blocks].reshape(self.n_blocks, -1)
@@ -285,6 +310,8 @@ class EventBuffer:
         """Python form: dict of read-only field arrays (views)."""
         if self._block:
             return None
+        if self._released:
+            self._refuse()
         out = {}
         for name in self.density.event_fields:
             a = (self._flat[name][:self.n_events] if self._flat is not None
@@ -319,6 +346,8 @@ class EventBuffer:
         """One field as a flat array of the events (padding removed)."""
         if not self._block:
             return self.fields[name]
+        if self._released:
+            self._refuse()
         f = self.density.event_fields.index(name)
         if self._blocks is None:
             return np.zeros(0, self.dtype)

@@ -92,6 +92,9 @@ class Fitter:
     verbose : bool
         Print the seed and a line per MIGRAD/HESSE call (on rank 0 only
         over MPI).
+    release_normalization_events : bool
+        Free each fit point's normalization events once its cached matrix
+        is built (see :class:`Likelihood`).
     comm : mpi4py.MPI.Comm, optional
         Spread the events over the ranks of this communicator (see
         :class:`Likelihood` and :mod:`vecampfit.fitter.mpi`): every rank
@@ -110,7 +113,7 @@ class Fitter:
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
                  on_invalid="raise", unused_parameters="error", cache="auto", verbose=True,
-                 comm=None):
+                 release_normalization_events=False, comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
@@ -118,6 +121,7 @@ class Fitter:
                                      vector_length=vector_length, threads=threads,
                                      extended=extended, on_invalid=on_invalid,
                                      unused_parameters=unused_parameters, cache=cache,
+                                     release_normalization_events=release_normalization_events,
                                      comm=comm)
         mpi = self.likelihood.mpi
         self.verbose = verbose and (mpi is None or mpi.root)

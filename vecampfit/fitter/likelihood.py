@@ -622,9 +622,17 @@ class Likelihood:
         (:mod:`vecampfit.fitter.components`): ``"auto"`` uses it when every
         free parameter of the density (:attr:`free_parameters`) is a
         coupling; ``"always"`` also for values when other parameters are
-        free (the cache is rebuilt when they change; gradients then come
-        from the full path); ``"never"`` evaluates the whole model at every
-        call.
+        free (only the components that moved are recomputed, for models that
+        declare their dependencies, else the cache is rebuilt; gradients then
+        come from the full path); ``"never"`` evaluates the whole model at
+        every call.
+    release_normalization_events : bool
+        Free the normalization events of a fit point (its event buffer:
+        72 bytes per event for the D0 example's model in float64) once the
+        cached matrix of its components is built, for fits in which only
+        couplings move.  A later need of the events (a mass or width
+        released, the density file, values at the normalization events) is
+        an error naming the fit point.  Default False (kept).
     comm : mpi4py.MPI.Comm, optional
         Spread the events over the ranks of this communicator (usually
         ``MPI.COMM_WORLD``; :mod:`vecampfit.fitter.mpi`).  Every rank then
@@ -653,7 +661,7 @@ class Likelihood:
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
-                 comm=None):
+                 release_normalization_events=False, comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
@@ -670,6 +678,7 @@ class Likelihood:
         if cache not in ("auto", "always", "never"):
             raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
         self.cache = cache
+        self.release_normalization_events = bool(release_normalization_events)
         #: The :class:`~vecampfit.fitter.mpi.Communicator` of the ranks (None: one process).
         self.mpi = None
         self._combine = combine_serial
@@ -1046,8 +1055,15 @@ class Likelihood:
                 return self._fail(f"{what}: integral function is {integral} (parameters: "
                                   f"{self._describe(x)})"), None
             return integral, g
-        sums, problem = self.signal_evaluator(dens, want_gradient).normalization_sums(
+        evaluator = self.signal_evaluator(dens, want_gradient)
+        sums, problem = evaluator.normalization_sums(
             point.norm_events, params_t, pbuf, want_gradient, self.threads, self._combine)
+        if (self.release_normalization_events and isinstance(evaluator, CachedEvaluator)
+                and not evaluator.partial and not point.norm_events.released):
+            point.norm_events.release(
+                f"release_normalization_events=True: freed once the cached matrix of fit point "
+                f"{point.index} was built; fits in which parameters other than couplings move, "
+                f"and values or files at the normalization events, need them")
         if problem is not None:
             return self._fail(self._problem_message(what, "normalization", problem, x)), None
         integral = float(sums[0])
