@@ -97,6 +97,10 @@ class Components:
         depends on (None: not declared).
     single_pointers : list of int or None
         Per component, the address of its function alone.
+    undeclared_parameters : numpy.ndarray
+        Indices of the parameters that are neither a coupling's nor in any
+        component's dependencies (a change of one recomputes every
+        component).
 
     Raises
     ------
@@ -161,6 +165,7 @@ class Components:
         self.function_pointer = _pointer(function)
         self.depends = None
         self.single_pointers = None
+        self.undeclared_parameters = np.zeros(0, dtype=np.intp)
         self._single = None
         if (depends is None) != (single is None):
             raise DensityError(f"{owner}: components need both depends and single functions, "
