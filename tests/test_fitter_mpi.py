@@ -193,6 +193,9 @@ EVALUATE = COMMON + textwrap.dedent('''
     pt.load_normalization_file(os.environ["VF_MC_FILE"], "tree", ["x"], map_records=drop_low,
                                step_size=1500)
     pt.load_normalization_file(os.environ["VF_MC_FILE"], "tree", ["x"], step_size=4000)
+    # select drops data events with their weights before the records are made.
+    pt.load_data_file(os.environ["VF_DATA_FILE"], "tree", ["x"], weight_branch="w",
+                      step_size=700, select=lambda a: (a["x"] > 0.2) & (a["w"] < 1.3))
     out["files"] = hexes(L, P4[:3])
     out["files_counts"] = [pt.data_events.weight_sum.hex(), L.points[0].norm_events.layout.total
                           if COMM is not None else L.points[0].norm_events.n_events]

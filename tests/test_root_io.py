@@ -49,6 +49,26 @@ def test_map_records_for_other_layouts(tmp_path):
     np.testing.assert_array_equal(rec["p"][:, 1], np.arange(5.0) * 2)
 
 
+def test_select_keeps_records_and_weights_together(tmp_path):
+    path = tmp_path / "sel.root"
+    x = np.arange(1000.0)
+    write_tree(path, {"x": x, "rec": (np.arange(1000) % 3 == 0).astype(np.int32),
+                      "w": x / 10}, tree="t")
+    rec, w = read_events(path, "t", ["x", "rec"], weight_branch="w", step_size=128,
+                         select=lambda a: (a["rec"] == 1) & (a["w"] > 5))
+    keep = (np.arange(1000) % 3 == 0) & (x / 10 > 5)
+    np.testing.assert_array_equal(rec["x"], x[keep])
+    np.testing.assert_array_equal(w, x[keep] / 10)
+    assert list(rec) == ["x", "rec"] and np.all(rec["rec"] == 1)
+    # select runs before map_records, on the branches read.
+    rec, _ = read_events(path, "t", ["x", "rec"], select=lambda a: a["rec"] == 1,
+                         map_records=lambda a: {"y": 2 * a["x"]})
+    np.testing.assert_array_equal(rec["y"], 2 * x[np.arange(1000) % 3 == 0])
+    with pytest.raises(ValueError, match=r"sel\.root: tree 't', entries 0-1000: select returned "
+                                         r"float64 of shape \(1000,\), expected a boolean"):
+        read_events(path, "t", ["x"], select=lambda a: a["x"] * 1.0)
+
+
 def test_rntuple_is_read(tmp_path):
     path = tmp_path / "rntuple.root"
     with uproot.recreate(path) as f:

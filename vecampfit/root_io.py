@@ -15,6 +15,7 @@ import numpy as np
 from .atomic_files import atomic_write_root
 
 __all__ = ["RootIOError", "RootReadError", "count_entries", "iterate_events", "read_events",
+           "select_events",
            "write_tree"]
 
 
@@ -153,8 +154,42 @@ def _failing_branch(obj, read, entry_start, entry_stop):
     return None
 
 
+def select_events(arrays, weights, select, path, tree, entry_start, entry_stop):
+    """The events of a chunk that ``select(arrays)`` keeps.
+
+    Parameters
+    ----------
+    arrays : dict of numpy.ndarray
+        The branches read (weights included), one entry per event.
+    weights : numpy.ndarray or None
+    select : callable
+        ``select(arrays) -> mask``, a boolean array with one value per event.
+    path, tree, entry_start, entry_stop
+        Where the chunk comes from (for messages).
+
+    Returns
+    -------
+    arrays : dict of numpy.ndarray
+    weights : numpy.ndarray or None
+
+    Raises
+    ------
+    ValueError
+        If the mask is not a boolean array of one value per event (naming
+        the file, the tree and the entries).
+    """
+    n = len(next(iter(arrays.values()))) if arrays else 0
+    mask = np.asarray(select(arrays))
+    if mask.dtype != np.bool_ or mask.shape != (n,):
+        raise ValueError(f"{path}: tree {tree!r}, entries {entry_start}-{entry_stop}: select "
+                         f"returned {mask.dtype} of shape {mask.shape}, expected a boolean "
+                         f"array of the chunk's {n} events")
+    return ({k: v[mask] for k, v in arrays.items()},
+            None if weights is None else weights[mask])
+
+
 def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_records=None,
-                   step_size="100 MB", shapes=None):
+                   step_size="100 MB", shapes=None, select=None):
     """Read event records from a ROOT tree in chunks.
 
     Parameters
@@ -173,6 +208,11 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
         Chunk size, entries or bytes (uproot's ``step_size``).
     shapes : dict, optional
         Expected per-event shape of branches, e.g. ``{"km_momentum": (4,)}``.
+    select : callable, optional
+        ``select(arrays) -> mask``: the events to keep (a boolean array per
+        chunk, from its branches, the weight branch included), applied to
+        the records and the weights before ``map_records``
+        (:func:`select_events`).
 
     Yields
     ------
@@ -238,6 +278,9 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
                                         f"shape {a.shape[1:]} per event, expected "
                                         f"{tuple(shape)}")
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
+            if select is not None:
+                arrays, weights = select_events(arrays, weights, select, path, tree,
+                                                chunk_start, chunk_stop)
             records = {k: arrays[k] for k in wanted}
             if map_records is not None:
                 records = map_records(records)
@@ -255,8 +298,8 @@ def read_events(path, tree="tree", branches=None, **kwargs):
     branches : sequence of str, optional
         Branches to read (default: all except the weight branch).
     **kwargs
-        ``weight_branch``, ``map_records``, ``step_size``, ``shapes`` of
-        :func:`iterate_events`.
+        ``weight_branch``, ``map_records``, ``step_size``, ``shapes``,
+        ``select`` of :func:`iterate_events`.
 
     Returns
     -------

@@ -412,7 +412,7 @@ class FitPoint:
         self._append(self.norm.values(), records, weights)
 
     def _load_share(self, group, buffers, path, tree, branches, weight_branch, map_records,
-                    step_size):
+                    step_size, select=None):
         """Over MPI ranks: read this rank's run of entries, move the records
         at the edges to the ranks owning their chunks, append this rank's chunks."""
         from .mpi import read_entry_share
@@ -423,7 +423,8 @@ class FitPoint:
         marks = [(buf, buf.mark()) for buf in buffers]
         try:
             records, weights = mpi.agree(lambda: read_entry_share(
-                path, tree, branches, weight_branch, map_records, step_size, mpi.rank, mpi.size))
+                path, tree, branches, weight_branch, map_records, step_size, mpi.rank, mpi.size,
+                select))
             records, weights = mpi.exchange(layout, records, weights)
 
             if group == "norm" and self.normalization == "grid" and \
@@ -444,7 +445,8 @@ class FitPoint:
                 buf.truncate(mark)
             raise
 
-    def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size):
+    def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size,
+              select=None):
         from .. import root_io
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
@@ -458,7 +460,7 @@ class FitPoint:
                     buf.reserve(n)
             for records, weights in root_io.iterate_events(
                     path, tree, branches, weight_branch=weight_branch, map_records=map_records,
-                    step_size=step_size):
+                    step_size=step_size, select=select):
                 add(records, weights)
         except BaseException:
             for buf, mark in marks:
@@ -466,7 +468,7 @@ class FitPoint:
             raise
 
     def load_data_file(self, path, tree="tree", branches=None, *, weight_branch=None,
-                       map_records=None, step_size="100 MB"):
+                       map_records=None, step_size="100 MB", select=None):
         """Load data events from a ROOT tree, in chunks.
 
         If reading fails part way, none of the file's events are kept.
@@ -483,6 +485,11 @@ class FitPoint:
             Turns the arrays of a chunk into event records.
         step_size : int or str
             Chunk size (uproot's ``step_size``).
+        select : callable, optional
+            ``select(arrays) -> mask``: the events of a chunk to keep (a
+            boolean array from its branches, the weight branch included),
+            applied to the records and weights before ``map_records``; for
+            example the reconstructed events of a simulated sample.
 
         See Also
         --------
@@ -492,22 +499,23 @@ class FitPoint:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         if self._layouts is not None:
             self._load_share("data", self.data.values(), path, tree, branches, weight_branch,
-                             map_records, step_size)
+                             map_records, step_size, select)
         else:
             self._load(self.data.values(), self.add_data, path, tree, branches, weight_branch,
-                       map_records, step_size)
+                       map_records, step_size, select)
         self.data_source = dict(path=os.fspath(path), tree=tree, branches=branches,
-                                weight_branch=weight_branch, map_records=map_records)
+                                weight_branch=weight_branch, map_records=map_records,
+                                select=select)
 
     def load_normalization_file(self, path, tree="tree", branches=None, *, weight_branch=None,
-                                map_records=None, step_size="100 MB"):
+                                map_records=None, step_size="100 MB", select=None):
         """Load normalization events from a ROOT tree, in chunks.
 
         If reading fails part way, none of the file's events are kept.
 
         Parameters
         ----------
-        path, tree, branches, weight_branch, map_records, step_size
+        path, tree, branches, weight_branch, map_records, step_size, select
             As for :meth:`load_data_file`.
         """
         if self.prepared:
@@ -517,10 +525,10 @@ class FitPoint:
                              f"takes no normalization events")
         if self._layouts is not None:
             self._load_share("norm", self.norm.values(), path, tree, branches, weight_branch,
-                             map_records, step_size)
+                             map_records, step_size, select)
         else:
             self._load(self.norm.values(), self.add_normalization_events, path, tree, branches,
-                       weight_branch, map_records, step_size)
+                       weight_branch, map_records, step_size, select)
 
     # -- preparation ----------------------------------------------------------
 

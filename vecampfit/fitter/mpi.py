@@ -584,7 +584,8 @@ def serve(likelihood):
 
 
 def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
-                        map_records=None, step_size="100 MB", entry_start=0, entry_stop=None):
+                        map_records=None, step_size="100 MB", entry_start=0, entry_stop=None,
+                        select=None):
     """Like :func:`vecampfit.root_io.iterate_events`, over the entries
     ``entry_start <= entry < entry_stop`` only (uproot entry ranges).
 
@@ -630,13 +631,17 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
                                             f"cannot read: {root_io._describe(exc)}") from exc
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
+            if select is not None:
+                arrays, weights = root_io.select_events(arrays, weights, select, path, tree,
+                                                        lo, hi)
             records = {k: arrays[k] for k in wanted}
             if map_records is not None:
                 records = map_records(records)
             yield records, weights
 
 
-def read_entry_share(path, tree, branches, weight_branch, map_records, step_size, rank, size):
+def read_entry_share(path, tree, branches, weight_branch, map_records, step_size, rank, size,
+                     select=None):
     """Records and weights of a rank's run of entries ``[N r / P, N (r+1) / P)``
     (one array per field; None if the run is empty)."""
     from .. import root_io
@@ -646,7 +651,8 @@ def read_entry_share(path, tree, branches, weight_branch, map_records, step_size
     for records, weights in iterate_entry_range(path, tree, branches,
                                                 weight_branch=weight_branch,
                                                 map_records=map_records, step_size=step_size,
-                                                entry_start=start, entry_stop=stop):
+                                                entry_start=start, entry_stop=stop,
+                                                select=select):
         parts.append(records)
         wparts.append(weights)
     records = _concat_records(parts)
