@@ -11,6 +11,11 @@ Against it: vecampfit's ``Likelihood.evaluate`` value call with
 density without background, one thread, at every vector length L (float64
 and float32), then the best L interleaved with the C kernels.
 
+At the best L the same run also times the likelihood with the density that
+``vecampfit.isobar`` generates from ``isobar_model.py``, and both densities
+compiled with ``fast_math=True`` (the paper's aggressive flags as an opt-in
+model build).
+
 To say where a gap comes from, the same run also times the density alone
 (``Density.evaluate`` over the same event buffers, no likelihood) against
 the C density kernel (``dz_density_kernel.c``, same flags, writing the
@@ -116,11 +121,22 @@ def interleaved(cases, repeat):
             {k: statistics.median(v) for k, v in wall.items()})
 
 
-def build(directory, length, precision):
-    f = dz.fit_signal.build(dz.fit_args(directory, length, precision, 1, ["--no-background"]))
+#: vecampfit likelihoods of the best-L comparison: label -> extra options of
+#: fit_signal.py (the hand-written density, the one vecampfit.isobar generates
+#: from isobar_model.py, each also compiled with fast_math=True).
+VARIANTS = {
+    "vecampfit likelihood": [],
+    "vecampfit likelihood, fast_math": ["--fast-math"],
+    "vecampfit likelihood, generated density": ["--isobar"],
+    "vecampfit likelihood, generated density, fast_math": ["--isobar", "--fast-math"],
+}
+
+
+def build(directory, length, precision, extra=()):
+    f = dz.fit_signal.build(dz.fit_args(directory, length, precision, 1,
+                                        ["--no-background", *extra]))
     lk = f.likelihood
     lk.cache = "never"
-    lk.unused_parameters = "ignore"
     lk.prepare()
     return f, lk
 
@@ -227,18 +243,24 @@ def main(argv=None):
 
     # Best L against both C builds, and the density alone, interleaved.
     final = {}
+    fm_checks = {}
     for precision, dt in (("float64", np.float64), ("float32", np.float32)):
         best = min(lengths, key=lambda L: scan[precision, L][0] / scan[precision, L][1])
-        f, lk = build(d, best, precision)
+        built = {label: build(d, best, precision, extra) for label, extra in VARIANTS.items()}
+        lk = built["vecampfit likelihood"][1]
         dens = lk.points[0].signal
         bufs = (lk.points[0].data_events, lk.points[0].norm_events)
-        lk.evaluate(x1)
+        agree = {}
+        for label, (_, lkv) in built.items():
+            agree[label] = abs(lkv.evaluate(x1)[0] / lk.evaluate(x1)[0] - 1)
+        fm_checks[precision] = agree
         pts, st = [x1, x2], {"k": 0}
 
         def nxt():
             st["k"] ^= 1
             return pts[st["k"]]
-        cases = {"vecampfit likelihood": lambda: lk.evaluate(nxt())}
+        cases = {label: (lambda e: lambda: e(nxt()))(lkv.evaluate)
+                 for label, (_, lkv) in built.items()}
         for label in FLAGS:
             like, dfn = kernels[label, dt]
             cases[f"C likelihood {label}"] = c_likelihood(like, *cols[dt], p1)
@@ -250,7 +272,7 @@ def main(argv=None):
         cpu, wall = interleaved(cases, args.repeat)
         final[precision] = (best, cpu, wall)
         print(precision, best, cpu, flush=True)
-        del f, lk, dens, bufs
+        del built, lk, dens, bufs
 
     ms, ns = 1e3, 1e9 / n
     lines = [
@@ -263,7 +285,9 @@ def main(argv=None):
         f"{n_data} data + {n_mc} MC events (`examples/dz_kmpippiz/generate.py --seed 1`), "
         f"signal only, one thread.  vecampfit: `Likelihood.evaluate` value with "
         f"`cache=\"never\"` (the example's Cython density compiled by vecampfit's model "
-        f"compiler with its own flags).  C: `benchmarks/dz_likelihood_kernel.c`.  Times are "
+        f"compiler with its own flags; at the best L also the density that vecampfit.isobar "
+        f"generates from `isobar_model.py`, and both compiled with `fast_math=True`).  "
+        f"C: `benchmarks/dz_likelihood_kernel.c`.  Times are "
         f"medians of the process CPU time of calls interleaved between the contenders "
         f"(steadier than wall time on a shared host; wall medians are given too); ns per "
         f"event divides by data + MC = {n}.\n",
@@ -295,6 +319,9 @@ def main(argv=None):
                          f"{wall[k] * ms:.2f} | {cpu[k] / ref:.2f} |")
         v = cpu["vecampfit likelihood"]
         vd = cpu["vecampfit density (data + MC)"]
+        summary.append(f"- {precision}, at L = {best}: " + "; ".join(
+            f"{k[len('vecampfit likelihood'):].strip(', ') or 'hand-written density'} "
+            f"**{cpu[k] / limit:.2f}x**" for k in VARIANTS) + " the C limit")
         summary.append(
             f"- {precision}: vecampfit full likelihood at L = {best} is **{v / limit:.2f}x** "
             f"the C limit (target <= 1.15x); its density alone is {vd / dlimit:.2f}x the C "
@@ -303,6 +330,14 @@ def main(argv=None):
             f"kernel against the density kernel that writes its output)")
     lines += ["", "(Ratios of density rows are to the fastest C density kernel.)", ""]
     lines += summary + [""]
+    lines += ["Relative difference of F(x1) of each vecampfit likelihood to the first "
+              "(hand-written density, default flags):", "",
+              "| precision | " + " | ".join(VARIANTS) + " |",
+              "|---|" + "---|" * len(VARIANTS)]
+    for precision, agree in fm_checks.items():
+        lines.append(f"| {precision} | " + " | ".join(f"{agree[k]:.1e}" for k in VARIANTS)
+                     + " |")
+    lines.append("")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:

