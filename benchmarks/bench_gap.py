@@ -314,7 +314,7 @@ def main(argv=None):
         limit = min(cpu[f"C likelihood {label}"] for label in FLAGS)
         dlimit = min(cpu[f"C density {label}"] for label in FLAGS)
         for k in cpu:
-            ref = dlimit if "density" in k else limit
+            ref = limit if "likelihood" in k else dlimit
             lines.append(f"| {precision} | {best} | {k} | {cpu[k] * ms:.2f} | {cpu[k] * ns:.2f} | "
                          f"{wall[k] * ms:.2f} | {cpu[k] / ref:.2f} |")
         v = cpu["vecampfit likelihood"]
