@@ -243,6 +243,34 @@ def _base():
     return IsobarModel("D0", ["K-", "pi+", "pi0"])
 
 
+def test_one_parent_radius_is_one_slot_and_one_form_factor_call():
+    """Resonances with one parent radius read it from one parameter-buffer
+    slot: their F_P(p) calls in one pair and spin are the same expression, so
+    the C compiler evaluates them once per lane; a resonance with a radius of
+    its own gets its own slot (and its own call)."""
+    import re
+
+    def calls(model):
+        src = model.source()
+        body = src[src.index("cdef void density("):src.index("cdef void density_gradient(")]
+        return (sorted(set(re.findall(r"PB_RP_[PC]_\w+", src))),
+                re.findall(r"blatt_weisskopf_scalar\(([^)]*\))", body))
+
+    slots, args = calls(dplus_model())
+    assert slots == ["PB_RP_P_DP_R"]
+    # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions): two
+    # distinct calls, each written twice.
+    assert len(args) == 4 and len(set(args)) == 2
+    m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
+                    parent_form_factor="unnormalized", parent_radius=5.0)
+    m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0", coupling=Polar(1.0, 0.0))
+    m.add_resonance("KST2", ("K-", "pi+"), 1, mass=1.717, width=0.322,
+                    parent_radius=Parameter("KST2_RP", 3.0), coupling=Polar(0.5, 60.0))
+    slots, args = calls(m)
+    assert slots == ["PB_RP_P_DP_R", "PB_RP_P_KST2_RP"]
+    assert len(set(args)) == 4
+
+
 def test_error_pair_below_the_resonance_threshold():
     m = IsobarModel("B+", ["K+", "K+", "K-"])
     with pytest.raises(ValueError, match=r"resonance 'F0'.*threshold.*cannot produce"):

@@ -76,6 +76,17 @@ class Layout:
             self.slots[name] = len(self.slots)
         return f"pb[{name}]"
 
+    def quantity_slot(self, what, quantity):
+        """The slot of ``what`` computed from one quantity (a parameter or a
+        constant) alone, shared by every component that uses that quantity:
+        expressions that read the same slot are the same expression to the C
+        compiler, which then evaluates them once per lane (a parent form
+        factor of two resonances in one pair, say)."""
+        name = f"PB_{what}_{quantity.kind[0].upper()}_{quantity.name}"
+        if name not in self.slots:
+            self.slots[name] = len(self.slots)
+        return f"pb[{name}]"
+
 
 class Context:
     """Where a template writes: one function body (the filler or a lane loop)."""
@@ -118,6 +129,9 @@ class Context:
 
     def slot(self, comp, what):
         return self.layout.slot(comp, what)
+
+    def quantity_slot(self, what, quantity):
+        return self.layout.quantity_slot(what, quantity)
 
     def field(self, name, fn):
         return self.layout.field(name, fn)

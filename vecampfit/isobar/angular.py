@@ -256,6 +256,12 @@ class ParentFormFactor(RealFactor):
                                  f"form factor is undefined at m0 = {m0!r} GeV (parent below "
                                  f"threshold): use parent_form_factor='unnormalized'")
 
+    @staticmethod
+    def _radius_slot(ctx, comp):
+        # One slot per radius quantity: resonances that share the parent
+        # radius and the pair share F_P(p, r_P, J) in the generated code.
+        return ctx.quantity_slot("RP", comp.quantities["parent_radius"])
+
     def _momentum(self, ctx, comp, inst):
         a, b, _ = inst
         if self.name != "laura":
@@ -266,7 +272,7 @@ class ParentFormFactor(RealFactor):
                              kin.covariant_factor(a, b), j) ** (1.0 / j))
 
     def fill(self, ctx, comp):
-        ctx.emit(f"{ctx.slot(comp, 'RP')} = {ctx.q(comp.quantities['parent_radius'])}")
+        ctx.emit(f"{self._radius_slot(ctx, comp)} = {ctx.q(comp.quantities['parent_radius'])}")
         if self.name != "normalized":
             return
         # p0^2(m0) and d(p0^2)/dm0 = m0 (m0^2 - M^2 - mc^2) / M^2.
@@ -276,7 +282,7 @@ class ParentFormFactor(RealFactor):
                  f"p0sq = ({mp} * {mp} - (m0 + {mc}) ** 2) * ({mp} * {mp} - (m0 - {mc}) ** 2)"
                  f" / (4 * {mp} * {mp})",
                  f"dp0sq = m0 * (m0 * m0 - {mp} * {mp} - {mc} * {mc}) / ({mp} * {mp})",
-                 f"blatt_weisskopf_inverse_gradient_q2_scalar(p0sq, {ctx.slot(comp, 'RP')}, "
+                 f"blatt_weisskopf_inverse_gradient_q2_scalar(p0sq, {self._radius_slot(ctx, comp)}, "
                  f"{comp.spin}, &inv, &d_dq, &d_dr)",
                  f"{ctx.slot(comp, 'INV_FP0')} = inv",
                  f"{ctx.slot(comp, 'DINV_FP0_DM0')} = d_dq * dp0sq",
@@ -287,7 +293,7 @@ class ParentFormFactor(RealFactor):
         v = ctx.var(f"{tag}_f")
         ctx.use("blatt_weisskopf_scalar")
         call = (f"blatt_weisskopf_scalar({self._momentum(ctx, comp, inst)}, "
-                f"{ctx.slot(comp, 'RP')}, {comp.spin})")
+                f"{self._radius_slot(ctx, comp)}, {comp.spin})")
         if self.name == "normalized":
             call += f" * {ctx.slot(comp, 'INV_FP0')}"
         ctx.emit(f"{v} = {call}")
@@ -299,7 +305,7 @@ class ParentFormFactor(RealFactor):
         f, df = ctx.var(f"{tag}_fp"), ctx.var(f"{tag}_dfp")
         ctx.use("blatt_weisskopf_gradient_scalar")
         ctx.emit(f"blatt_weisskopf_gradient_scalar({self._momentum(ctx, comp, inst)}, "
-                 f"{ctx.slot(comp, 'RP')}, {comp.spin}, &{f}, &{df})")
+                 f"{self._radius_slot(ctx, comp)}, {comp.spin}, &{f}, &{df})")
         if self.name != "normalized":
             return f, {"parent_radius": df}
         v, dm, dr = ctx.var(f"{tag}_f"), ctx.var(f"{tag}_dfm"), ctx.var(f"{tag}_dfr")
