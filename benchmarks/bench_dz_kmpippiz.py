@@ -44,7 +44,7 @@ def fit_args(directory, L, precision, threads, extra=()):
         p.add_argument(a, type=int, default=-1)
     p.add_argument("--grid-integration", type=int, default=0)
     for flag in ("--weighted-mc", "--numpy", "--no-background", "--release-masses",
-                 "--release-widths", "--quiet", "--isobar", "--fast-math"):
+                 "--release-widths", "--quiet", "--isobar"):
         p.add_argument(flag, action="store_true")
     return p.parse_args(["--directory", directory, "--vector-length", str(L), "--precision",
                          precision, "--threads", str(threads), "--fixed-seed", "--quiet",

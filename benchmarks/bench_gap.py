@@ -12,9 +12,7 @@ density without background, one thread, at every vector length L (float64
 and float32), then the best L interleaved with the C kernels.
 
 At the best L the same run also times the likelihood with the density that
-``vecampfit.isobar`` generates from ``isobar_model.py``, and both densities
-compiled with ``fast_math=True`` (the paper's aggressive flags as an opt-in
-model build).
+``vecampfit.isobar`` generates from ``isobar_model.py``.
 
 To say where a gap comes from, the same run also times the density alone
 (``Density.evaluate`` over the same event buffers, no likelihood) against
@@ -122,13 +120,11 @@ def interleaved(cases, repeat):
 
 
 #: vecampfit likelihoods of the best-L comparison: label -> extra options of
-#: fit_signal.py (the hand-written density, the one vecampfit.isobar generates
-#: from isobar_model.py, each also compiled with fast_math=True).
+#: fit_signal.py (the hand-written density, and the one vecampfit.isobar
+#: generates from isobar_model.py).
 VARIANTS = {
     "vecampfit likelihood": [],
-    "vecampfit likelihood, fast_math": ["--fast-math"],
     "vecampfit likelihood, generated density": ["--isobar"],
-    "vecampfit likelihood, generated density, fast_math": ["--isobar", "--fast-math"],
 }
 
 
@@ -286,7 +282,7 @@ def main(argv=None):
         f"signal only, one thread.  vecampfit: `Likelihood.evaluate` value with "
         f"`cache=\"never\"` (the example's Cython density compiled by vecampfit's model "
         f"compiler with its own flags; at the best L also the density that vecampfit.isobar "
-        f"generates from `isobar_model.py`, and both compiled with `fast_math=True`).  "
+        f"generates from `isobar_model.py`).  "
         f"C: `benchmarks/dz_likelihood_kernel.c`.  Times are "
         f"medians of the process CPU time of calls interleaved between the contenders "
         f"(steadier than wall time on a shared host; wall medians are given too); ns per "

@@ -111,37 +111,6 @@ def test_dz_float32_close_to_hand_written(dz):
     np.testing.assert_allclose(vg, vh, rtol=2e-4)
 
 
-def test_dz_fast_math_build_agrees_with_the_default_one(dz, model_cache):
-    """The generated D0 density compiled with fast_math=True (-ffast-math
-    -fno-finite-math-only): a module of its own, values and gradients within
-    1e-12 (float64) of the default build, NaN parameters still give NaN."""
-    from vecampfit.model_compiler import FAST_MATH_ARGS
-    fast = dz["gen"].model.compile([8], directory=os.path.join(model_cache, "isobar"),
-                                   build_dir=model_cache, fast_math=True)
-    assert fast.modules[8].__file__ != dz["gen"].modules[8].__file__
-    names = dz["hand_model"].parameter_names()
-    x0 = np.array([dz["hand_model"].default_parameters()[n] for n in names])
-    hand = dz["common"].signal_density(dz["hand"], 8, "float64")
-    d = fast.density("float64", 8)
-    hb = hand.event_buffer(dz["records"], records=True)
-    fb = d.event_buffer(dz["records"], records=True)
-    rng = np.random.default_rng(9)
-    for trial in range(3):
-        x = x0 if trial == 0 else x0 * (1 + 0.05 * rng.standard_normal(len(x0)))
-        v = _compare(hand, d, hb, fb, names, x)
-        assert np.all(v > 0)
-    xg = dict(zip(names, x0))
-    xg[names[3]] = np.nan
-    assert np.all(np.isnan(d.evaluate(fb, [xg[n] for n in d.parameters])))
-    v32 = fast.density("float32", 8)
-    vh = hand.evaluate(hb, x0)
-    vg = v32.evaluate(v32.event_buffer(dz["records"], records=True),
-                      [dict(zip(names, x0))[n] for n in v32.parameters])
-    np.testing.assert_allclose(vg, vh, rtol=2e-4)
-    print(f"fast_math build ({' '.join(FAST_MATH_ARGS)}): float64 within {RTOL:g} of the "
-          f"hand-written density, float32 within 2e-4")
-
-
 def test_dz_fit_fractions_against_independent_numpy(dz):
     """Fit fractions at the CLEO values from the layer against the example's own
     numpy model (model.py), one component at a time by zeroing the others."""

@@ -35,8 +35,7 @@ import tempfile
 from . import _build_config, get_include_dirs
 from .atomic_files import atomic_write, atomic_write_text
 
-__all__ = ["FAST_MATH_ARGS", "FAST_MATH_VARIABLE", "ModelCompileError", "compile_model",
-           "default_cache_dir"]
+__all__ = ["ModelCompileError", "compile_model", "default_cache_dir"]
 
 
 class ModelCompileError(RuntimeError):
@@ -76,30 +75,8 @@ def _package_parent():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-#: Compiler arguments of ``fast_math=True``: the paper's ``-Ofast`` without
-#: ``-ffinite-math-only`` (models test for NaN and infinity, and the fitter
-#: must see the NaN of an invalid density).  Only compile arguments: linked
-#: with ``-ffast-math``, gcc may add start-up code that flushes subnormal
-#: numbers to zero in the whole process.
-FAST_MATH_ARGS = ("-ffast-math", "-fno-finite-math-only")
-
-#: Environment variable that makes ``fast_math=True`` the default of
-#: :func:`compile_model` (``1``; ``0`` or unset: off), e.g. to run a test
-#: suite with every model built that way.
-FAST_MATH_VARIABLE = "VECAMPFIT_MODEL_FAST_MATH"
-
-
-def _fast_math_default():
-    value = os.environ.get(FAST_MATH_VARIABLE, "0").strip()
-    if value not in ("0", "1", ""):
-        raise ValueError(f"{FAST_MATH_VARIABLE} must be 0 or 1, got {value!r}")
-    return value == "1"
-
-
-def _compile_args(native, openmp, extra, fast_math=False):
+def _compile_args(native, openmp, extra):
     args = ["-O3", "-fno-math-errno", "-Wno-unused-function", "-Wno-unreachable-code"]
-    if fast_math:
-        args.extend(FAST_MATH_ARGS)
     if _build_config.C_COMPILER == "gcc":
         # gcc completely unrolls the short fixed-length lane loops before the
         # loop vectorizer runs, and the unrolled code then vectorizes only in
@@ -373,7 +350,7 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
 
 def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
                   include_dirs=(), extra_compile_args=(), extra_link_args=(),
-                  native=True, openmp=None, fast_math=None, force=False, verbose=False):
+                  native=True, openmp=None, force=False, verbose=False):
     """Compile a Cython model file once per vector length and import it.
 
     Parameters
@@ -401,14 +378,6 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
         for another CPU.
     openmp : bool, optional
         Compile with OpenMP; default: as vecampfit itself was built.
-    fast_math : bool, optional
-        Let the compiler reassociate and contract floating-point arithmetic
-        (:data:`FAST_MATH_ARGS`: ``-ffast-math -fno-finite-math-only``, the
-        paper's ``-Ofast`` keeping NaN and infinity): faster densities whose
-        values may differ from the default build in the last bits (see the
-        performance page of the documentation).  The default is False, or
-        True if the environment variable ``VECAMPFIT_MODEL_FAST_MATH`` is
-        ``1``.  Such a module is cached apart from the default one.
     force : bool
         Recompile even if a cached module exists.  A cached module whose
         size or SHA-256 differs from the record written beside it when it
@@ -456,9 +425,7 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     if openmp is None:
         openmp = _build_config.OPENMP
     include_dirs = [os.path.abspath(d) for d in include_dirs]
-    if fast_math is None:
-        fast_math = _fast_math_default()
-    compile_args = _compile_args(native, openmp, list(extra_compile_args), bool(fast_math))
+    compile_args = _compile_args(native, openmp, list(extra_compile_args))
     link_args = (["-fopenmp"] if openmp else []) + list(extra_link_args)
     include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
     c_include_dirs = [*get_include_dirs(), os.path.dirname(source), *include_dirs]

@@ -79,9 +79,8 @@ def fill_background_event_buffer(records):
     return {"m2_km_pip": m2_km_pip, "m2_km_piz": m2_km_piz}
 
 
-def compile_models(vector_lengths, build_dir=None, verbose=False, fast_math=None):
-    """Compile the signal and background densities for the given lengths
-    (``fast_math``: see :func:`vecampfit.model_compiler.compile_model`).
+def compile_models(vector_lengths, build_dir=None, verbose=False):
+    """Compile the signal and background densities for the given lengths.
 
     Returns
     -------
@@ -93,7 +92,7 @@ def compile_models(vector_lengths, build_dir=None, verbose=False, fast_math=None
     for name in ("signal_density", "background_density"):
         out[name.split("_")[0]] = compile_model(os.path.join(HERE, name + ".pyx"),
                                                 list(vector_lengths), build_dir=build_dir,
-                                                verbose=verbose, fast_math=fast_math)
+                                                verbose=verbose)
     return out
 
 

@@ -51,13 +51,11 @@ def build(args):
                     threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
                     use_gradient=False if (args.no_gradient or args.numpy) else None,
                     on_invalid="large", verbose=not getattr(args, "quiet", False))
-    fast_math = True if getattr(args, "fast_math", False) else None
-    models = common.compile_models([args.vector_length], args.model_cache, fast_math=fast_math)
+    models = common.compile_models([args.vector_length], args.model_cache)
     if args.numpy:
         signal = common.signal_density_numpy()
     elif getattr(args, "isobar", False):
-        generated = isobar_model().compile([args.vector_length], build_dir=args.model_cache,
-                                           fast_math=fast_math)
+        generated = isobar_model().compile([args.vector_length], build_dir=args.model_cache)
         signal = generated.density(args.precision, args.vector_length)
     else:
         signal = common.signal_density(models, args.vector_length, args.precision)
@@ -155,9 +153,6 @@ def parse(argv=None):
     p.add_argument("--isobar", action="store_true",
                    help="fit with the density that vecampfit.isobar generates from "
                         "isobar_model.py (default: the hand-written signal_density.pyx)")
-    p.add_argument("--fast-math", action="store_true",
-                   help="compile the densities with fast_math=True (-ffast-math "
-                        "-fno-finite-math-only)")
     p.add_argument("--release-masses", action="store_true", help="also fit resonance masses")
     p.add_argument("--release-widths", action="store_true", help="also fit resonance widths")
     p.add_argument("--no-density-file", action="store_true",
