@@ -188,6 +188,24 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     diff = np.max(np.abs(fits[1].values - fits[0].values)[free] / fits[0].errors[free])
     print(f"generated against hand-written density: values within {diff:.1e} errors")
     assert diff < 1e-3
+    # Couplings in real and imaginary parts (IsobarModel.cartesian): the same
+    # minimum (to MIGRAD's tolerance, EDM < 2e-4), re + i im = a exp(i phi)
+    # within a small fraction of the errors.
+    cart = fit_signal.main(opts + ["--no-background", "--no-density-file", "--cartesian",
+                                   "--fixed-seed"])
+    assert cart.minuit.valid
+    print(f"F: polar {fits[0].minuit.fval:.6f}, Cartesian {cart.minuit.fval:.6f}")
+    assert cart.minuit.fval == pytest.approx(fits[0].minuit.fval, abs=2e-3)
+    polar = dict(zip(fits[0].parameters.names, fits[0].values))
+    worst = 0.0
+    for key in [n[:-2] for n in fit_signal.names("A")]:
+        c = polar[f"{key}_A"] * np.exp(1j * np.radians(polar[f"{key}_P"]))
+        for part, v in (("RE", c.real), ("IM", c.imag)):
+            k = cart.parameter_index(f"{key}_{part}")
+            assert cart.errors[k] > 0
+            worst = max(worst, abs(cart.values[k] - v) / cart.errors[k])
+    print(f"Cartesian against polar couplings: within {worst:.1e} errors")
+    assert worst < 0.05
 
 
 def check_fit_fractions(fitter, d, opts, truth):
@@ -255,6 +273,37 @@ def test_random_start_scan_reports_fit_fractions_per_solution(tmp_path, model_ca
         np.testing.assert_allclose(np.diag(best.matrix), np.diag(ref.matrix), atol=1e-3)
     with pytest.raises(ValueError, match="starts"):
         fit_signal.scan(opts, 0, 1)
+
+
+def test_pull_study_with_cartesian_couplings_on_a_grid(tmp_path, model_cache):
+    """pseudoexperiments.py --cartesian --grid-integration --background-shape
+    generation: every fit valid, the pulls of <name>_RE, <name>_IM against
+    A cos P, A sin P of the generated values, the generation's background."""
+    import pseudoexperiments
+    from vecampfit.fitter import read_parameter_file
+
+    d = str(tmp_path)
+    table, summary = pseudoexperiments.main(
+        ["--directory", d, "--experiments", "6", "--events", "2000", "--mc-events", "1000",
+         "--seed", "3", "--cartesian", "--background-shape", "generation",
+         "--grid-integration", "120", "--model-cache", model_cache])
+    assert len(table.ok) == 6 and all(r["valid"] for r in table.ok)
+    truth = read_parameter_file(os.path.join(EXAMPLE, "parameters_signal_mc.dat"))
+    t = pseudoexperiments.true_values(cartesian=True)
+    z = truth["KSTM2_A"].value * np.exp(1j * np.radians(truth["KSTM2_P"].value))
+    assert (t["KSTM2_RE"], t["KSTM2_IM"]) == pytest.approx((z.real, z.imag), rel=1e-14)
+    assert sorted(summary) == sorted([f"{k}_{p}" for k in ("KSTM1", "KSTZ1", "KST0M", "KST0Z",
+                                                            "RHOP2", "KSTM2", "NR")
+                                      for p in ("RE", "IM")] + ["BACKGROUND_FRACTION"])
+    for name, s in summary.items():
+        print(f"{name:20s} pull mean {s['mean']:+.2f} +- {s['mean_error']:.2f}, "
+              f"width {s['width']:.2f}")
+        # The mean of 6 unit-Gaussian pulls has sigma 0.41; their sample width
+        # lies in 0.2-2.0 with probability 0.998.
+        assert abs(s["mean"]) < 4 / np.sqrt(6), name
+        assert 0.15 < s["width"] < 2.2, name
+    assert open(os.path.join(d, "parameters_background_result.dat")).read() == \
+        open(os.path.join(EXAMPLE, "parameters_background.dat")).read()
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ factor) against a numpy amplitude written here from four-momenta; gradients
 against finite differences; component amplitudes; the plain-text
 description, the parameter table; errors naming the model element."""
 
+import math
 import os
 
 import numpy as np
@@ -11,13 +12,14 @@ import pytest
 
 from vecampfit import generation, particle_data
 from vecampfit.isobar import Cartesian, Constant, IsobarModel, Parameter, Polar, fit_fractions
+from vecampfit.isobar.angular import ZemachSpinFactor
 
 M_D, M_K, M_PI = (particle_data.mass(n) for n in ("D+", "K-", "pi+"))
 M_ETAP = particle_data.mass("eta'(958)")
 KST = particle_data.get("K*(892)~0")
 
 
-def dplus_model():
+def dplus_model(nonresonant=None):
     m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
                     parent_form_factor="unnormalized", parent_radius=5.0)
     m.parameter("R_KST", 2.0)
@@ -28,7 +30,7 @@ def dplus_model():
                     coupling=Cartesian(0.8, -0.4))
     m.add_resonance("KST2", ("K-", "pi+"), 1, lineshape="constant_width", mass=1.717,
                     width=0.322, spin_factor="helicity", coupling=Polar(0.5, 60.0))
-    m.add_nonresonant("NR", Polar(Parameter("NR_A", 1.2, fixed=True), 30.0))
+    m.add_nonresonant("NR", nonresonant or Polar(Parameter("NR_A", 1.2, fixed=True), 30.0))
     return m
 
 
@@ -289,8 +291,8 @@ def test_error_pair_not_in_the_final_state():
 
 
 def test_error_spin_not_supported_by_the_spin_factor():
-    with pytest.raises(ValueError, match=r"resonance 'K3'.*zemach.*spin 0\.\.2, not 3"):
-        _base().add_resonance("K3", ("K-", "pi+"), 3, mass=1.78, width=0.16,
+    with pytest.raises(ValueError, match=r"resonance 'K6'.*spin must be an integer 0\.\.5, got 6"):
+        _base().add_resonance("K6", ("K-", "pi+"), 6, mass=1.78, width=0.16,
                               coupling=Polar(1, 0))
     with pytest.raises(ValueError, match=r"resonance 'K5'.*laura.*not 5"):
         _base().add_resonance("K5", ("K-", "pi+"), 5, mass=1.78, width=0.16,
@@ -417,7 +419,7 @@ def test_generated_events_follow_the_density(dplus):
 
 def _coverage_model():
     """Pieces the models above do not use: the Breit-Wigner with phase-space
-    factor (general and event form), Zemach spin 2, Laura++'s factors with a
+    factor (general and event form), Zemach spins 2 to 5, Laura++'s factors with a
     free parent radius, the normalized parent form factor with a constant
     radius, a coupling shared between two resonances, a fixed parameter."""
     m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_radius=Parameter("D_R", 4.0),
@@ -436,6 +438,12 @@ def _coverage_model():
     m.add_resonance("K1H", ("K-", "pi0"), 3, mass=1.78, width=0.16, radius=1.5,
                     spin_factor="helicity", parent_form_factor="unnormalized",
                     coupling=Cartesian(0.2, -0.1))
+    m.add_resonance("K3Z", ("pi+", "K-"), 3, mass=1.776, width=0.159, radius=1.6,
+                    coupling=Cartesian(0.15, 0.05))
+    m.add_resonance("F4Z", ("pi+", "pi0"), 4, mass=1.2, width=0.3, radius=1.4,
+                    parent_form_factor="unnormalized", coupling=Polar(0.1, -40.0))
+    m.add_resonance("K5Z", ("K-", "pi0"), 5, mass=1.6, width=0.2, radius=1.5,
+                    coupling=Polar(0.05, 100.0))
     return m
 
 
@@ -470,13 +478,71 @@ def test_every_template_gradient_against_finite_differences(coverage):
     x = np.array([v[n] for n in d.parameters])
     _, grad = d.evaluate(buf, x, True)
     for k, name in enumerate(d.parameters):
-        h = 1e-6 * max(abs(x[k]), 1)
+        h = 1e-5 * max(abs(x[k]), 1)
         up, dn = dict(v), dict(v)
         up[name] += h
         dn[name] -= h
         fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
         np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
                                    err_msg=name)
+
+
+def _dot(u, v):
+    return u[:, 3] * v[:, 3] - np.sum(u[:, :3] * v[:, :3], axis=1)
+
+
+def test_zemach_spin_factors_are_the_covariant_tensor_contractions(model_cache):
+    """The Zemach factors of spin 1..5 against four-momentum contractions
+    through g - P P / m0^2 and the Legendre polynomials of numpy (written
+    here, off the resonance mass shell and on it)."""
+    mpz = particle_data.mass("pi0")
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, mpz], 800, seed=31)
+    k, pi, pz = ev.momenta
+    parent = k + pi + pz
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    for m0 in (0.9, 1.3):
+        m = IsobarModel("D0", ["K-", "pi+", "pi0"], parent_form_factor="none",
+                        spin_factor="zemach")
+        m.variables = {"m2_km_pip": (0, 1), "m2_km_piz": (0, 2)}
+        m.parameter("M0", m0)
+        for j in range(6):
+            m.add_resonance(f"Z{j}", ("K-", "pi+"), j, lineshape="constant_width", mass="M0",
+                            width=0.1, coupling=Polar(1.0, 0.0))
+        compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                             name=f"zemach_{int(m0 * 10)}", build_dir=model_cache)
+        numpy_x = m.component_amplitudes(records)
+        kernel_x = compiled.component_amplitudes(records, vector_length=4)
+        s, r, big_p = parent + pz, k - pi, k + pi
+        x = _dot(s, r) - _dot(s, big_p) * _dot(big_p, r) / m0 ** 2
+        t_p = -(_dot(s, s) - _dot(s, big_p) ** 2 / m0 ** 2)
+        t_r = -(_dot(r, r) - _dot(r, big_p) ** 2 / m0 ** 2)
+        root = np.sqrt(t_p * t_r + 0j)
+        for j in range(1, 6):
+            norm = math.factorial(j) / math.prod(range(1, 2 * j, 2))
+            ref = norm * root ** j * np.polynomial.legendre.Legendre.basis(j)(x / root)
+            assert np.max(np.abs(ref.imag)) < 1e-9 * np.max(np.abs(ref))
+            for got in (numpy_x, {f"Z{i}": kernel_x[i] for i in range(6)}):
+                ratio = got[f"Z{j}"] / got["Z0"]
+                err = np.max(np.abs(ratio - ref.real)) / np.max(np.abs(ref))
+                print(f"m0 = {m0}, J = {j}: max error / max |A_J| = {err:.1e}")
+                assert err < 1e-12, (m0, j)
+    # On the mass shell (m0 = M_AB, one event at a time): (J!/(2J-1)!!) (4 p q)^J
+    # P_J(cos theta), p and q the momenta of pi0 and K- in the K- pi+ frame.
+    m_ab = np.sqrt(_minv2(k + pi))
+    k_star, pz_star = _boost_to_rest(k, k + pi), _boost_to_rest(pz, k + pi)
+    q, p = (np.linalg.norm(v[:, :3], axis=1) for v in (k_star, pz_star))
+    cos = -np.sum(k_star[:, :3] * pz_star[:, :3], axis=1) / (p * q)
+    spin_factor = ZemachSpinFactor()
+    for i in range(0, 800, 97):
+        m0 = m_ab[i]
+        s, r, big_p = (v[i:i + 1] for v in (parent + pz, k - pi, k + pi))
+        for j in range(1, 6):
+            comp = type("C", (), {"spin": j, "quantities": {"mass": Parameter("M0", m0)}})()
+            kin = m.kinematics({n: v[i:i + 1] for n, v in records.items()})
+            got = spin_factor.numpy(kin, comp, (0, 1, 2), {"M0": m0})
+            norm = math.factorial(j) / math.prod(range(1, 2 * j, 2))
+            ref = norm * (4 * p[i] * q[i]) ** j * np.polynomial.legendre.Legendre.basis(j)(cos[i])
+            np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12 * (4 * p[i] * q[i]) ** j)
 
 
 def test_constants_change_the_compiled_density(coverage):
@@ -527,6 +593,37 @@ def test_k_matrix_against_independent_formula(model_cache):
         fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
         np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
                                    err_msg=name)
+
+
+def test_cartesian_copy_has_the_same_density(dplus, events, model_cache):
+    """IsobarModel.cartesian: polar couplings become <key>_RE, <key>_IM at
+    a cos(phi), a sin(phi); the density is the same function, numpy and
+    compiled; shared or half-fixed couplings are refused by name."""
+    m, _ = dplus
+    with pytest.raises(ValueError, match=r"component 'NR'.*'NR_A' and phase 'NR_P' are not both"):
+        m.cartesian()
+    m = dplus_model(Polar(Constant("NR_A", 0.3), Constant("NR_P", -50.0)))
+    m.variables = {"m2_km_pip1": (0, 1), "m2_km_pip2": (0, 2)}
+    c = m.cartesian()
+    v, vc = m.values(), c.values()
+    assert "KST_A" not in vc and "K0ST_RE" in vc and "NR_RE" in c.constant_defaults()
+    for key in ("KST", "KST2"):
+        z = v[f"{key}_A"] * np.exp(1j * np.radians(v[f"{key}_P"]))
+        assert (vc[f"{key}_RE"], vc[f"{key}_IM"]) == pytest.approx((z.real, z.imag), rel=1e-15)
+    records = events["records"]
+    ref = m.density(records)
+    np.testing.assert_allclose(c.density(records), ref, rtol=1e-13)
+    compiled = c.compile((4,), directory=os.path.join(model_cache, "isobar"), name="dplus_cart",
+                         build_dir=model_cache)
+    d = compiled.density("float64", 4)
+    got = d.evaluate(d.event_buffer(records, records=True), [vc[n] for n in d.parameters])
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    shared = IsobarModel("D0", ["K-", "pi+", "pi0"])
+    shared.parameter("PHASE", 20.0)
+    shared.add_resonance("A", ("K-", "pi+"), 1, mass=0.9, width=0.05, coupling=Polar(1, "PHASE"))
+    shared.add_resonance("B", ("K-", "pi0"), 1, mass=0.9, width=0.05, coupling=Polar(1, "PHASE"))
+    with pytest.raises(ValueError, match=r"component 'A'.*shares 'PHASE'"):
+        shared.cartesian()
 
 
 def test_freeze_turns_parameters_into_constants(coverage, model_cache):

@@ -11,6 +11,9 @@ magnitudes except the reference rho(770)+, MIGRAD; release the phases
 ``--release-masses`` / ``--release-widths`` also the masses / widths, MIGRAD;
 couplings brought to the canonical form (magnitude >= 0, phase in
 [-180, 180) degrees) after the first MIGRAD and after the last; HESSE.
+With ``--cartesian`` the couplings are real and imaginary parts (the
+generated density of isobar_model.py), released together with the
+background fraction in one MIGRAD.
 Fit fractions over the normalization sample from the model declared with
 vecampfit.isobar (isobar_model.py), errors propagated from HESSE's error
 matrix (and, with MC normalization, the error from the finite MC sample).
@@ -38,6 +41,8 @@ def build(args):
     """The fitter with data loaded (also used by the benchmarks)."""
     d = args.directory
     parameters = read_parameter_file(os.path.join(HERE, "parameters_signal.dat"))
+    if getattr(args, "cartesian", False):
+        parameters = cartesian_parameters(parameters)
     if args.no_background:
         # Without background the fraction is a parameter of nothing.
         parameters = ParameterTable([p for p in parameters
@@ -54,8 +59,9 @@ def build(args):
     models = common.compile_models([args.vector_length], args.model_cache)
     if args.numpy:
         signal = common.signal_density_numpy()
-    elif getattr(args, "isobar", False):
-        generated = isobar_model().compile([args.vector_length], build_dir=args.model_cache)
+    elif getattr(args, "isobar", False) or getattr(args, "cartesian", False):
+        model_ = isobar_model(getattr(args, "cartesian", False))
+        generated = model_.compile([args.vector_length], build_dir=args.model_cache)
         signal = generated.density(args.precision, args.vector_length)
     else:
         signal = common.signal_density(models, args.vector_length, args.precision)
@@ -82,12 +88,15 @@ def build(args):
     return fitter
 
 
+COUPLING_PARTS = ("A", "P", "RE", "IM")
+
+
 def names(kind):
-    """Parameter names of one kind (A, P, M, G) over the resonances and the
-    non-resonant term, without the reference's magnitude and phase."""
+    """Parameter names of one kind (A, P, RE, IM, M, G) over the resonances
+    and the non-resonant term, without the reference's coupling."""
     out = [f"{r[0]}_{kind}" for r in model.RESONANCES
-           if not (r[0] == REFERENCE and kind in "AP")]
-    if kind in "AP":
+           if not (r[0] == REFERENCE and kind in COUPLING_PARTS)]
+    if kind in COUPLING_PARTS:
         out.append(f"NR_{kind}")
     return out
 
@@ -118,12 +127,16 @@ def canonical_couplings(fitter):
 
 
 def run_sequence(fitter, args):
-    """The paper's command sequence."""
+    """The paper's command sequence (with ``--cartesian``: real and imaginary
+    parts and the background fraction released at once)."""
     fitter.fix_all()
-    fitter.release(names("A"))
-    fitter.migrad(100000)
-    canonical_couplings(fitter)
-    fitter.release(names("P"))
+    if getattr(args, "cartesian", False):
+        fitter.release(names("RE") + names("IM"))
+    else:
+        fitter.release(names("A"))
+        fitter.migrad(100000)
+        canonical_couplings(fitter)
+        fitter.release(names("P"))
     if not args.no_background:
         fitter.release(common.BACKGROUND_FRACTION)
     fitter.migrad(100000)
@@ -133,7 +146,8 @@ def run_sequence(fitter, args):
         if args.release_widths:
             fitter.release([f"{r[0]}_G" for r in model.RESONANCES])
         fitter.migrad(100000)
-    canonical_couplings(fitter)
+    if not getattr(args, "cartesian", False):
+        canonical_couplings(fitter)
     fitter.hesse()
 
 
@@ -153,6 +167,9 @@ def parse(argv=None):
     p.add_argument("--isobar", action="store_true",
                    help="fit with the density that vecampfit.isobar generates from "
                         "isobar_model.py (default: the hand-written signal_density.pyx)")
+    p.add_argument("--cartesian", action="store_true",
+                   help="couplings as real and imaginary parts <name>_RE, <name>_IM "
+                        "(the generated density of isobar_model.py; implies --isobar)")
     p.add_argument("--release-masses", action="store_true", help="also fit resonance masses")
     p.add_argument("--release-widths", action="store_true", help="also fit resonance widths")
     p.add_argument("--no-density-file", action="store_true",
@@ -164,15 +181,35 @@ def parse(argv=None):
     return args
 
 
-def isobar_model():
-    """The model declared with vecampfit.isobar (isobar_model.py of this folder)."""
+def cartesian_parameters(polar):
+    """The fit's table with the couplings in real and imaginary parts: the
+    table of ``isobar_model(cartesian=True)``, random starts of <name>_RE and
+    <name>_IM within the random change of <name>_A in ``polar`` (the
+    parameters_signal.dat table), and the other parameters as in ``polar``."""
+    from vecampfit.fitter import Parameter
+    out = []
+    for p in isobar_model(cartesian=True).parameter_table():
+        key, _, part = p.name.rpartition("_")
+        if part in ("RE", "IM"):
+            a = polar[f"{key}_A"]
+            out.append(Parameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change))
+        else:
+            out.append(polar[p.name])
+    out += [p for p in polar if p.name == common.BACKGROUND_FRACTION]
+    return ParameterTable(out, source=f"{polar.source} (couplings in Cartesian form)")
+
+
+def isobar_model(cartesian=False):
+    """The model declared with vecampfit.isobar (isobar_model.py of this folder;
+    couplings in real and imaginary parts with ``cartesian``)."""
     import importlib.util
     # Loaded by path: other examples have an isobar_model.py too.
     spec = importlib.util.spec_from_file_location("dz_isobar_model",
                                                   os.path.join(HERE, "isobar_model.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.build()
+    model = module.build()
+    return model.cartesian() if cartesian else model
 
 
 def normalization_sample(args):
@@ -286,10 +323,10 @@ def scan(argv, starts, first_seed):
     from vecampfit.studies import group_solutions
     if starts < 1:
         raise ValueError(f"starts must be at least 1, got {starts}")
-    model = isobar_model()
     fvals, points, fits = [], [], []
     for k in range(starts):
         args = parse([*argv, "--seed", str(first_seed + k), "--quiet"])
+        model = isobar_model(getattr(args, "cartesian", False))
         fitter = build(args)
         run_sequence(fitter, args)
         fvals.append(fitter.minuit.fval)
@@ -314,7 +351,7 @@ def main(argv=None):
         text=os.path.join(d, f"results{suffix}.txt"),
         root=os.path.join(d, f"signal_result{suffix}.root"),
         density=None if args.no_density_file else os.path.join(d, f"signal_density{suffix}.root"))
-    model = isobar_model()
+    model = isobar_model(getattr(args, "cartesian", False))
     ff = fitter_fit_fractions(fitter, args, model)
     with open(os.path.join(d, f"results{suffix}.txt"), "a") as f:
         f.write("\n" + format_fit_fractions(ff, model, mc=not args.grid_integration) + "\n")

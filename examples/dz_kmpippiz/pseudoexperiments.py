@@ -11,9 +11,12 @@ start whose seed comes from the study's seed (vecampfit.studies), so that
 experiment k can be redone alone; results are appended to
 ``study_results.jsonl`` as they arrive (an interrupted study resumes), the
 table is written to ``study.root`` and the pull summary to ``pulls.txt``.
+``--cartesian`` fits the couplings as real and imaginary parts.
 """
 
+import math
 import os
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,6 +47,26 @@ class Experiment:
                 "fit_time": fitter.cpu_time}
 
 
+def true_values(cartesian=False):
+    """Parameter name -> generated value, in the order of the fit's table
+    (parameters_signal_mc.dat; with ``cartesian`` the couplings as
+    <name>_RE = A cos P, <name>_IM = A sin P)."""
+    truth = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
+    if not cartesian:
+        return {p.name: p.value for p in truth}
+    names = fit_signal.isobar_model(cartesian=True).parameter_names() \
+        + [common.BACKGROUND_FRACTION]
+    out = {}
+    for name in names:
+        key, _, part = name.rpartition("_")
+        if part in ("RE", "IM"):
+            a, phase = truth[f"{key}_A"].value, math.radians(truth[f"{key}_P"].value)
+            out[name] = a * (math.cos(phase) if part == "RE" else math.sin(phase))
+        else:
+            out[name] = truth[name].value
+    return out
+
+
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--directory", default="dz_toys", help="folder of the samples and results")
@@ -53,6 +76,16 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="seed of generation and random starts")
     p.add_argument("--workers", type=int, default=1,
                    help="processes (1: in this process); OpenMP threads are shared out")
+    p.add_argument("--cartesian", action="store_true",
+                   help="fit the couplings as real and imaginary parts (fit_signal.py "
+                        "--cartesian); pulls of <name>_RE and <name>_IM")
+    p.add_argument("--background-shape", choices=("fit", "generation"), default="fit",
+                   help="background shape of the signal fits: one fit of the study's "
+                        "background sample (default), or the shape the samples were "
+                        "generated with (parameters_background.dat)")
+    p.add_argument("--grid-integration", type=int, default=0, metavar="N",
+                   help="normalize on an N x N grid (fit_signal.py --grid-integration) "
+                        "instead of the shared MC sample")
     p.add_argument("--model-cache", default=None)
     args = p.parse_args(argv)
     d = args.directory
@@ -64,9 +97,14 @@ def main(argv=None):
     import fit_background
     options = ["--threads", "1"] + (["--model-cache", args.model_cache] if args.model_cache
                                     else [])
-    if not os.path.exists(os.path.join(d, "parameters_background_result.dat")):
+    bfile = os.path.join(d, "parameters_background_result.dat")
+    if args.background_shape == "generation":
+        shutil.copyfile(os.path.join(HERE, "parameters_background.dat"), bfile)
+    elif not os.path.exists(bfile):
         fit_background.main(["--directory", d, "--fixed-seed", *options])
-    experiment = Experiment(d, options)
+    fit_options = options + (["--cartesian"] if args.cartesian else []) + (
+        ["--grid-integration", str(args.grid_integration)] if args.grid_integration else [])
+    experiment = Experiment(d, fit_options)
     executor = studies.process_executor(args.workers, 1) if args.workers > 1 else None
     try:
         table = studies.run_study(experiment, args.experiments, seed=args.seed,
@@ -75,16 +113,15 @@ def main(argv=None):
     finally:
         if executor is not None:
             executor.shutdown()
-    truth = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
-    names = truth.names
+    truth = true_values(args.cartesian)
+    names = list(truth)
     ok = [r for r in table.ok if r["valid"]]
     # Phases compared modulo 360 degrees: shift the fitted value next to the truth.
     for r in ok:
         for k, name in enumerate(names):
             if name.endswith("_P"):
-                r["values"][k] = truth[name].value + (r["values"][k] - truth[name].value + 180) \
-                    % 360 - 180
-    summary = studies.pull_summary(studies.StudyTable(ok), [truth[n].value for n in names],
+                r["values"][k] = truth[name] + (r["values"][k] - truth[name] + 180) % 360 - 180
+    summary = studies.pull_summary(studies.StudyTable(ok), [truth[n] for n in names],
                                    names=names)
     lines = [f"{len(ok)} valid fits of {len(table)} experiments ({len(table.failed)} failed)",
              f"{'parameter':20s} {'pull mean':>16s} {'pull width':>16s}"]

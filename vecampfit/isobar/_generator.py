@@ -206,18 +206,7 @@ def _term_gradient(ctx, comp, inst, n):
         # Only event-only real factors: the lineshape multiplies them in.
         x, dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l",
                                         weight=_static_field(ctx, comp, inst, n))
-        out = {}
-        for p in comp.parameter_names():
-            parts = [dl[r] for r, q in comp.quantities.items()
-                     if q.kind == "parameter" and q.name == p and r in dl]
-            if len(parts) == 1:
-                out[p] = parts[0]
-            elif parts:
-                dre, dim = ctx.var(f"{tag}_d{p}_re"), ctx.var(f"{tag}_d{p}_im")
-                ctx.emit(f"{dre} = {' + '.join(d[0] for d in parts)}",
-                         f"{dim} = {' + '.join(d[1] for d in parts)}")
-                out[p] = (dre, dim)
-        return x, out
+        return x, _role_derivatives(ctx, comp, dl, tag)
     (re, im), dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l")
     reals, dreals = [], []
     for j, f in enumerate(comp.dynamic_factors):
@@ -260,11 +249,54 @@ def _term_gradient(ctx, comp, inst, n):
     return (xr, xi), out
 
 
+def _role_derivatives(ctx, comp, dl, tag):
+    """{parameter: (dre, dim)} from the lineshape's {role: (dre, dim)}."""
+    out = {}
+    for p in comp.parameter_names():
+        parts = [dl[r] for r, q in comp.quantities.items()
+                 if q.kind == "parameter" and q.name == p and r in dl]
+        if len(parts) == 1:
+            out[p] = parts[0]
+        elif parts:
+            dre, dim = ctx.var(f"{tag}_d{p}_re"), ctx.var(f"{tag}_d{p}_im")
+            ctx.emit(f"{dre} = {' + '.join(d[0] for d in parts)}",
+                     f"{dim} = {' + '.join(d[1] for d in parts)}")
+            out[p] = (dre, dim)
+    return out
+
+
+def _summed_gradient(ctx, comp):
+    """X and dX/dp of a component whose terms are the lineshape times event-only
+    factors, with a lineshape whose gradient rule is linear in per-term bases
+    (``summable_gradient``): the bases of the terms are added and the rule
+    runs once (one rule per symmetrized resonance, not one per term)."""
+    bases = []
+    for n, inst in enumerate(comp.instances):
+        w = _static_field(ctx, comp, inst, n) if _static_fns(comp) else None
+        bases.append(comp.lineshape.gradient_basis(ctx, comp, inst, f"{comp.key}_{n}_l",
+                                                   weight=w))
+    x, basis = bases[0]
+    if len(bases) > 1:
+        def add(name, parts):
+            re, im = ctx.var(f"{comp.key}_{name}r"), ctx.var(f"{comp.key}_{name}i")
+            ctx.emit(f"{re} = {' + '.join(p[0] for p in parts)}",
+                     f"{im} = {' + '.join(p[1] for p in parts)}")
+            return re, im
+        x = add("x", [b[0] for b in bases])
+        basis = {k: add(k, [b[1][k] for b in bases]) for k in basis}
+    dl = comp.lineshape.gradient_combine(ctx, comp, x, basis, comp.key)
+    return x, _role_derivatives(ctx, comp, dl, comp.key)
+
+
 def _component(ctx, comp, gradient):
     """X of a component (summed over its terms) and with ``gradient`` its derivatives."""
     ctx.emit(f"# {comp.describe()}")
     if comp.lineshape is None:
         return ("1", "0"), {}
+    ls = comp.lineshape
+    if (gradient and not comp.dynamic_factors and ls.takes_weight(comp)
+            and getattr(ls, "summable_gradient", lambda c: False)(comp)):
+        return _summed_gradient(ctx, comp)
     terms = [(_term_gradient if gradient else _term_value)(ctx, comp, inst, n)
              for n, inst in enumerate(comp.instances)]
     if not gradient:

@@ -13,7 +13,7 @@ Spin factors (``spin_factor=``):
 
 ``"zemach"``
     :class:`ZemachSpinFactor`, the covariant form of the paper's section 3
-    (CLEO, EvtGen), resonance mass in the denominators; J = 0, 1, 2.
+    (CLEO, EvtGen), resonance mass in the denominators; J = 0..5.
 ``"laura"``
     :class:`LauraSpinFactor`, Laura++'s covariant form (the GenFit3K
     example); J = 0..4.
@@ -24,6 +24,9 @@ Spin factors (``spin_factor=``):
 Parent form factors (``parent_form_factor=``): ``"normalized"``,
 ``"unnormalized"``, ``"laura"``, ``"none"`` (:class:`ParentFormFactor`).
 """
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -71,26 +74,41 @@ class RealFactor:
 class ZemachSpinFactor(RealFactor):
     """Covariant (Zemach) spin factor with the resonance mass in the denominators.
 
-    Paper section 3 (CLEO, Phys. Rev. D 63, 092001; EvtGen):
+    Paper section 3 (CLEO, Phys. Rev. D 63, 092001; EvtGen) for J <= 2 and
+    its continuation to J = 5:
 
     .. math::
 
-        \\mathcal{A}_0 = 1,\\qquad
+        \\mathcal{A}_J = \\frac{J!}{(2J-1)!!}\\,(T_P T_R)^{J/2}\\,
+          P_J\\!\\left(\\frac{\\mathcal{A}_1}{\\sqrt{T_P T_R}}\\right),\\qquad
         \\mathcal{A}_1 = M_{AC}^2 - M_{BC}^2 + \\frac{(M_P^2 - M_C^2)(M_B^2 - M_A^2)}{m_0^2},
 
-        \\mathcal{A}_2 = \\mathcal{A}_1^2 - \\tfrac13
-          \\Big(M_{AB}^2 - 2M_P^2 - 2M_C^2 + \\frac{(M_P^2 - M_C^2)^2}{m_0^2}\\Big)
-          \\Big(M_{AB}^2 - 2M_A^2 - 2M_B^2 + \\frac{(M_A^2 - M_B^2)^2}{m_0^2}\\Big),
+        T_P = M_{AB}^2 - 2M_P^2 - 2M_C^2 + \\frac{(M_P^2 - M_C^2)^2}{m_0^2},\\qquad
+        T_R = M_{AB}^2 - 2M_A^2 - 2M_B^2 + \\frac{(M_A^2 - M_B^2)^2}{m_0^2},
 
-    :math:`m_0` the resonance mass (role ``mass``), GeV^(2J).  Its only
-    parameter dependence is through :math:`1/m_0^2`, precomputed with its
-    derivative in the parameter buffer.
+    :math:`P_J` the Legendre polynomial, :math:`m_0` the resonance mass
+    (role ``mass``), GeV^(2J).  :math:`\\mathcal{A}_1`, :math:`-T_P` and
+    :math:`-T_R` are the contractions of :math:`p_P + p_C` and
+    :math:`p_A - p_B` through :math:`g^{\\mu\\nu} - P^\\mu P^\\nu/m_0^2`
+    (:math:`P = p_A + p_B`), so :math:`\\mathcal{A}_J` is the contraction of
+    their rank-J symmetric traceless tensors.  It is a polynomial in
+    :math:`\\mathcal{A}_1` and :math:`T_P T_R` (no square root):
+    :math:`\\mathcal{A}_2 = \\mathcal{A}_1^2 - T_P T_R/3` (the paper's form),
+    :math:`\\mathcal{A}_3 = \\mathcal{A}_1^3 - \\tfrac35 \\mathcal{A}_1 T_P T_R`,
+    :math:`\\mathcal{A}_4 = \\mathcal{A}_1^4 - \\tfrac67 \\mathcal{A}_1^2 T_P T_R
+    + \\tfrac{3}{35} (T_P T_R)^2`,
+    :math:`\\mathcal{A}_5 = \\mathcal{A}_1^5 - \\tfrac{10}{9} \\mathcal{A}_1^3 T_P T_R
+    + \\tfrac{5}{21} \\mathcal{A}_1 (T_P T_R)^2`.  At :math:`m_0 = M_{AB}`,
+    :math:`\\mathcal{A}_J = \\frac{J!}{(2J-1)!!} (4 p q)^J P_J(\\cos\\theta)`
+    with p, q the momenta of C and A in the AB frame and :math:`\\theta` the
+    helicity angle.  Its only parameter dependence is through
+    :math:`1/m_0^2`, precomputed with its derivative in the parameter buffer.
     """
 
     name = "zemach"
     kind = "spin factor"
     roles = ("mass",)
-    max_spin = 2
+    max_spin = 5
 
     def _constants(self, ctx, comp):
         a, b = comp.pair
@@ -105,7 +123,7 @@ class ZemachSpinFactor(RealFactor):
                  f"k1 = ({mp} * {mp} - {mc} * {mc}) * ({mb} * {mb} - {ma} * {ma})",
                  f"{s('ZC1')} = k1 / (m0 * m0)",
                  f"{s('DZC1_DM0')} = -2 * k1 / (m0 * m0 * m0)")
-        if comp.spin == 2:
+        if comp.spin >= 2:
             ctx.emit(f"k2 = ({mp} * {mp} - {mc} * {mc}) ** 2",
                      f"k3 = ({ma} * {ma} - {mb} * {mb}) ** 2",
                      f"{s('ZT1')} = k2 / (m0 * m0) - 2 * {mp} * {mp} - 2 * {mc} * {mc}",
@@ -134,16 +152,30 @@ class ZemachSpinFactor(RealFactor):
             return a1
         t1, t2 = self._t(ctx, comp, inst, tag)
         v = ctx.var(f"{tag}_v")
-        ctx.emit(f"{v} = {a1} * {a1} - {t1} * {t2} * <floating>(1.0 / 3)")
+        if comp.spin == 2:
+            ctx.emit(f"{v} = {a1} * {a1} - {t1} * {t2} * <floating>(1.0 / 3)")
+            return v
+        q = ctx.var(f"{tag}_q")
+        ctx.emit(f"{q} = {t1} * {t2}",
+                 f"{v} = {_polynomial_source(zemach_coefficients(comp.spin), a1, q)}")
         return v
 
     def gradient(self, ctx, comp, inst, tag):
         v = self.value(ctx, comp, inst, tag)
         if comp.spin == 1:
             return v, {"mass": ctx.slot(comp, "DZC1_DM0")}
+        dq = (f"({ctx.slot(comp, 'DZT1_DM0')} * {tag}_t2 + {tag}_t1 * "
+              f"{ctx.slot(comp, 'DZT2_DM0')})")
         d = ctx.var(f"{tag}_dm")
-        ctx.emit(f"{d} = (2 * {tag}_a1 * {ctx.slot(comp, 'DZC1_DM0')} - ({ctx.slot(comp, 'DZT1_DM0')}"
-                 f" * {tag}_t2 + {tag}_t1 * {ctx.slot(comp, 'DZT2_DM0')}) * <floating>(1.0 / 3))")
+        if comp.spin == 2:
+            ctx.emit(f"{d} = (2 * {tag}_a1 * {ctx.slot(comp, 'DZC1_DM0')} - {dq}"
+                     f" * <floating>(1.0 / 3))")
+            return v, {"mass": d}
+        # dA_J/dm0 = (dA_J/dA_1) dA_1/dm0 + (dA_J/dQ) dQ/dm0, Q = T_P T_R.
+        dx, dqq = _polynomial_derivatives(zemach_coefficients(comp.spin))
+        ctx.emit(f"{d} = (({_polynomial_source(dx, f'{tag}_a1', f'{tag}_q')}) * "
+                 f"{ctx.slot(comp, 'DZC1_DM0')} + ({_polynomial_source(dqq, f'{tag}_a1', f'{tag}_q')})"
+                 f" * {dq})")
         return v, {"mass": d}
 
     def numpy(self, kin, comp, inst, values):
@@ -158,7 +190,40 @@ class ZemachSpinFactor(RealFactor):
         sab = kin.m(a, b) ** 2
         t1 = sab - 2 * mp ** 2 - 2 * mc ** 2 + (mp ** 2 - mc ** 2) ** 2 / m0 ** 2
         t2 = sab - 2 * ma ** 2 - 2 * mb ** 2 + (ma ** 2 - mb ** 2) ** 2 / m0 ** 2
-        return a1 * a1 - t1 * t2 / 3
+        q = t1 * t2
+        return sum(float(c) * a1 ** i * q ** k for c, i, k in zemach_coefficients(comp.spin))
+
+
+def zemach_coefficients(j):
+    """Monomials of the Zemach spin factor of spin J as ``(coefficient, i, k)``.
+
+    :math:`\\mathcal{A}_J = \\sum c\\, \\mathcal{A}_1^i Q^k`, Q = T_P T_R, from
+    :math:`\\frac{J!}{(2J-1)!!} Q^{J/2} P_J(\\mathcal{A}_1/\\sqrt{Q})` with the
+    Legendre coefficients :math:`(-1)^k (2J-2k)! / (2^J k! (J-k)! (J-2k)!)`;
+    exact fractions (``fractions.Fraction``), leading coefficient 1.
+    """
+    norm = Fraction(math.factorial(j), math.prod(range(1, 2 * j, 2)))
+    return [(norm * Fraction((-1) ** k * math.factorial(2 * j - 2 * k),
+                             2 ** j * math.factorial(k) * math.factorial(j - k)
+                             * math.factorial(j - 2 * k)), j - 2 * k, k)
+            for k in range(j // 2 + 1)]
+
+
+def _polynomial_derivatives(monomials):
+    """Partial derivatives of ``[(c, i, k)]`` by the first and second variable."""
+    dx = [(c * i, i - 1, k) for c, i, k in monomials if i > 0]
+    dq = [(c * k, i, k - 1) for c, i, k in monomials if k > 0]
+    return dx, dq
+
+
+def _polynomial_source(monomials, x, q):
+    """Cython expression of ``sum c x^i q^k`` (products, no pow calls)."""
+    terms = []
+    for c, i, k in monomials:
+        factors = [x] * i + [q] * k
+        coefficient = "" if c == 1 else f"<floating>({c.numerator}.0 / {c.denominator}) * "
+        terms.append(coefficient + (" * ".join(factors) if factors else "1"))
+    return " + ".join(terms)
 
 
 class LauraSpinFactor(RealFactor):
@@ -173,7 +238,8 @@ class LauraSpinFactor(RealFactor):
     in the AB frame, :math:`f = (M_P^2 + M_{AB}^2 - M_C^2)/(2 M_P M_{AB})`,
     :math:`F_J^{(cov)}` the covariant factor and :math:`\\theta` the
     helicity angle of A in the AB frame
-    (``high_energy_physics.covariant_angular_distribution``); J = 0..4.
+    (``high_energy_physics.covariant_angular_distribution``); J = 0..4, as
+    Laura++, which defines :math:`F_J^{(cov)}` up to J = 4.
     Depends on the event only.
     """
 

@@ -165,6 +165,7 @@ class BreitWignerNoPhaseSpace(Lineshape):
                      f"{s('DN_DM0')} = (d_dq * dq0 - {j} * inv * dq0 / q0) / q0 ** {j}")
         else:
             ctx.emit(f"{s('N')} = inv", f"{s('DN_DM0')} = d_dq * dq0")
+        ctx.emit(f"{s('KN')} = {s('DN_DM0')} / {s('N')}")
 
     # -- the event form ---------------------------------------------------
     def takes_weight(self, comp):
@@ -206,20 +207,31 @@ class BreitWignerNoPhaseSpace(Lineshape):
         return re, im
 
     def _event_gradient(self, ctx, comp, inst, tag, weight=None):
-        # With Z = 1/D = (a + i b)/(a^2 + b^2) and X = N Z (F(q) is in the event factor):
-        #   dX/dm0 = N' Z - X Z (2 m0 - i C' G),   dX/dGamma0 = i (C/Gamma0) G X Z.
+        x, basis = self.gradient_basis(ctx, comp, inst, tag, weight)
+        return x, self.gradient_combine(ctx, comp, x, basis, tag)
+
+    def summable_gradient(self, comp):
+        """True if :meth:`gradient_basis` applies (the event form): the terms of
+        a component then add their bases before one :meth:`gradient_combine`."""
+        return self._event_form(comp)
+
+    def gradient_basis(self, ctx, comp, inst, tag, weight=None):
+        """Event form: X = N w Z and the event sums of the derivative rule,
+        Y = X Z and G Y (complex); returns ``(xr, xi), {"y": .., "gy": ..}``.
+
+        Linear in X, so the terms of a symmetrized component add their bases
+        and the rule (:meth:`gradient_combine`) runs once per component.
+        """
         a, b, _ = inst
-        m0 = ctx.slot(comp, "M0")
         g = self._event_field(ctx, comp, inst)
-        n = [ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
-                                              "dm_re", "dm_im", "dg_re", "dg_im", "cp")]
-        u, v, inv, zr, zi, re, im, yr, yi, dmr, dmi, dgr, dgi, cp = n
-        nf, dn = ctx.slot(comp, "N"), ctx.slot(comp, "DN_DM0")
+        u, v, inv, zr, zi, re, im, yr, yi, gyr, gyi = (
+            ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
+                                            "gyr", "gyi"))
+        nf = ctx.slot(comp, "N")
         if weight:
             # X = N w Z: the real factor w (event only) is a factor of N.
-            nf, dn = ctx.var(f"{tag}_nw"), ctx.var(f"{tag}_dnw")
-            ctx.emit(f"{nf} = {ctx.slot(comp, 'N')} * {weight}",
-                     f"{dn} = {ctx.slot(comp, 'DN_DM0')} * {weight}")
+            nf = ctx.var(f"{tag}_nw")
+            ctx.emit(f"{nf} = {ctx.slot(comp, 'N')} * {weight}")
         ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
                  f"{v} = {ctx.slot(comp, 'C')} * {g}",
                  f"{inv} = 1 / ({u} * {u} + {v} * {v})",
@@ -229,12 +241,26 @@ class BreitWignerNoPhaseSpace(Lineshape):
                  f"{im} = {nf} * {zi}",
                  f"{yr} = {re} * {zr} - {im} * {zi}",
                  f"{yi} = {re} * {zi} + {im} * {zr}",
-                 f"{cp} = {ctx.slot(comp, 'DC_DM0')} * {g}",
-                 f"{dmr} = {dn} * {zr} - (2 * {m0} * {yr} + {cp} * {yi})",
-                 f"{dmi} = {dn} * {zi} - (2 * {m0} * {yi} - {cp} * {yr})",
-                 f"{dgr} = -{ctx.slot(comp, 'CG')} * {g} * {yi}",
-                 f"{dgi} = {ctx.slot(comp, 'CG')} * {g} * {yr}")
-        return (re, im), {"mass": (dmr, dmi), "width": (dgr, dgi)}
+                 f"{gyr} = {g} * {yr}",
+                 f"{gyi} = {g} * {yi}")
+        return (re, im), {"y": (yr, yi), "gy": (gyr, gyi)}
+
+    def gradient_combine(self, ctx, comp, x, basis, tag):
+        """The Breit-Wigner gradient rule on (summed) bases.
+
+        With Z = 1/D = (a + i b)/(a^2 + b^2), a = m0^2 - s, b = C G and
+        X = N w Z (F(q) in the event factor w):
+        dX/dm0 = (N'/N) X - (2 m0 - i C' G) X Z and
+        dX/dGamma0 = i (C/Gamma0) G X Z; returns {role: (re, im)}.
+        """
+        (xr, xi), (yr, yi), (gr, gi) = x, basis["y"], basis["gy"]
+        m0, kn, dc, cg = (ctx.slot(comp, k) for k in ("M0", "KN", "DC_DM0", "CG"))
+        dmr, dmi, dgr, dgi = (ctx.var(f"{tag}_{k}") for k in ("dm_re", "dm_im", "dg_re", "dg_im"))
+        ctx.emit(f"{dmr} = {kn} * {xr} - (2 * {m0} * {yr} + {dc} * {gi})",
+                 f"{dmi} = {kn} * {xi} - (2 * {m0} * {yi} - {dc} * {gr})",
+                 f"{dgr} = -{cg} * {gi}",
+                 f"{dgi} = {cg} * {gr}")
+        return {"mass": (dmr, dmi), "width": (dgr, dgi)}
 
     # -- the general form: the library's block routines --------------------
     def _args(self, ctx, comp, inst):

@@ -615,6 +615,78 @@ class IsobarModel:
             return x
         return IsobarModel.from_dict(walk(self.to_dict()))
 
+    def cartesian(self):
+        """A copy of the model with its polar couplings in real and imaginary parts.
+
+        Every :class:`~vecampfit.isobar.Polar` coupling
+        :math:`a e^{i\\phi}` becomes a :class:`~vecampfit.isobar.Cartesian`
+        one with parameters ``<component>_RE`` :math:`= a\\cos\\phi` and
+        ``<component>_IM`` :math:`= a\\sin\\phi` (constants if magnitude
+        and phase are constants), taking the magnitude's step and random
+        change and the fixed status of both; bounds are dropped.  The
+        density is the same function of the events.  Real and imaginary
+        parts are the form whose estimates are unbiased and Gaussian for
+        small couplings, where a magnitude (never negative) is biased upward
+        by about :math:`\\sigma_\\perp^2/(2a)`, :math:`\\sigma_\\perp` the
+        error across the coupling.
+
+        Returns
+        -------
+        IsobarModel
+
+        Raises
+        ------
+        ValueError
+            A magnitude or phase shared with another component, one of them
+            fixed and the other free (or one a constant), or a new name
+            already in use, each naming the component.
+        """
+        d = self.to_dict()
+        uses = {}
+
+        def count(x):
+            if isinstance(x, dict):
+                if x.get("kind") in ("parameter", "constant"):
+                    uses[x["name"]] = uses.get(x["name"], 0) + 1
+                else:
+                    for v in x.values():
+                        count(v)
+            elif isinstance(x, list):
+                for v in x:
+                    count(v)
+        count(d["components"])
+        removed = set()
+        for c in d["components"]:
+            cp = c["coupling"]
+            if cp["form"] != "polar":
+                continue
+            owner = f"model {self.name!r}, component {c['key']!r}"
+            mag, phase = cp["magnitude"], cp["phase"]
+            for q in (mag, phase):
+                if uses[q["name"]] > 1:
+                    raise ValueError(f"{owner}: its coupling shares {q['name']!r} with another "
+                                     f"component; no Cartesian form keeps that sharing")
+            if mag["kind"] != phase["kind"] or (mag["kind"] == "parameter"
+                                                and mag["fixed"] != phase["fixed"]):
+                raise ValueError(f"{owner}: magnitude {mag['name']!r} and phase "
+                                 f"{phase['name']!r} are not both fixed or both free")
+            z = complex(mag["value"]) * np.exp(1j * np.radians(phase["value"]))
+            parts = {}
+            for role, suffix, v in (("re", "RE", z.real), ("im", "IM", z.imag)):
+                name = f"{c['key']}_{suffix}"
+                if name in self._quantities and name not in (mag["name"], phase["name"]):
+                    raise ValueError(f"{owner}: {name!r} is already a quantity of the model")
+                if mag["kind"] == "constant":
+                    parts[role] = {"kind": "constant", "name": name, "value": float(v)}
+                else:
+                    parts[role] = {"kind": "parameter", "name": name, "value": float(v),
+                                   "step": mag["step"], "lower": 0.0, "upper": 0.0,
+                                   "fixed": mag["fixed"], "random_change": mag["random_change"]}
+            removed |= {mag["name"], phase["name"]}
+            c["coupling"] = {"form": "cartesian", **parts, "scale": cp["scale"]}
+        d["quantities"] = [q for q in d["quantities"] if q["name"] not in removed]
+        return IsobarModel.from_dict(d)
+
     def save(self, path):
         """Write the model and its starting values as JSON (or YAML for
         ``.yaml``/``.yml``, with PyYAML installed)."""
