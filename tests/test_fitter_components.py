@@ -158,10 +158,12 @@ def test_the_cache_follows_the_other_parameters(model):
     for name, factor in (("M1", 1.01), ("G2", 0.9)):
         x[full.parameter_index(name)] *= factor
         assert cached.evaluate(x)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-10)
-    # Everything free (no Fitter): value calls recompute the moved component.
+    # Everything free (no Fitter): value calls recompute the moved component at
+    # the normalization events (built once: 3 components, then G2's); their
+    # data term takes the full path.
     ev = cached.signal_evaluator(cached.points[0].signal)
-    assert ev.partial and ev.rebuilds == 2
-    assert ev.component_evaluations == 2 * 3 + 2
+    assert ev.partial and ev.rebuilds == 1
+    assert ev.component_evaluations == 3 + 1
     # Without single-component functions the whole cache is rebuilt.
     cached._cached.clear()
     cached.points[0].signal.components.depends = None
@@ -271,18 +273,35 @@ def test_a_moved_width_recomputes_its_component_only(model):
     ev = cached.signal_evaluator(sig)
     cached.evaluate(x)
     n0 = ev.component_evaluations
-    assert n0 == 2 * 3                      # all three components, data and MC
+    assert n0 == 3                          # all three components at the MC events
     g1 = cached.parameter_index("G1")
     y = x.copy()
     y[g1] *= 1.01
     cached.evaluate(y)
-    assert ev.component_evaluations == n0 + 2     # X_1 at data and at MC
-    cached.evaluate(x)                      # back: the MC version is kept
-    assert ev.component_evaluations == n0 + 3
+    assert ev.component_evaluations == n0 + 1     # X_1 at the MC events, in one pass
+    cached.evaluate(x)                      # back: the base is still x
+    assert ev.component_evaluations == n0 + 1
     y2 = x.copy()
     y2[cached.parameter_index("P2")] += 1
     cached.evaluate(y2)                     # couplings only: nothing recomputed
-    assert ev.component_evaluations == n0 + 3
+    assert ev.component_evaluations == n0 + 1
+    y3 = y2.copy()
+    y3[g1] *= 1.01
+    assert cached.evaluate(y3)[0] == pytest.approx(build(model, "background", "never")[0]
+                                                   .evaluate(y3)[0], rel=1e-10)
+    # A component and the couplings moved: the full path (nothing recomputed).
+    assert ev.component_evaluations == n0 + 1
+    # A line-search point (both resonances moved): the full path, then the
+    # base moves there (all components, one pass) at the next step near it.
+    z = x.copy()
+    z[g1] *= 1.02
+    z[cached.parameter_index("G2")] *= 1.02
+    cached.evaluate(z)
+    assert ev.component_evaluations == n0 + 1
+    z2 = z.copy()
+    z2[cached.parameter_index("M2")] *= 1.001
+    cached.evaluate(z2)
+    assert ev.component_evaluations == n0 + 1 + 3 + 1
 
 
 def test_a_fit_of_masses_with_numerical_gradient_reaches_the_full_minimum(model):
@@ -359,3 +378,20 @@ def test_normalization_events_released_after_the_matrix(model):
     kept.free_parameters = list(COUPLINGS) + ["FB"]
     kept.evaluate(x)
     assert not kept.points[0].norm_events.released
+
+
+def test_partial_pass_names_a_component_that_is_not_finite(model):
+    """The one-pass normalization after a width moved names the component and
+    the first normalization event at which it is not finite (an event value
+    spoiled after the cache was built, so that only that pass meets it)."""
+    cached, x = build(model, "background", "always")
+    cached.free_parameters = list(cached.parameters.names)
+    cached.on_invalid = "raise"
+    cached.evaluate(x)
+    blocks = cached.points[0].norm_events.blocks
+    blocks.setflags(write=True)
+    blocks[3, 1] = np.nan                   # one field, L = 4: normalization event 13
+    y = x.copy()
+    y[cached.parameter_index("G1")] *= 1.01
+    with pytest.raises(DensityError, match=r"component X1 .*not finite at normalization event 13\b"):
+        cached.evaluate(y)

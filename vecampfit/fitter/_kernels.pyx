@@ -245,8 +245,9 @@ cdef void _components_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_
     """The component amplitudes of the blocks of chunk c (in double,
     interleaved real and imaginary parts), and the first valid event of the
     chunk at which one is not finite."""
-    cdef Py_ssize_t b, k, j
-    cdef double re, im
+    cdef Py_ssize_t b, k, j, first
+    cdef double re, im, check
+    cdef double *row_k
     cdef int i
     bad[c] = NO_PROBLEM
     if out == NULL:
@@ -256,15 +257,28 @@ cdef void _components_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_
         # A component function has the signature of a density, with
         # 2 n_components values per lane.
         _density(out, func, events + b * row, params, pbuf)
+        first = NO_PROBLEM
         for k in range(n_components):
+            # Copied without a branch; (x - x) is 0 for a finite x and NaN
+            # otherwise, so one test per block and component finds a value
+            # that is not finite (then its lane is looked up).
+            row_k = values + k * stride + 2 * b * L
+            check = 0
             for i in range(L):
-                j = b * L + i
                 re = out[2 * k * L + i]
                 im = out[(2 * k + 1) * L + i]
-                values[k * stride + 2 * j] = re
-                values[k * stride + 2 * j + 1] = im
-                if j < n_valid and bad[c] == NO_PROBLEM and not (isfinite(re) and isfinite(im)):
-                    bad[c] = j
+                row_k[2 * i] = re
+                row_k[2 * i + 1] = im
+                check = check + (re - re) + (im - im)
+            if check != 0 or check != check:
+                for i in range(L):
+                    j = b * L + i
+                    if j < n_valid and (first == NO_PROBLEM or j < first) and not (
+                            isfinite(out[2 * k * L + i]) and isfinite(out[(2 * k + 1) * L + i])):
+                        first = j
+                        break
+        if first != NO_PROBLEM and bad[c] == NO_PROBLEM:
+            bad[c] = first
     if not _guard_intact(out, 2 * n_components * L):
         bad[c] = GUARD_VIOLATED
 
@@ -775,41 +789,117 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
         free(acc)
 
 
-def moved_norm(const double complex[::1] base, const double complex[:, ::1] moved,
-               const double complex[:, ::1] old, const double complex[::1] couplings,
-               const double[::1] weights, double[::1] partials, Py_ssize_t chunk,
-               int n_threads):
-    """Per chunk of ``chunk`` events, sum_j w_j |base_j + sum_m c_m (moved_mj
-    - old_mj)|^2 into ``partials`` (one per chunk; the caller adds them in
-    order, so the result does not depend on the threads); ``weights`` of
-    length 0 means unweighted.
-
-    The normalization integral of a cached fit after a move of the
-    components m, from the amplitude of the base and the components' new
-    and old values, in one pass over the events."""
-    cdef Py_ssize_t n = base.shape[0]
-    cdef Py_ssize_t n_moved = moved.shape[0]
-    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
-    cdef bint weighted = weights.shape[0] > 0
-    cdef Py_ssize_t c, j, m, j1
-    cdef double complex a
-    cdef double s, t
-    if (old.shape[0] != n_moved or couplings.shape[0] != n_moved or moved.shape[1] < n
-            or old.shape[1] < n or partials.shape[0] < n_chunks
-            or (weighted and weights.shape[0] < n)):
-        raise ValueError("moved_norm: inconsistent shapes")
-    if n == 0:
+cdef void _moved_component_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks,
+                                 int L, Py_ssize_t row, const char *events, uintptr_t func,
+                                 Py_ssize_t n_valid, const floating *params, const void *pbuf,
+                                 floating *out, double *acc, const double *base,
+                                 const double *old, double cr, double ci, const double *w,
+                                 double *partials, Py_ssize_t *bad) noexcept nogil:
+    """Chunk c of :func:`moved_component_norm`: per lane sums of
+    w_j |base_j + c (X'_j - old_j)|^2 over the valid events of its blocks,
+    added in lane order into partials[c]; bad[c] the first event at which
+    X' or the term is not finite."""
+    cdef Py_ssize_t b, j0, m
+    cdef int i
+    cdef double dr, di, yr, yi, s
+    bad[c] = NO_PROBLEM
+    partials[c] = 0
+    if out == NULL or acc == NULL:
+        bad[c] = ALLOCATION_FAILED
         return
-    with nogil:
-        for c in prange(n_chunks, schedule='static', num_threads=n_threads):
-            s = 0
-            j1 = min((c + 1) * chunk, n)
-            for j in range(c * chunk, j1):
-                a = base[j]
-                for m in range(n_moved):
-                    a = a + couplings[m] * (moved[m, j] - old[m, j])
-                t = a.real * a.real + a.imag * a.imag
-                if weighted:
-                    t = t * weights[j]
-                s = s + t
-            partials[c] = s
+    for i in range(L):
+        acc[i] = 0
+    for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+        j0 = b * L
+        m = min(<Py_ssize_t> L, n_valid - j0)
+        if m <= 0:
+            break
+        _density(out, func, events + b * row, params, pbuf)
+        # Lane sums (the loop vectorizes); a value of X' that is not finite
+        # makes its lane's sum NaN or infinite, found after the chunk.
+        if w == NULL:
+            for i in range(m):
+                dr = out[i] - old[2 * (j0 + i)]
+                di = out[L + i] - old[2 * (j0 + i) + 1]
+                yr = base[2 * (j0 + i)] + cr * dr - ci * di
+                yi = base[2 * (j0 + i) + 1] + cr * di + ci * dr
+                acc[i] += yr * yr + yi * yi
+        else:
+            for i in range(m):
+                dr = out[i] - old[2 * (j0 + i)]
+                di = out[L + i] - old[2 * (j0 + i) + 1]
+                yr = base[2 * (j0 + i)] + cr * dr - ci * di
+                yi = base[2 * (j0 + i) + 1] + cr * di + ci * dr
+                acc[i] += w[j0 + i] * (yr * yr + yi * yi)
+    s = 0
+    for i in range(L):
+        s += acc[i]
+        # A term that is not finite, or (cr = ci = 0) a value times 0: NaN or inf.
+        s += (acc[i] - acc[i])
+    partials[c] = s
+    if not isfinite(s):
+        # Rare: evaluate the chunk again to name the first event.
+        for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+            j0 = b * L
+            m = min(<Py_ssize_t> L, n_valid - j0)
+            if m <= 0:
+                break
+            _density(out, func, events + b * row, params, pbuf)
+            for i in range(m):
+                if not (isfinite(out[i]) and isfinite(out[L + i])):
+                    bad[c] = j0 + i
+                    break
+            if bad[c] != NO_PROBLEM:
+                break
+        if bad[c] == NO_PROBLEM:
+            bad[c] = c * chunk_blocks * L
+    if not _guard_intact(out, 2 * L):
+        bad[c] = GUARD_VIOLATED
+
+
+def moved_component_norm(const floating[:, ::1] events, int vector_length, floating[::1] params,
+                         uintptr_t parameter_buffer, uintptr_t function, Py_ssize_t n_valid,
+                         const double[::1] base, const double[::1] old, double cr, double ci,
+                         const double[::1] weights, double[::1] partials, Py_ssize_t[::1] bad,
+                         Py_ssize_t chunk_blocks, int n_threads):
+    """The normalization integral after one component moved, in one pass that
+    evaluates the component: per chunk of ``chunk_blocks`` blocks,
+    sum_j w_j |base_j + c (X'_j - old_j)|^2 into ``partials`` (the caller adds
+    them in order), X' from the single-component ``function`` (a block
+    function with 2 values per lane) at the blocks of ``events``.
+
+    ``base`` (the base amplitude) and ``old`` (the component's values at the
+    base) are complex128 arrays viewed as float64 (length >= 2 ``n_valid``);
+    ``weights`` of length 0 means unweighted.  ``bad[c]`` is the first event
+    of chunk c at which X' or the term is not finite (NO_PROBLEM if none)."""
+    cdef Py_ssize_t n_blocks = events.shape[0]
+    cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
+    cdef Py_ssize_t row = events.shape[1] * sizeof(floating)
+    cdef bint weighted = weights.shape[0] > 0
+    cdef Py_ssize_t c
+    cdef int L = vector_length
+    if (n_valid > n_blocks * L or base.shape[0] < 2 * n_valid or old.shape[0] < 2 * n_valid
+            or partials.shape[0] < n_chunks or bad.shape[0] < n_chunks
+            or (weighted and weights.shape[0] < n_valid)):
+        raise ValueError("moved_component_norm: inconsistent shapes")
+    if n_blocks == 0 or n_valid <= 0:
+        return
+    cdef const char *ev = <const char *> &events[0, 0]
+    cdef floating *p = &params[0]
+    cdef const double *bp = &base[0]
+    cdef const double *op = &old[0]
+    cdef const double *wp = &weights[0] if weighted else NULL
+    cdef double *pp = &partials[0]
+    cdef Py_ssize_t *bd = &bad[0]
+    cdef floating *out
+    cdef double *acc
+    with nogil, parallel(num_threads=n_threads):
+        out = <floating *> _guarded(2 * L * sizeof(floating), GUARD * sizeof(floating))
+        acc = <double *> malloc(L * sizeof(double))
+        for c in prange(n_chunks, schedule='dynamic'):
+            _moved_component_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, n_valid, p,
+                                   <const void *> parameter_buffer, out, acc, bp, op, cr, ci,
+                                   wp, pp, bd)
+        free(out)
+        free(acc)
+
