@@ -11,7 +11,13 @@ start whose seed comes from the study's seed (vecampfit.studies), so that
 experiment k can be redone alone; results are appended to
 ``study_results.jsonl`` as they arrive (an interrupted study resumes), the
 table is written to ``study.root`` and the pull summary to ``pulls.txt``.
-``--cartesian`` fits the couplings as real and imaginary parts.
+``--cartesian`` fits the couplings as real and imaginary parts,
+``--grid-integration N`` normalizes on a grid instead of the shared MC
+sample, ``--background-shape generation`` fits with the generated
+background shape.  With all three (N = 400) the pulls of 200 experiments of
+20,000 events have means within 2.7 standard errors and widths 0.96-1.09
+(benchmarks/results/dz_pulls.md); with the defaults the shared MC sample
+and the upward bias of small magnitudes shift some means by 0.2-0.3.
 """
 
 import math
