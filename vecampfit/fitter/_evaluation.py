@@ -604,7 +604,11 @@ class CachedEvaluator:
         them in one pass when more than MOVED_IN_PLACE moved)."""
         st, keys, moved = self._moved(buf, params_t, pbuf, threads)
         if moved and len(moved) > self.MOVED_IN_PLACE:
-            self._all_amplitudes(buf, params_t, pbuf, threads, out=st.x)
+            try:
+                self._all_amplitudes(buf, params_t, pbuf, threads, out=st.x)
+            except BaseException:
+                self._states.pop(id(buf), None)     # half written: built again next time
+                raise
             st.keys = list(keys)
             st.kept = [dict() for _ in keys]
         elif moved:
@@ -640,7 +644,11 @@ class CachedEvaluator:
         c = self.components.couplings(params_t[:self.density.n_parameters])
         # The base amplitude at the candidate's couplings comes with X: the
         # steps around the candidate that move a component keep them.
-        _, st.a = self._all_amplitudes(buf, params_t, pbuf, threads, out=st.x, couplings=c)
+        try:
+            _, st.a = self._all_amplitudes(buf, params_t, pbuf, threads, out=st.x, couplings=c)
+        except BaseException:
+            self._states.pop(id(buf), None)     # half written: built again at the next call
+            raise
         st.a_couplings = c.tobytes()
         st.keys = list(keys)
         st.kept = [dict() for _ in keys]
