@@ -31,6 +31,12 @@ coupling forms) where the piece is defined.
 
 import json
 
+from vecampfit import expressions as _expressions
+
+# Functions of the expression printer in block functions: the library's own
+# vectorizable exp, log and power (mathematical_functions), libm's others.
+_LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar"}
+
 # Support routines the templates may use, emitted once each.
 _BREAKUP = '''
 cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexcept nogil:
@@ -63,7 +69,13 @@ class Layout:
         self.fields = {}
         self.slots = {}
         self.imports = set()
+        self.math_imports = set()
         self.support = {}
+        # The expression layer's hoisted nodes: parameter-only ones fill slots
+        # (printed by the fill function), event-only ones fill event fields.
+        self.expression_slots = {}
+        self.expression_fields = {}
+        self.event_leaves = {}
 
     def field(self, name, fn):
         if name not in self.fields:
@@ -75,6 +87,52 @@ class Layout:
         if name not in self.slots:
             self.slots[name] = len(self.slots)
         return f"pb[{name}]"
+
+    def expression_slot(self, expr):
+        """The parameter-buffer slot of a parameter-only expression node,
+        one per distinct node (filled by the fill function)."""
+        if expr not in self.expression_slots:
+            name = f"PB_X{len(self.expression_slots)}"
+            self.slots[name] = len(self.slots)
+            self.expression_slots[expr] = name
+        return f"pb[{self.expression_slots[expr]}]"
+
+    def event_leaf(self, name, text, fn):
+        """Declare an event quantity of the expression layer: its text in a
+        block function and its numpy function ``fn(kin, values)``."""
+        self.event_leaves.setdefault(name, (text, fn))
+
+    def expression_field(self, expr):
+        """The event field of an event-only expression node, one per distinct
+        node (filled with the expression's numpy value when events are loaded)."""
+        if expr not in self.expression_fields:
+            leaves = self.event_leaves
+
+            def fn(kin, values, expr=expr):
+                def value(node):
+                    if node.op == "event":
+                        return leaves[node.data][1](kin, values)
+                    return values[node.data]
+                return _expressions.evaluate(expr, value)
+            self.expression_fields[expr] = self.field(f"x{len(self.expression_fields)}", fn)
+        return self.expression_fields[expr]
+
+    def expression_leaf(self, node):
+        """How a block function reads an expression node it does not compute:
+        parameter-only nodes from the parameter buffer, event-only nodes from
+        the event buffer (an event quantity itself, or a field of its own);
+        None for what is computed per event."""
+        dep = node.dependency
+        if dep == "parameter":
+            return self.expression_slot(node)
+        if dep == "event":
+            if node.op == "event":
+                return self.event_leaves[node.data][0]
+            if (node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num"
+                    and node.args[1].op == "event"):
+                return None
+            return self.expression_field(node)
+        return None
 
     def quantity_slot(self, what, quantity):
         """The slot of ``what`` computed from one quantity (a parameter or a
@@ -96,6 +154,8 @@ class Context:
         self.kind = kind
         self.lines = []
         self.vars = {}
+        self._printer = None
+        self.hoist_memo = {}
 
     # -- writing ----------------------------------------------------------
     def emit(self, *lines):
@@ -115,6 +175,17 @@ class Context:
 
     def support(self, name, code):
         self.layout.support.setdefault(name, code)
+
+    def expressions(self):
+        """The expression printer of this function body (one per body, so that
+        a node common to several pieces is computed once)."""
+        if self._printer is None:
+            counter = iter(range(1 << 30))
+            self._printer = _expressions.CythonPrinter(
+                self.layout.expression_leaf, lambda hint: self.var(f"{hint}_{next(counter)}"),
+                self.emit, ctype="floating", math=_LANE_MATH)
+            self.layout.math_imports.update(("exp_scalar", "log_scalar", "power_scalar"))
+        return self._printer
 
     # -- reading ----------------------------------------------------------
     def q(self, quantity):
@@ -383,6 +454,29 @@ def _indent(lines, n):
     return [" " * n + line if line else line for line in lines]
 
 
+def _fill_expressions(ctx, layout):
+    """The parameter-buffer slots of the expression layer's parameter-only
+    nodes, in double precision, each shared subexpression computed once."""
+    if not layout.expression_slots:
+        return
+    counter = iter(range(1 << 30))
+
+    def leaf(node):
+        if node.op == "par":
+            return f"par[PAR_{node.data}]"
+        if node.op == "const":
+            return f"constants[C_{node.data}]"
+        if node.op == "event":
+            raise ValueError(f"event quantity {node.data!r} in a parameter-buffer slot")
+        return None
+    printer = _expressions.CythonPrinter(leaf, lambda hint: ctx.var(f"{hint}_{next(counter)}"),
+                                         ctx.emit, ctype="double")
+    ctx.emit("# expression layer: parameter-only subexpressions")
+    for expr, name in layout.expression_slots.items():
+        ctx.emit(f"# {name} = {_expressions.infix(expr)}")
+        ctx.emit(f"pb[{name}] = {printer.code(expr, 'f')}")
+
+
 def _fill_function(layout):
     ctx = Context(layout, "fill")
     for comp in layout.model.components:
@@ -392,6 +486,7 @@ def _fill_function(layout):
             for f in comp.dynamic_factors:
                 f.fill(ctx, comp)
         _fill_coupling(ctx, comp)
+    _fill_expressions(ctx, layout)
     head = ["cdef void fill_parameter_buffer(floating *pb, const floating *par,",
             "                                const double *constants) noexcept nogil:",
             '    """The parameter buffer from the parameters and constants (in double precision)."""',
@@ -613,7 +708,7 @@ def generate(model):
     out += ["",
             "from cpython.pycapsule cimport PyCapsule_New",
             "from cython cimport floating",
-            "from libc.math cimport M_PI, cos, sin, sqrt",
+            "from libc.math cimport M_PI, atan2, cos, exp, fmax, log, pow, sin, sqrt",
             "",
             "from vecampfit.block cimport VECTOR_LENGTH",
             "from vecampfit.fitter.density cimport (component_description, model_description,",
@@ -621,6 +716,9 @@ def generate(model):
     if layout.imports:
         out += ["from vecampfit.high_energy_physics cimport ("]
         out += [f"    {name}," for name in sorted(layout.imports)] + [")"]
+    if layout.math_imports:
+        out += ["from vecampfit.mathematical_functions cimport ("]
+        out += [f"    {name}," for name in sorted(layout.math_imports)] + [")"]
     out += ["",
             f"PARAMETERS = {tuple(layout.parameters)!r}",
             f"EVENT_FIELDS = {tuple(layout.fields)!r}",

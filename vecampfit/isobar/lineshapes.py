@@ -23,12 +23,14 @@ masses, widths and couplings g, GeV^-1 for radii.
 
 import numpy as np
 
+from vecampfit import expressions as _ex
 from vecampfit import high_energy_physics as hep
 
 from ._kinematics import breakup_momentum_squared
 
-__all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner", "Flatte",
-           "KMatrix", "LINESHAPES", "UserLineshape", "lineshape"]
+__all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner",
+           "ExpressionLineshape", "Flatte", "FormulaLineshape", "KMatrix", "LINESHAPES",
+           "UserLineshape", "lineshape"]
 
 
 class Lineshape:
@@ -76,6 +78,152 @@ class Lineshape:
     def to_dict(self):
         """Plain-data form (for the model's description)."""
         return {"name": self.name}
+
+
+class ExpressionLineshape(Lineshape):
+    """A lineshape written once as an expression (:mod:`vecampfit.expressions`).
+
+    Subclasses define :meth:`expression`: the complex lineshape of one pair
+    in terms of generic leaves, the pair's squared mass ``event("s")`` (GeV^2),
+    the masses of its two particles ``constant("ma")``, ``constant("mb")``
+    (GeV) and the lineshape's roles ``parameter(role)``.  Everything else
+    follows from the expression layer: the parameter-buffer slots (its
+    parameter-only subexpressions), the event fields (its event-only
+    subexpressions), the per-event code, the derivative by every role that is
+    a fit parameter, and the numpy form.
+    """
+
+    def expression(self, comp):
+        """The generic complex expression (see the class description)."""
+        raise NotImplementedError
+
+    # -- binding the generic leaves to one term of the model ------------------
+    def _bound(self, comp, inst, layout):
+        a, b, _ = inst
+        model = layout.model
+        pl = model.pair_label(a, b)
+        s_name = f"s_{pl}"
+        layout.event_leaf(s_name, layout.field(f"s_{pl}", lambda kin, values: kin.s_pair(a, b)),
+                          lambda kin, values: kin.s_pair(a, b))
+        mapping = {_ex.event("s"): _ex.event(s_name),
+                   _ex.constant("ma"): _ex.constant(model.mass_constant(a).name),
+                   _ex.constant("mb"): _ex.constant(model.mass_constant(b).name)}
+        for role, q in comp.quantities.items():
+            mapping[_ex.parameter(role)] = (_ex.parameter(q.name) if q.kind == "parameter"
+                                            else _ex.constant(q.name))
+        return _ex.substitute(self.expression(comp), mapping)
+
+    def _print(self, ctx, expr, tag):
+        printer = ctx.expressions()
+        expr = _ex.ComplexExpr(*_hoisted(ctx, expr))
+        return printer.code(expr.re, tag), printer.code(expr.im, tag)
+
+    def fill(self, ctx, comp):
+        """Nothing per resonance: the generator fills the slots of every
+        parameter-only subexpression at once."""
+
+    def value(self, ctx, comp, inst, tag):
+        return self._print(ctx, self._bound(comp, inst, ctx.layout), tag)
+
+    def gradient(self, ctx, comp, inst, tag):
+        x = self._bound(comp, inst, ctx.layout)
+        value = self._print(ctx, x, tag)
+        out = {}
+        seen = set()
+        for role, q in comp.quantities.items():
+            if q.kind != "parameter" or q.name in seen or role not in self.roles:
+                continue
+            seen.add(q.name)
+            out[role] = self._print(ctx, _ex.derivative(x, q.name), f"{tag}_d{role}")
+        return value, out
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+
+        def value(node):
+            if node.op == "event":
+                return kin.s_pair(a, b)
+            if node.op == "const" and node.data in ("ma", "mb"):
+                return kin.masses[a if node.data == "ma" else b]
+            return values[comp.quantities[node.data].name]
+        return np.asarray(_ex.evaluate(self.expression(comp), value), dtype=complex) \
+            * np.ones_like(kin.s_pair(a, b))
+
+
+def _hoisted(ctx, expr):
+    return _ex.hoist(expr.re, ctx.hoist_memo), _ex.hoist(expr.im, ctx.hoist_memo)
+
+
+class FormulaLineshape(ExpressionLineshape):
+    """A lineshape given as a formula string, compiled and differentiated
+    like a built-in one.
+
+    The formula (syntax of :func:`vecampfit.expressions.parse`) may use
+
+    * ``s``: the squared invariant mass of the resonance's pair (GeV^2),
+      ``m = sqrt(s)`` (GeV);
+    * ``ma``, ``mb``: the masses of the pair's particles (GeV);
+    * ``L``: the resonance spin (a number);
+    * the functions of :data:`vecampfit.expressions.FUNCTIONS`
+      (``rho(s, m1, m2)``, ``breakup_momentum(s, m1, m2)``,
+      ``blatt_weisskopf(q2, r, L)``, ``sqrt`` on the physical sheet ...);
+    * names given in ``constants`` (numbers);
+    * any other name: a role of the lineshape, given to
+      :meth:`~vecampfit.isobar.IsobarModel.add_resonance` by keyword as a
+      number (a fit parameter ``<KEY>_<ROLE>``), a parameter or a constant.
+      Roles named ``mass``, ``width`` and ``radius`` take the resonance's
+      ``mass=``, ``width=`` (or the particle's) and ``radius=``.
+
+    Parameters
+    ----------
+    formula : str
+        The complex lineshape, for example
+        ``"1/(mass^2 - s - i*mass*(g1*rho(s, ma, mb) + g2*rho(s, mK, mK)))"``.
+    constants : dict, optional
+        Names of the formula that are numbers (``{"mK": 0.493677}``).
+    max_spin : int, optional
+        Largest spin the lineshape is declared for (default 5).
+
+    Examples
+    --------
+    >>> ls = FormulaLineshape("1/(mass^2 - s - i*mass*width)")
+    >>> ls.roles
+    ('mass', 'width')
+    """
+
+    name = "formula"
+
+    def __init__(self, formula, constants=None, max_spin=5):
+        self.formula = formula
+        self.constants = {str(k): float(v) for k, v in (constants or {}).items()}
+        self.max_spin = int(max_spin)
+        self._parsed = {}
+        roles = []
+
+        def unknown(name):
+            if name not in roles:
+                roles.append(name)
+            return _ex.parameter(name)
+        _ex.parse(formula, self._symbols(0), unknown=unknown)
+        self.roles = tuple(roles)
+
+    def _symbols(self, spin):
+        s = _ex.event("s")
+        return {"s": s, "m": _ex.sqrt(s), "ma": _ex.constant("ma"), "mb": _ex.constant("mb"),
+                "L": spin, **self.constants}
+
+    def expression(self, comp):
+        if comp.spin not in self._parsed:
+            self._parsed[comp.spin] = _ex.parse(self.formula, self._symbols(comp.spin))
+        return self._parsed[comp.spin]
+
+    def to_dict(self):
+        out = {"name": self.name, "formula": self.formula}
+        if self.constants:
+            out["constants"] = dict(self.constants)
+        if self.max_spin != 5:
+            out["max_spin"] = self.max_spin
+        return out
 
 
 def _check_above_threshold(comp, model, what="q0"):
@@ -322,68 +470,27 @@ class BreitWigner(BreitWignerNoPhaseSpace):
     phase_space = True
 
 
-# d(1/D) for X = 1/D = re + i im and dD = da - i db:  -X^2 dD.
-_D_INVERSE = '''
-cdef inline void _d_inverse(floating re, floating im, floating da, floating db,
-                            floating *dre, floating *dim) noexcept nogil:
-    """d(1/D) = -X^2 dD for X = 1/D = re + i im and dD = da - i db."""
-    cdef floating x2r = re * re - im * im
-    cdef floating x2i = 2 * re * im
-    dre[0] = -(x2r * da + x2i * db)
-    dim[0] = -(x2i * da - x2r * db)
-'''
-
-
-class ConstantWidthBreitWigner(Lineshape):
+class ConstantWidthBreitWigner(ExpressionLineshape):
     """Breit-Wigner with constant width.
 
     .. math::
 
         B(m) = \\frac{1}{m_0^2 - m^2 - i m_0 \\Gamma_0}
 
-    (``high_energy_physics.breit_wigner_constant_width_m0``).  Roles:
-    ``mass``, ``width``.  Gradient rule: with :math:`D = a - i b`,
-    :math:`a = m_0^2 - m^2`, :math:`b = m_0\\Gamma_0`,
-    :math:`\\partial B = -B^2 (\\partial a - i \\partial b)`,
-    :math:`\\partial_{m_0}(a, b) = (2 m_0, \\Gamma_0)`,
-    :math:`\\partial_{\\Gamma_0}(a, b) = (0, m_0)`.
+    (``high_energy_physics.breit_wigner_constant_width_m0``;
+    :func:`vecampfit.expressions.constant_width_breit_wigner`).  Roles:
+    ``mass``, ``width``.
     """
 
     name = "constant_width"
     roles = ("mass", "width")
 
-    def fill(self, ctx, comp):
-        ctx.emit(f"{ctx.slot(comp, 'M0')} = {ctx.q(comp.quantities['mass'])}",
-                 f"{ctx.slot(comp, 'G0')} = {ctx.q(comp.quantities['width'])}",
-                 f"{ctx.slot(comp, 'MG')} = {ctx.slot(comp, 'M0')} * {ctx.slot(comp, 'G0')}")
-
-    def value(self, ctx, comp, inst, tag):
-        a, b, _ = inst
-        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
-        re, im, u, v, d = (ctx.var(f"{tag}_{x}") for x in ("re", "im", "a", "b", "d"))
-        ctx.emit(f"{u} = ({m0} - {m}) * ({m0} + {m})",
-                 f"{v} = {ctx.slot(comp, 'MG')}",
-                 f"{d} = 1 / ({u} * {u} + {v} * {v})",
-                 f"{re} = {u} * {d}",
-                 f"{im} = {v} * {d}")
-        return re, im
-
-    def gradient(self, ctx, comp, inst, tag):
-        re, im = self.value(ctx, comp, inst, tag)
-        ctx.support("_d_inverse", _D_INVERSE)
-        names = [ctx.var(f"{tag}_{x}") for x in ("dm_re", "dm_im", "dg_re", "dg_im")]
-        m0, g0 = ctx.slot(comp, "M0"), ctx.slot(comp, "G0")
-        ctx.emit(f"_d_inverse({re}, {im}, 2 * {m0}, {g0}, &{names[0]}, &{names[1]})",
-                 f"_d_inverse({re}, {im}, 0, {m0}, &{names[2]}, &{names[3]})")
-        return (re, im), {"mass": (names[0], names[1]), "width": (names[2], names[3])}
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-        m0, g0 = (values[comp.quantities[x].name] for x in ("mass", "width"))
-        return hep.breit_wigner_constant_width_m0(kin.m(a, b), m0, g0)
+    def expression(self, comp):
+        return _ex.constant_width_breit_wigner(_ex.event("s"), _ex.parameter("mass"),
+                                               _ex.parameter("width"))
 
 
-class Flatte(Lineshape):
+class Flatte(ExpressionLineshape):
     """Flatte (coupled-channel) lineshape.
 
     .. math::
@@ -393,14 +500,13 @@ class Flatte(Lineshape):
 
     :math:`q_k` the breakup momentum of channel ``k`` at ``m``, continued
     below its threshold as :math:`q_k = i |q_k|`
-    (``high_energy_physics.flatte``).  Channel 1 is the resonance's pair;
-    channel 2 a pair of particles given by name or mass (``channel2``).
-    Roles: ``mass``, ``g1``, ``g2`` (GeV).  The factors
-    :math:`2|q_k|/m` above (``v_k``) and below (``u_k``) threshold are event
-    fields, so that with :math:`D = a - i b`,
-    :math:`a = m_0^2 - m^2 + m_0 (g_1 u_1 + g_2 u_2)`,
-    :math:`b = m_0 (g_1 v_1 + g_2 v_2)`; gradient rule
-    :math:`\\partial A = -A^2 (\\partial a - i \\partial b)`.
+    (``high_energy_physics.flatte``; :func:`vecampfit.expressions.flatte`).
+    Channel 1 is the resonance's own pair; channel 2 a pair of particles
+    given by name or mass (``channel2``).  Roles: ``mass``, ``g1``, ``g2``
+    (GeV), parameters ``<KEY>_M``, ``<KEY>_G1``, ``<KEY>_G2`` when given as
+    numbers.  The phase-space factors depend on the event only: they are
+    event fields, and per event the lineshape costs one complex
+    denominator and one division.
 
     Parameters
     ----------
@@ -423,71 +529,14 @@ class Flatte(Lineshape):
     def extra_roles(self, comp):
         return ("channel2_a", "channel2_b")
 
-    def _fields(self, ctx, comp, inst):
-        """Event fields u_1, v_1, u_2, v_2 of one term."""
-        a, b, _ = inst
-        ch2 = (comp.quantities["channel2_a"].name, comp.quantities["channel2_b"].name)
-        out = []
-        for k in (1, 2):
-            for part, below in (("u", True), ("v", False)):
-                out.append(ctx.field(
-                    f"flatte_{part}{k}_{ctx.pair_label(a, b)}_{comp.key}",
-                    lambda kin, values, a=a, b=b, k=k, below=below: _flatte_part(
-                        kin, a, b, (kin.masses[a], kin.masses[b]) if k == 1
-                        else (values[ch2[0]], values[ch2[1]]), below)))
-        return out
-
-    def fill(self, ctx, comp):
-        for role, slot in (("mass", "M0"), ("g1", "G1"), ("g2", "G2")):
-            ctx.emit(f"{ctx.slot(comp, slot)} = {ctx.q(comp.quantities[role])}")
-
-    def value(self, ctx, comp, inst, tag):
-        u1, v1, u2, v2 = self._fields(ctx, comp, inst)
-        a, b, _ = inst
-        m, m0 = ctx.field_m(a, b), ctx.slot(comp, "M0")
-        g1, g2 = ctx.slot(comp, "G1"), ctx.slot(comp, "G2")
-        re, im, su, sv, x, y, d = (ctx.var(f"{tag}_{n}") for n in ("re", "im", "su", "sv", "a",
-                                                                    "b", "d"))
-        ctx.emit(f"{su} = {g1} * {u1} + {g2} * {u2}",
-                 f"{sv} = {g1} * {v1} + {g2} * {v2}",
-                 f"{x} = ({m0} - {m}) * ({m0} + {m}) + {m0} * {su}",
-                 f"{y} = {m0} * {sv}",
-                 f"{d} = 1 / ({x} * {x} + {y} * {y})",
-                 f"{re} = {x} * {d}",
-                 f"{im} = {y} * {d}")
-        return re, im
-
-    def gradient(self, ctx, comp, inst, tag):
-        re, im = self.value(ctx, comp, inst, tag)
-        u1, v1, u2, v2 = self._fields(ctx, comp, inst)
-        ctx.support("_d_inverse", _D_INVERSE)
-        m0 = ctx.slot(comp, "M0")
-        su, sv = f"{tag}_su", f"{tag}_sv"
-        out = {}
-        for role, da, db in (("mass", f"2 * {m0} + {su}", sv), ("g1", f"{m0} * {u1}",
-                                                                 f"{m0} * {v1}"),
-                             ("g2", f"{m0} * {u2}", f"{m0} * {v2}")):
-            dre, dim = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
-            ctx.emit(f"_d_inverse({re}, {im}, {da}, {db}, &{dre}, &{dim})")
-            out[role] = (dre, dim)
-        return (re, im), out
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-        m0, g1, g2, m21, m22 = (values[comp.quantities[x].name]
-                                for x in ("mass", "g1", "g2", "channel2_a", "channel2_b"))
-        return hep.flatte(kin.m(a, b), m0, g1, g2, kin.masses[a], kin.masses[b], m21, m22)
+    def expression(self, comp):
+        p = _ex.parameter
+        return _ex.flatte(_ex.event("s"), p("mass"), p("g1"), p("g2"),
+                          (_ex.constant("ma"), _ex.constant("mb")),
+                          (p("channel2_a"), p("channel2_b")))
 
 
-def _flatte_part(kin, a, b, masses, below):
-    """2|q|/m of m_ab -> masses where q^2 < 0 (below) or q^2 >= 0 (above), else 0."""
-    m = kin.m(a, b)
-    q2 = kin.q_squared(a, b, *masses)
-    w = 2 * np.sqrt(np.abs(q2)) / m
-    return np.where(q2 < 0, w, 0.0) if below else np.where(q2 >= 0, w, 0.0)
-
-
-class KMatrix(Lineshape):
+class KMatrix(ExpressionLineshape):
     r"""K-matrix with ``poles`` poles and one or two channels, an S-wave lineshape.
 
     One channel (the resonance's pair):
@@ -503,11 +552,14 @@ class KMatrix(Lineshape):
     threshold (``high_energy_physics.k_matrix_p_vector_add_pole`` and
     ``k_matrix_amplitude``, Chung et al., Ann. Phys. 4 (1995) 404).  Roles:
     ``mass<R>``, ``g<R>`` (GeV), ``beta<R>_re``, ``beta<R>_im`` (complex
-    production coupling of pole R; fix one of them, the component's coupling
-    sets the overall scale and phase) and ``background`` (``b``,
-    dimensionless).  Gradient rule:
-    :math:`\partial A = (\partial P - A\, \partial K (\rho_i - i \rho_r)) / D`,
-    :math:`D = 1 - i K \rho`.
+    production coupling of pole R) and ``background`` (``b``,
+    dimensionless); given as numbers they become the parameters
+    ``<KEY>_MASS<R>``, ``<KEY>_G<R>``, ``<KEY>_BETA<R>_RE``,
+    ``<KEY>_BETA<R>_IM`` and ``<KEY>_BACKGROUND``.  The component's coupling
+    sets the overall scale and phase, so fix one production coupling
+    (for example ``beta1_re=Parameter("B1_RE", 1, fixed=True)``,
+    ``beta1_im=Constant("B1_IM", 0)``): with every beta free, the fit has a
+    flat direction.
 
     Two channels (``channel2``: a second pair of particles, as for the
     :math:`f_0(980)` in :math:`\pi\pi` and :math:`K\bar K`), the amplitude of
@@ -522,10 +574,12 @@ class KMatrix(Lineshape):
     :math:`\rho = \mathrm{diag}(\rho_1, \rho_2)`, each continued below its
     threshold.  Roles per pole ``mass<R>``, ``g<R>`` (channel 1), ``g<R>_2``
     (channel 2), ``beta<R>_re``, ``beta<R>_im``, and ``background``
-    (:math:`b_{11}`), ``background12``, ``background22``.  With
-    :math:`D = I - i K \rho` and :math:`\vec A = D^{-1} P`, the gradient rule
-    is :math:`\partial \vec A = D^{-1}(\partial P + i\, \partial K \rho \vec A)`.
-    Spin 0 only.
+    (:math:`b_{11}`), ``background12``, ``background22``.
+
+    The amplitude is evaluated with the poles multiplied through
+    (:func:`vecampfit.expressions.k_matrix`: for one pole
+    :math:`A = \beta g / ((m^2 - s)(1 - i b \rho) - i g^2 \rho)`), so that it
+    is finite where :math:`s` equals a pole mass squared.  Spin 0 only.
 
     Parameters
     ----------
@@ -573,229 +627,29 @@ class KMatrix(Lineshape):
                 raise ValueError(f"resonance {comp.key!r} (k_matrix): pole {r} mass {m!r} GeV is "
                                  f"not above the threshold of its pair: the pair cannot produce it")
 
-    def fill(self, ctx, comp):
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        q = lambda role: ctx.q(comp.quantities[role])  # noqa: E731
+    def expression(self, comp):
+        p = _ex.parameter
+        s = _ex.event("s")
         two = self.channel2 is not None
-        for r in range(1, self.poles + 1):
-            ctx.emit(f"m0 = {q(f'mass{r}')}", f"r = {q(f'g{r}')}",
-                     f"{s(f'MSQ{r}')} = m0 * m0", f"{s(f'DM{r}')} = -2 * m0",
-                     f"{s(f'G{r}')} = r", f"{s(f'G2{r}')} = r * r",
-                     f"{s(f'BRE{r}')} = {q(f'beta{r}_re')}", f"{s(f'BIM{r}')} = {q(f'beta{r}_im')}",
-                     f"{s(f'BGRE{r}')} = {q(f'beta{r}_re')} * r",
-                     f"{s(f'BGIM{r}')} = {q(f'beta{r}_im')} * r")
-            if two:
-                ctx.emit(f"n = {q(f'g{r}_2')}", f"{s(f'H{r}')} = n", f"{s(f'H2{r}')} = n * n",
-                         f"{s(f'GH{r}')} = r * n",
-                         f"{s(f'BHRE{r}')} = {q(f'beta{r}_re')} * n",
-                         f"{s(f'BHIM{r}')} = {q(f'beta{r}_im')} * n")
-        ctx.emit(f"{s('B')} = {q('background')}")
+        poles = range(1, self.poles + 1)
+        rho = [_ex.phase_space_factor(s, _ex.constant("ma"), _ex.constant("mb"))]
         if two:
-            ctx.emit(f"{s('B12')} = {q('background12')}", f"{s('B22')} = {q('background22')}")
-
-    def _fields(self, ctx, comp, inst):
-        a, b, _ = inst
-        pl = ctx.pair_label(a, b)
-
-        def rho(kin, values, masses, part):
-            r2 = kin.q_squared(a, b, *masses(values, kin)) * 4 / kin.s_pair(a, b)
-            r = np.sqrt(np.abs(r2))
-            return np.where(r2 >= 0, r, 0.0) if part == 0 else np.where(r2 < 0, r, 0.0)
-
-        own = lambda values, kin: (kin.masses[a], kin.masses[b])  # noqa: E731
-        fields = (ctx.field_s(a, b),
-                  ctx.field(f"rho_re_{pl}", lambda kin, values: rho(kin, values, own, 0)),
-                  ctx.field(f"rho_im_{pl}", lambda kin, values: rho(kin, values, own, 1)))
-        if self.channel2 is None:
-            return fields
-        ch2 = (comp.quantities["channel2_a"].name, comp.quantities["channel2_b"].name)
-        other = lambda values, kin: (values[ch2[0]], values[ch2[1]])  # noqa: E731
-        return fields + (
-            ctx.field(f"rho2_re_{pl}_{comp.key}", lambda kin, values: rho(kin, values, other, 0)),
-            ctx.field(f"rho2_im_{pl}_{comp.key}", lambda kin, values: rho(kin, values, other, 1)))
-
-    def _poles(self, ctx, comp, tag, sv):
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        e = [ctx.var(f"{tag}_e{r}") for r in range(1, self.poles + 1)]
-        ctx.emit(*(f"{e[r - 1]} = 1 / ({s(f'MSQ{r}')} - {sv})" for r in range(1, self.poles + 1)))
-        return e
-
-    def _sum(self, ctx, comp, e, slot, base=None):
-        """base + sum_R slot<R> e_R as an expression."""
-        terms = [f"{ctx.slot(comp, f'{slot}{r}')} * {e[r - 1]}" for r in range(1, self.poles + 1)]
-        return " + ".join(([ctx.slot(comp, base)] if base else []) + terms)
-
-    def _core(self, ctx, comp, inst, tag):
-        sv, rr, ri = self._fields(ctx, comp, inst)[:3]
-        e = self._poles(ctx, comp, tag, sv)
-        k, pr, pi, dr, di, den, re, im = (ctx.var(f"{tag}_{x}") for x in (
-            "k", "pr", "pi", "dr", "di", "den", "re", "im"))
-        ctx.emit(f"{k} = {self._sum(ctx, comp, e, 'G2', 'B')}",
-                 f"{pr} = {self._sum(ctx, comp, e, 'BGRE')}",
-                 f"{pi} = {self._sum(ctx, comp, e, 'BGIM')}",
-                 f"{dr} = 1 + {k} * {ri}",
-                 f"{di} = -{k} * {rr}",
-                 f"{den} = 1 / ({dr} * {dr} + {di} * {di})",
-                 f"{re} = ({pr} * {dr} + {pi} * {di}) * {den}",
-                 f"{im} = ({pi} * {dr} - {pr} * {di}) * {den}")
-        return re, im, e, dr, di, den, rr, ri
-
-    def _core2(self, ctx, comp, inst, tag):
-        """Two channels: A_1, A_2 and D (complex, as (re, im) names), 1/det D."""
-        sv, rr1, ri1, rr2, ri2 = self._fields(ctx, comp, inst)
-        e = self._poles(ctx, comp, tag, sv)
-        v = lambda *names: tuple(ctx.var(f"{tag}_{n}") for n in names)  # noqa: E731
-        k11, k12, k22, p1r, p1i, p2r, p2i = v("k11", "k12", "k22", "p1r", "p1i", "p2r", "p2i")
-        ctx.emit(f"{k11} = {self._sum(ctx, comp, e, 'G2', 'B')}",
-                 f"{k12} = {self._sum(ctx, comp, e, 'GH', 'B12')}",
-                 f"{k22} = {self._sum(ctx, comp, e, 'H2', 'B22')}",
-                 f"{p1r} = {self._sum(ctx, comp, e, 'BGRE')}",
-                 f"{p1i} = {self._sum(ctx, comp, e, 'BGIM')}",
-                 f"{p2r} = {self._sum(ctx, comp, e, 'BHRE')}",
-                 f"{p2i} = {self._sum(ctx, comp, e, 'BHIM')}")
-        # D_ij = delta_ij - i K_ij rho_j, rho_j = rr_j + i ri_j.
-        d11, d12, d21, d22 = v("d11r", "d11i"), v("d12r", "d12i"), v("d21r", "d21i"), \
-            v("d22r", "d22i")
-        ctx.emit(f"{d11[0]} = 1 + {k11} * {ri1}", f"{d11[1]} = -{k11} * {rr1}",
-                 f"{d12[0]} = {k12} * {ri2}", f"{d12[1]} = -{k12} * {rr2}",
-                 f"{d21[0]} = {k12} * {ri1}", f"{d21[1]} = -{k12} * {rr1}",
-                 f"{d22[0]} = 1 + {k22} * {ri2}", f"{d22[1]} = -{k22} * {rr2}")
-        dt, inv = v("detr", "deti"), v("invr", "invi")
-        den = ctx.var(f"{tag}_den")
-        ctx.emit(f"{dt[0]} = {_cmul_re(d11, d22)} - {_cmul_re(d12, d21)}",
-                 f"{dt[1]} = {_cmul_im(d11, d22)} - {_cmul_im(d12, d21)}",
-                 f"{den} = 1 / ({dt[0]} * {dt[0]} + {dt[1]} * {dt[1]})",
-                 f"{inv[0]} = {dt[0]} * {den}", f"{inv[1]} = -{dt[1]} * {den}")
-        p1, p2 = (p1r, p1i), (p2r, p2i)
-        n1, n2, a1, a2 = v("n1r", "n1i"), v("n2r", "n2i"), v("re", "im"), v("a2r", "a2i")
-        ctx.emit(f"{n1[0]} = {_cmul_re(d22, p1)} - {_cmul_re(d12, p2)}",
-                 f"{n1[1]} = {_cmul_im(d22, p1)} - {_cmul_im(d12, p2)}",
-                 f"{n2[0]} = {_cmul_re(d11, p2)} - {_cmul_re(d21, p1)}",
-                 f"{n2[1]} = {_cmul_im(d11, p2)} - {_cmul_im(d21, p1)}",
-                 f"{a1[0]} = {_cmul_re(n1, inv)}", f"{a1[1]} = {_cmul_im(n1, inv)}",
-                 f"{a2[0]} = {_cmul_re(n2, inv)}", f"{a2[1]} = {_cmul_im(n2, inv)}")
-        return a1, a2, e, d12, d22, inv, (rr1, ri1), (rr2, ri2)
-
-    def value(self, ctx, comp, inst, tag):
-        if self.channel2 is not None:
-            return self._core2(ctx, comp, inst, tag)[0]
-        return self._core(ctx, comp, inst, tag)[:2]
-
-    def gradient(self, ctx, comp, inst, tag):
-        if self.channel2 is not None:
-            return self._gradient2(ctx, comp, inst, tag)
-        re, im, e, dr, di, den, rr, ri = self._core(ctx, comp, inst, tag)
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        # A (rho_i - i rho_r), and 1/D = conj(D) den.
-        wr, wi = ctx.var(f"{tag}_wr"), ctx.var(f"{tag}_wi")
-        ctx.emit(f"{wr} = {re} * {ri} + {im} * {rr}", f"{wi} = {im} * {ri} - {re} * {rr}")
-        out = {}
-
-        def rule(role, dk, dpr, dpi):
-            tr, ti = f"({dpr} - {dk} * {wr})" if dk else dpr, f"({dpi} - {dk} * {wi})" if dk else dpi
-            xr, xi = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
-            ctx.emit(f"{xr} = ({tr} * {dr} + {ti} * {di}) * {den}",
-                     f"{xi} = ({ti} * {dr} - {tr} * {di}) * {den}")
-            out[role] = (xr, xi)
-        for r in range(1, self.poles + 1):
-            e2 = f"{e[r - 1]} * {e[r - 1]}"
-            rule(f"mass{r}", f"{s(f'DM{r}')} * {s(f'G2{r}')} * {e2}",
-                 f"{s(f'DM{r}')} * {s(f'BGRE{r}')} * {e2}", f"{s(f'DM{r}')} * {s(f'BGIM{r}')} * {e2}")
-            rule(f"g{r}", f"2 * {s(f'G{r}')} * {e[r - 1]}", f"{s(f'BRE{r}')} * {e[r - 1]}",
-                 f"{s(f'BIM{r}')} * {e[r - 1]}")
-            rule(f"beta{r}_re", None, f"{s(f'G{r}')} * {e[r - 1]}", "0")
-            rule(f"beta{r}_im", None, "0", f"{s(f'G{r}')} * {e[r - 1]}")
-        rule("background", "1", "0", "0")
-        return (re, im), out
-
-    def _gradient2(self, ctx, comp, inst, tag):
-        a1, a2, e, d12, d22, inv, rho1, rho2 = self._core2(ctx, comp, inst, tag)
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        # w_j = rho_j A_j; v = dP + i dK w; dA_1 = (D22 v_1 - D12 v_2) / det D.
-        w1, w2 = (ctx.var(f"{tag}_w1r"), ctx.var(f"{tag}_w1i")), \
-            (ctx.var(f"{tag}_w2r"), ctx.var(f"{tag}_w2i"))
-        ctx.emit(f"{w1[0]} = {_cmul_re(rho1, a1)}", f"{w1[1]} = {_cmul_im(rho1, a1)}",
-                 f"{w2[0]} = {_cmul_re(rho2, a2)}", f"{w2[1]} = {_cmul_im(rho2, a2)}")
-        out = {}
-
-        def rule(role, dk11, dk12, dk22, dp1, dp2):
-            """dK entries (real expressions or None) and dP_i ((re, im) or None)."""
-            def v_i(dp, dka, dkb):
-                # dP_i + i (dK_i1 w_1 + dK_i2 w_2): i (x + i y) = -y + i x.
-                re_t = [dp[0]] if dp and dp[0] != "0" else []
-                im_t = [dp[1]] if dp and dp[1] != "0" else []
-                for dk, w in ((dka, w1), (dkb, w2)):
-                    if dk:
-                        re_t.append(f"-({dk}) * {w[1]}")
-                        im_t.append(f"({dk}) * {w[0]}")
-                return (" + ".join(re_t) or "0", " + ".join(im_t) or "0")
-            v1, v2 = v_i(dp1, dk11, dk12), v_i(dp2, dk12, dk22)
-            t1, t2 = (ctx.var(f"{tag}_v1{role}_re"), ctx.var(f"{tag}_v1{role}_im")), \
-                (ctx.var(f"{tag}_v2{role}_re"), ctx.var(f"{tag}_v2{role}_im"))
-            nr, ni = ctx.var(f"{tag}_n{role}_re"), ctx.var(f"{tag}_n{role}_im")
-            xr, xi = ctx.var(f"{tag}_d{role}_re"), ctx.var(f"{tag}_d{role}_im")
-            ctx.emit(f"{t1[0]} = {v1[0]}", f"{t1[1]} = {v1[1]}",
-                     f"{t2[0]} = {v2[0]}", f"{t2[1]} = {v2[1]}",
-                     f"{nr} = {_cmul_re(d22, t1)} - {_cmul_re(d12, t2)}",
-                     f"{ni} = {_cmul_im(d22, t1)} - {_cmul_im(d12, t2)}",
-                     f"{xr} = {_cmul_re((nr, ni), inv)}", f"{xi} = {_cmul_im((nr, ni), inv)}")
-            out[role] = (xr, xi)
-        for r in range(1, self.poles + 1):
-            er = e[r - 1]
-            de = f"{s(f'DM{r}')} * {er} * {er}"          # d e_R / d m_R
-            rule(f"mass{r}", f"{s(f'G2{r}')} * {de}", f"{s(f'GH{r}')} * {de}",
-                 f"{s(f'H2{r}')} * {de}", (f"{s(f'BGRE{r}')} * {de}", f"{s(f'BGIM{r}')} * {de}"),
-                 (f"{s(f'BHRE{r}')} * {de}", f"{s(f'BHIM{r}')} * {de}"))
-            rule(f"g{r}", f"2 * {s(f'G{r}')} * {er}", f"{s(f'H{r}')} * {er}", None,
-                 (f"{s(f'BRE{r}')} * {er}", f"{s(f'BIM{r}')} * {er}"), None)
-            rule(f"g{r}_2", None, f"{s(f'G{r}')} * {er}", f"2 * {s(f'H{r}')} * {er}", None,
-                 (f"{s(f'BRE{r}')} * {er}", f"{s(f'BIM{r}')} * {er}"))
-            rule(f"beta{r}_re", None, None, None, (f"{s(f'G{r}')} * {er}", "0"),
-                 (f"{s(f'H{r}')} * {er}", "0"))
-            rule(f"beta{r}_im", None, None, None, ("0", f"{s(f'G{r}')} * {er}"),
-                 ("0", f"{s(f'H{r}')} * {er}"))
-        rule("background", "1", None, None, None, None)
-        rule("background12", None, "1", None, None, None)
-        rule("background22", None, None, "1", None, None)
-        return a1, out
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-        v = lambda role: values[comp.quantities[role].name]  # noqa: E731
-        s = kin.s_pair(a, b)
-        two = self.channel2 is not None
-        k = p = None
-        for r in range(1, self.poles + 1):
-            g = [v(f"g{r}"), v(f"g{r}_2")] if two else [v(f"g{r}")]
-            k, p = hep.k_matrix_p_vector_add_pole(k, p, s, v(f"mass{r}"),
-                                                  complex(v(f"beta{r}_re"), v(f"beta{r}_im")), g)
-        k = k.copy()
-        k[:, 0, 0] += v("background")
-        ma, mb = kin.masses[a], kin.masses[b]
-        rho = np.sqrt((1 - (ma + mb) ** 2 / s) * (1 - (ma - mb) ** 2 / s) + 0j)[:, None]
-        if two:
-            k[:, 0, 1] += v("background12")
-            k[:, 1, 0] += v("background12")
-            k[:, 1, 1] += v("background22")
-            mc, md = v("channel2_a"), v("channel2_b")
-            rho2 = np.sqrt((1 - (mc + md) ** 2 / s) * (1 - (mc - md) ** 2 / s) + 0j)[:, None]
-            rho = np.concatenate([rho, rho2], axis=1)
-        return hep.k_matrix_amplitude(k, p, rho)[:, 0]
-
-
-def _cmul_re(a, b):
-    """Re(a b) of two complex numbers given as (re, im) expressions."""
-    return f"({a[0]} * {b[0]} - {a[1]} * {b[1]})"
-
-
-def _cmul_im(a, b):
-    """Im(a b) of two complex numbers given as (re, im) expressions."""
-    return f"({a[0]} * {b[1]} + {a[1]} * {b[0]})"
+            rho.append(_ex.phase_space_factor(s, p("channel2_a"), p("channel2_b")))
+            background = [[p("background"), p("background12")],
+                          [p("background12"), p("background22")]]
+        else:
+            background = [[p("background")]]
+        return _ex.k_matrix(
+            s, [p(f"mass{r}") for r in poles],
+            [[p(f"g{r}")] + ([p(f"g{r}_2")] if two else []) for r in poles],
+            [_ex.ComplexExpr(p(f"beta{r}_re"), p(f"beta{r}_im")) for r in poles],
+            background, rho)
 
 
 #: Lineshapes by name.
 LINESHAPES = {cls.name: cls for cls in (BreitWignerNoPhaseSpace, BreitWigner,
-                                        ConstantWidthBreitWigner, Flatte, KMatrix)}
+                                        ConstantWidthBreitWigner, Flatte, KMatrix,
+                                        FormulaLineshape)}
 
 
 def lineshape(spec, owner="resonance"):

@@ -1,0 +1,225 @@
+"""Passes over expressions: substitution, derivatives, hoisting.
+
+Each pass is one function that walks the tree once (memoized by node, so a
+shared subexpression is visited once):
+
+* :func:`substitute` replaces leaves (a lineshape's roles by the model's
+  parameters and constants, a pair's generic invariant by its own);
+* :func:`derivative` differentiates by one parameter, with the rules of
+  :data:`DERIVATIVE_RULES` (one per operation); the result goes through the
+  canonical constructors, so it simplifies like any expression;
+* :func:`hoist` splits every per-event sum and product into its
+  parameter-only part, its event-only part and the rest: the first becomes
+  one parameter-buffer slot (filled once per call), the second one event
+  field (filled once, when the events are loaded), and only the rest is
+  computed per event.
+"""
+
+from .nodes import (ONE, ZERO, ComplexExpr, Expr, add, atan2, cos, exp, log, mul, pos, power, sin,
+                    step)
+
+__all__ = ["substitute", "derivative", "complex_derivative", "hoist", "DERIVATIVE_RULES",
+           "leaves"]
+
+_REBUILD = {
+    "add": lambda node, args: add(*args),
+    "mul": lambda node, args: mul(*args),
+    "pow": lambda node, args: power(args[0], node.data),
+    "exp": lambda node, args: exp(args[0]),
+    "log": lambda node, args: log(args[0]),
+    "sin": lambda node, args: sin(args[0]),
+    "cos": lambda node, args: cos(args[0]),
+    "pos": lambda node, args: pos(args[0]),
+    "step": lambda node, args: step(args[0]),
+    "atan2": lambda node, args: atan2(args[0], args[1]),
+}
+
+
+def substitute(expr, mapping, memo=None):
+    """``expr`` with leaves replaced.
+
+    Parameters
+    ----------
+    expr : Expr or ComplexExpr
+    mapping : dict or callable
+        Leaf -> replacement (an :class:`Expr`), or a function of a leaf
+        returning its replacement or None (kept).
+    memo : dict, optional
+        Shared between calls that substitute the same mapping.
+
+    Returns
+    -------
+    Expr or ComplexExpr
+    """
+    if isinstance(expr, ComplexExpr):
+        memo = {} if memo is None else memo
+        return ComplexExpr(substitute(expr.re, mapping, memo), substitute(expr.im, mapping, memo))
+    memo = {} if memo is None else memo
+    lookup = mapping if callable(mapping) else mapping.get
+
+    def walk(node):
+        if node in memo:
+            return memo[node]
+        if node.op in ("par", "const", "event"):
+            out = lookup(node)
+            out = node if out is None else out
+        elif node.op == "num":
+            out = node
+        else:
+            out = _REBUILD[node.op](node, [walk(a) for a in node.args])
+        memo[node] = out
+        return out
+    return walk(expr)
+
+
+def leaves(expr):
+    """The leaves (parameters, constants, events) below ``expr``, in first-visit order."""
+    seen, out = set(), []
+    roots = [expr.re, expr.im] if isinstance(expr, ComplexExpr) else [expr]
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op in ("par", "const", "event"):
+            out.append(node)
+        stack.extend(reversed(node.args))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Derivatives: one rule per operation, d(node) from the node, its arguments
+# and the arguments' derivatives.
+# ---------------------------------------------------------------------------
+
+def _d_add(node, d):
+    return add(*d)
+
+
+def _d_mul(node, d):
+    terms = []
+    for k, dk in enumerate(d):
+        if dk != ZERO:
+            terms.append(mul(dk, *(node.args[:k] + node.args[k + 1:])))
+    return add(*terms)
+
+
+def _d_pow(node, d):
+    n = node.data
+    return mul(n, power(node.args[0], n - 1), d[0])
+
+
+DERIVATIVE_RULES = {
+    "add": _d_add,
+    "mul": _d_mul,
+    "pow": _d_pow,
+    "exp": lambda node, d: mul(node, d[0]),
+    "log": lambda node, d: mul(power(node.args[0], -1), d[0]),
+    "sin": lambda node, d: mul(cos(node.args[0]), d[0]),
+    "cos": lambda node, d: mul(-1.0, sin(node.args[0]), d[0]),
+    "pos": lambda node, d: mul(step(node.args[0]), d[0]),
+    "step": lambda node, d: ZERO,
+    # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+    "atan2": lambda node, d: mul(add(mul(node.args[1], d[0]), mul(-1.0, node.args[0], d[1])),
+                                 power(add(mul(node.args[0], node.args[0]),
+                                           mul(node.args[1], node.args[1])), -1)),
+}
+"""The derivative rule of each operation: ``rule(node, [d arg])`` -> d node.
+
+``pos`` and ``step`` are differentiated as functions of their argument
+away from zero (:math:`\\partial \\max(x, 0) = [x > 0]\\,\\partial x`).
+"""
+
+
+def derivative(expr, name, memo=None):
+    """:math:`\\partial\\, \\mathrm{expr} / \\partial\\, \\mathrm{name}`.
+
+    Parameters
+    ----------
+    expr : Expr or ComplexExpr
+    name : str
+        A parameter name (constants and events have zero derivatives).
+    memo : dict, optional
+        Shared between calls with the same ``name`` (a subexpression common
+        to several outputs is differentiated once).
+
+    Returns
+    -------
+    Expr or ComplexExpr
+    """
+    if isinstance(expr, ComplexExpr):
+        memo = {} if memo is None else memo
+        return ComplexExpr(derivative(expr.re, name, memo), derivative(expr.im, name, memo))
+    memo = {} if memo is None else memo
+
+    def walk(node):
+        if name not in node.parameters:
+            return ZERO
+        if node.op == "par":
+            return ONE
+        if node in memo:
+            return memo[node]
+        out = DERIVATIVE_RULES[node.op](node, [walk(a) for a in node.args])
+        memo[node] = out
+        return out
+    return walk(expr)
+
+
+def complex_derivative(expr, name, memo=None):
+    """The derivative of a complex expression (alias of :func:`derivative`,
+    which handles both)."""
+    return derivative(expr, name, memo)
+
+
+# ---------------------------------------------------------------------------
+# Hoisting
+# ---------------------------------------------------------------------------
+
+def _group(op, args):
+    if not args:
+        return None
+    if len(args) == 1:
+        return args[0]
+    return add(*args) if op == "add" else mul(*args)
+
+
+def hoist(expr, memo=None):
+    """Regroup per-event sums and products by dependency class.
+
+    A sum or product that depends on parameters and events is rebuilt as
+    ``[parameter part] op [event part] op mixed...``, each part one node
+    (the printer puts the first in the parameter buffer and the second in
+    the event buffer).  The result is for printing only: its regrouped
+    nodes are not in canonical form.
+
+    Parameters
+    ----------
+    expr : Expr
+    memo : dict, optional
+        Shared by the outputs of one function (so shared nodes stay shared).
+
+    Returns
+    -------
+    Expr
+    """
+    memo = {} if memo is None else memo
+
+    def walk(node):
+        if node.dependency != "mixed":
+            return node
+        if node in memo:
+            return memo[node]
+        if node.op in ("add", "mul"):
+            groups = {"number": [], "parameter": [], "event": [], "mixed": []}
+            for a in node.args:
+                groups[a.dependency].append(a)
+            head = groups["number"] + groups["parameter"]
+            parts = [_group(node.op, head), _group(node.op, groups["event"])]
+            parts = [p for p in parts if p is not None] + [walk(a) for a in groups["mixed"]]
+            out = parts[0] if len(parts) == 1 else Expr(node.op, parts)
+        else:
+            out = Expr(node.op, [walk(a) for a in node.args], node.data)
+        memo[node] = out
+        return out
+    return walk(expr)

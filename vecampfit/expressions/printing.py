@@ -1,0 +1,186 @@
+"""Printers: expressions as readable formulas and as Cython statements.
+
+:func:`infix` writes a formula for messages and comments.
+:class:`CythonPrinter` writes the statements of one function body, one
+statement a line, each node once (a node already printed is reused by name:
+the common-subexpression pass is the printer's memo).  It asks its owner how
+to read the leaves and hoisted nodes (a parameter-buffer slot, an event
+field, an argument of the function), so the same printer writes the
+parameter-buffer fill (double precision) and the per-event loop.
+"""
+
+import math
+
+from .nodes import Expr
+
+__all__ = ["infix", "CythonPrinter", "number_literal"]
+
+_PREC = {"add": 1, "mul": 2, "pow": 3}
+
+
+def _num_text(v):
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+def infix(expr, prec=0):
+    """A readable formula of a real expression (``^`` for powers)."""
+    op = expr.op
+    if op == "num":
+        text = _num_text(expr.data) if math.isfinite(expr.data) else repr(expr.data)
+        return f"({text})" if expr.data < 0 and prec > 0 else text
+    if op in ("par", "const", "event"):
+        return expr.data
+    if op == "add":
+        parts = []
+        for k, a in enumerate(expr.args):
+            t = infix(a, 1)
+            if k and t.startswith("-"):
+                parts.append(f"- {t[1:]}")
+            else:
+                parts.append(("+ " if k else "") + t)
+        text = " ".join(parts)
+        return f"({text})" if prec > 1 else text
+    if op == "mul":
+        args = list(expr.args)
+        sign = ""
+        if args[0].op == "num" and args[0].data == -1.0:
+            sign, args = "-", args[1:]
+        text = sign + " * ".join(infix(a, 2) for a in args)
+        return f"({text})" if prec > 1 else text
+    if op == "pow":
+        n = expr.data
+        if n == 0.5:
+            return f"sqrt({infix(expr.args[0])})"
+        return f"{infix(expr.args[0], 4)}^{_num_text(n) if n >= 0 else f'({_num_text(n)})'}"
+    return f"{op}({', '.join(infix(a) for a in expr.args)})"
+
+
+def number_literal(v, ctype):
+    """A number as a Cython literal of type ``ctype`` (integers stay integers,
+    so that they never promote a float expression to double)."""
+    if not math.isfinite(v):
+        return "NAN" if math.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")
+    if v == int(v) and abs(v) < 2 ** 31:
+        return str(int(v))
+    if ctype == "double":
+        return repr(v)
+    return f"(<{ctype}> {v!r})"
+
+
+class CythonPrinter:
+    """Statements of one function body, each node printed once.
+
+    Parameters
+    ----------
+    leaf : callable
+        ``leaf(node) -> str or None``: the text of a node that the printer
+        must not compute itself (a leaf, a hoisted parameter-only or
+        event-only node), or None to compute it here.
+    local : callable
+        ``local(hint) -> str``: a new local variable name.
+    emit : callable
+        ``emit(line)``: write one statement.
+    ctype : str
+        C type of the locals (``"floating"`` in block functions,
+        ``"double"`` in the parameter-buffer fill).
+    math : dict, optional
+        Function name per operation (``exp``, ``log``, ``sin``, ``cos``,
+        ``sqrt``, ``pow``, ``atan2``, ``fmax``).
+    """
+
+    def __init__(self, leaf, local, emit, ctype="floating", math=None):
+        self.leaf = leaf
+        self.local = local
+        self.emit = emit
+        self.ctype = ctype
+        self.math = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "sqrt": "sqrt",
+                     "pow": "pow", "atan2": "atan2", "fmax": "fmax"}
+        self.math.update(math or {})
+        self.memo = {}
+
+    def code(self, node, hint="t"):
+        """The text of ``node`` (a name or a literal), printing what it needs."""
+        if node in self.memo:
+            return self.memo[node]
+        text = self.leaf(node)
+        if text is None:
+            if node.op == "num":
+                text = number_literal(node.data, self.ctype)
+            else:
+                rhs = self._rhs(node, hint)
+                if node.op == "mul" and node.args[0].op == "num" and node.args[0].data == -1.0 \
+                        and len(node.args) == 2:
+                    text = f"(-{self.code(node.args[1], hint)})"
+                else:
+                    text = self.local(hint)
+                    self.emit(f"{text} = {rhs}")
+        self.memo[node] = text
+        return text
+
+    def _rhs(self, node, hint):
+        op, args = node.op, node.args
+        c = lambda a: self.code(a, hint)  # noqa: E731
+        if op == "add":
+            parts = []
+            for k, a in enumerate(args):
+                if k and a.op == "num" and a.data < 0:
+                    parts.append(f"- {number_literal(-a.data, self.ctype)}")
+                elif k and a.op == "mul" and a.args[0].op == "num" and a.args[0].data < 0:
+                    coef = -a.args[0].data
+                    factors = [number_literal(coef, self.ctype)] if coef != 1.0 else []
+                    parts.append("- " + " * ".join(factors + [c(x) for x in a.args[1:]]))
+                else:
+                    parts.append(("+ " if k else "") + c(a))
+            return " ".join(parts)
+        if op == "mul":
+            if args[0].op == "num" and args[0].data == -1.0:
+                return "-" + " * ".join(c(a) for a in args[1:])
+            return " * ".join(c(a) for a in args)
+        if op == "pow":
+            return self._pow(args[0], node.data, hint)
+        if op in ("exp", "log", "sin", "cos"):
+            return f"{self.math[op]}({c(args[0])})"
+        if op == "atan2":
+            return f"{self.math['atan2']}({c(args[0])}, {c(args[1])})"
+        if op == "pos":
+            return f"{self.math['fmax']}({c(args[0])}, 0)"
+        if op == "step":
+            return f"<{self.ctype}> ({c(args[0])} > 0)"
+        raise ValueError(f"cannot print the operation {op!r}")
+
+    def _pow(self, base, n, hint):
+        if isinstance(n, int) and n < -1:
+            # x^-n = (1/x)^n: one division per base, shared by every power of it.
+            base, n = Expr("pow", (base,), -1), -n
+        b = self.code(base, hint)
+        if isinstance(n, int):
+            k = abs(n)
+            text = " * ".join([b] * k) if k <= 4 else self._int_power(b, k)
+            return text if n > 0 else f"1 / {b}" if k == 1 else f"1 / ({text})"
+        if n == 0.5:
+            return f"{self.math['sqrt']}({b})"
+        if n == -0.5:
+            return f"1 / {self.math['sqrt']}({b})"
+        twice = 2 * n
+        if twice == int(twice):
+            # x^(k/2) = x^((k-1)/2) sqrt(x): integer powers and one square root.
+            k = int(twice)
+            root = f"{self.math['sqrt']}({b})"
+            rest = " * ".join([b] * (abs(k) // 2) + [root])
+            return rest if k > 0 else f"1 / ({rest})"
+        return f"{self.math['pow']}({b}, {number_literal(float(n), self.ctype)})"
+
+    def _int_power(self, b, k):
+        """b^k by repeated squaring into locals."""
+        out, sq = None, b
+        while k:
+            if k & 1:
+                out = sq if out is None else f"{out} * {sq}"
+            k >>= 1
+            if k:
+                t = self.local("sq")
+                self.emit(f"{t} = {sq} * {sq}")
+                sq = t
+        return out
