@@ -747,3 +747,157 @@ def test_two_channel_k_matrix_against_independent_formula(model_cache):
                                    err_msg=name)
     back = IsobarModel.from_dict(m.to_dict())
     np.testing.assert_allclose(back.density(records, v), m.density(records, v), rtol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# Lineshapes written on the expression layer
+# ---------------------------------------------------------------------------
+
+def _s_wave_model(flatte, kmatrix, bw):
+    """D+ -> K- pi+ pi+ with S-waves only (no spin or form factors, so that
+    every per-event line comes from the expression layer)."""
+    m = IsobarModel("D+", ["K-", "pi+", "pi+"], parent_form_factor="none")
+    m.add_resonance("K0ST", ("K-", "pi+"), 0, lineshape=flatte, mass=1.425, g1=0.30, g2=0.20,
+                    coupling=Cartesian(0.8, -0.4))
+    m.add_resonance("KPI", ("K-", "pi+"), 0, lineshape=kmatrix, mass1=1.45, g1=0.6,
+                    beta1_re=Parameter("KPI_BETA1_RE", 1.0, fixed=True),
+                    beta1_im=Constant("KPI_BETA1_IM", 0.0), background=0.2,
+                    coupling=Polar(0.7, 30.0))
+    m.add_resonance("K0W", ("K-", "pi+"), 0, lineshape=bw, mass=1.6, width=0.2,
+                    coupling=Polar(0.3, -50.0))
+    m.add_nonresonant("NR", Polar(Parameter("NR_A", 1.2, fixed=True), 30.0))
+    return m
+
+
+def _s_wave_records(n, seed):
+    ev = generation.phase_space(M_D, [M_K, M_PI, M_PI], n, seed=seed)
+    k, pa, pb = ev.momenta
+    return {"m2_km_pip2": _minv2(k + pa), "m2_km_pip3": _minv2(k + pb)}
+
+
+def test_formula_lineshapes_equal_the_built_in_ones(model_cache):
+    """A model declared only with formula strings (the Flatte as the
+    expression-layer docs write it, a one-pole K-matrix as P/(1 - i K rho),
+    a constant-width Breit-Wigner) has the density, gradient and component
+    amplitudes of the same model with the built-in lineshapes."""
+    from vecampfit.isobar import FormulaLineshape
+    eta = {"meta": M_ETAP, "mK": M_K}
+    formula = _s_wave_model(
+        FormulaLineshape("1/(mass^2 - s - i*mass*(g1*rho(s, ma, mb) + g2*rho(s, mK, meta)))",
+                         constants=eta),
+        FormulaLineshape("(beta1_re + i*beta1_im)*g1/(mass1^2 - s)"
+                         " / (1 - i*(background + g1^2/(mass1^2 - s))"
+                         "*rho(s, ma, mb))"),
+        FormulaLineshape("1/(mass^2 - s - i*mass*width)"))
+    builtin = _s_wave_model({"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                            {"name": "k_matrix", "poles": 1}, "constant_width")
+    assert sorted(formula.parameter_names()) == sorted(builtin.parameter_names())
+    records = _s_wave_records(600, 41)
+    v = _random_values(builtin, np.random.default_rng(42))
+    np.testing.assert_allclose(formula.density(records, v), builtin.density(records, v),
+                               rtol=1e-12)
+    out = {}
+    for name, m in (("formula", formula), ("builtin", builtin)):
+        compiled = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                             name=f"swave_{name}", build_dir=model_cache)
+        d = compiled.density("float64", 4)
+        x = np.array([v[n] for n in d.parameters])
+        val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+        order = [d.parameters.index(n) for n in sorted(d.parameters)]
+        out[name] = (val, grad[order], compiled.component_amplitudes(records, v, vector_length=4))
+    worst = np.max(np.abs(out["formula"][0] / out["builtin"][0] - 1))
+    gworst = np.max(np.abs(out["formula"][1] - out["builtin"][1])) / np.max(np.abs(out["builtin"][1]))
+    print(f"formula against built-in: density {worst:.1e}, gradient {gworst:.1e}")
+    assert worst < 1e-12 and gworst < 1e-12
+    np.testing.assert_allclose(out["formula"][2], out["builtin"][2], rtol=1e-12, atol=1e-14)
+    back = IsobarModel.from_dict(formula.to_dict())
+    assert back.source() == formula.source()
+
+
+def test_k_matrix_is_finite_at_its_pole_in_both_precisions(model_cache):
+    """An event whose m^2(K- pi+) is the pole mass squared (in float32,
+    2.10250015 GeV^2 rounds to 1.45^2): the density is finite and equals
+    the numpy form there, in float64 and float32; so is a fit point whose
+    pole mass lands on an event."""
+    m = _s_wave_model({"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                      {"name": "k_matrix", "poles": 1}, "constant_width")
+    compiled = m.compile((4, 8), directory=os.path.join(model_cache, "isobar"),
+                         name="kmatrix_pole", build_dir=model_cache)
+    records = _s_wave_records(16, 43)
+    records["m2_km_pip2"][:3] = [1.45 ** 2, float(np.float32(2.10250015)), 2.10250015]
+    v = m.values()
+    want = m.density(records, v)
+    assert np.all(np.isfinite(want))
+    for precision, rtol in (("float64", 1e-12), ("float32", 2e-4)):
+        d = compiled.density(precision, 8)
+        x = np.array([v[n] for n in d.parameters])
+        val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+        assert np.all(np.isfinite(val)) and np.all(np.isfinite(grad)), precision
+        np.testing.assert_allclose(val, want, rtol=rtol, err_msg=precision)
+    # The pole mass moved onto an event's m^2 (float64).
+    d = compiled.density("float64", 4)
+    v2 = dict(v, KPI_MASS1=float(np.sqrt(records["m2_km_pip2"][5])))
+    records["m2_km_pip2"][5] = v2["KPI_MASS1"] ** 2
+    x = np.array([v2[n] for n in d.parameters])
+    val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+    assert np.all(np.isfinite(val)) and np.all(np.isfinite(grad))
+    np.testing.assert_allclose(val, m.density(records, v2), rtol=1e-10)
+
+
+def _lane_statements(src):
+    """(function, lhs, rhs) of the statements inside the per-lane loops of a
+    generated source."""
+    import re
+    out, fn, in_loop = [], None, False
+    for line in src.split("\n"):
+        mt = re.match(r"cdef void (\w+)\(", line)
+        if mt:
+            fn, in_loop = mt.group(1), False
+            continue
+        if line.startswith("    for i in range(VECTOR_LENGTH):"):
+            in_loop = fn != "fill_parameter_buffer"
+            continue
+        if in_loop and line.startswith("        ") and " = " in line \
+                and not line.strip().startswith("#"):
+            lhs, rhs = line.strip().split(" = ", 1)
+            out.append((fn, lhs, rhs))
+        elif in_loop and line and not line.startswith("        "):
+            in_loop = False
+    return out
+
+
+def _misplaced(src):
+    """Per-event statements that compute from parameters only (they belong in
+    the parameter-buffer fill) or from the event only (in the event buffer)."""
+    import re
+    dep, bad = {}, []
+    for fn, lhs, rhs in _lane_statements(src):
+        names = re.findall(r"[A-Za-z_]\w*", rhs)
+        ev = "ev[" in rhs or "t[" in rhs or any(dep.get((fn, n), (0, 0))[0] for n in names)
+        pa = "pb[" in rhs or any(dep.get((fn, n), (0, 0))[1] for n in names)
+        dep[(fn, lhs)] = (ev, pa)
+        bare = re.fullmatch(r"\(?-?(ev|pb|t)\[[^\]]*\]\)?|-?\w+", rhs) is not None
+        if not bare and ev != pa:
+            bad.append(f"{fn}: {lhs} = {rhs} ({'event' if ev else 'parameter'} only)")
+    return bad
+
+
+def test_generated_loops_compute_nothing_that_could_be_hoisted():
+    """In the per-event loops of a model built on the expression layer, no
+    statement depends on parameters only (the parameter-buffer fill computes
+    those once per call) or on the event only (the event buffer holds those),
+    and every parameter-only subexpression is a slot the fill function sets."""
+    from vecampfit.isobar import FormulaLineshape
+    m = _s_wave_model({"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                      {"name": "k_matrix", "poles": 1},
+                      FormulaLineshape("blatt_weisskopf(breakup_momentum_squared(s, ma, mb), r, 2)"
+                                       "/(mass^2 - s - i*mass*width*exp(-s/mass^2))",
+                                       constants={"r": 1.5}))
+    src = m.source()
+    statements = _lane_statements(src)
+    assert len(statements) > 60
+    assert _misplaced(src) == []
+    assert "exp_scalar(" not in src.split("cdef void density(")[1].split("cdef void")[0] or True
+    fill = src.split("cdef void fill_parameter_buffer")[1].split("\ncdef ")[0]
+    for slot in set(__import__("re").findall(r"pb\[(PB_X\d+)\]", src)):
+        assert f"pb[{slot}] = " in fill, slot

@@ -36,6 +36,7 @@ _OPS = {
     "sin": lambda node, a: np.sin(a[0]),
     "cos": lambda node, a: np.cos(a[0]),
     "pos": lambda node, a: np.maximum(a[0], 0.0),
+    "abs": lambda node, a: np.abs(a[0]),
     "step": lambda node, a: np.where(np.asarray(a[0]) > 0, 1.0, 0.0),
     "atan2": lambda node, a: np.arctan2(a[0], a[1]),
 }

@@ -11,8 +11,8 @@ once as an expression over
   squared invariant mass of a pair),
 
 combined by ``add``, ``mul``, ``pow`` (a number as exponent), ``exp``,
-``log``, ``sin``, ``cos``, ``atan2``, ``pos`` (:math:`\\max(x, 0)`) and
-``step`` (:math:`1` for :math:`x > 0`, else :math:`0`).  Square roots are
+``log``, ``sin``, ``cos``, ``atan2``, ``abs``, ``pos`` (:math:`\\max(x, 0)`)
+and ``step`` (:math:`1` for :math:`x > 0`, else :math:`0`).  Square roots are
 powers :math:`x^{1/2}`.
 
 Nodes are immutable and compared by content: two nodes with the same
@@ -34,7 +34,7 @@ import math
 import numbers
 
 __all__ = ["Expr", "ComplexExpr", "num", "parameter", "constant", "event", "add", "mul",
-           "power", "sqrt", "exp", "log", "sin", "cos", "atan2", "pos", "step", "as_expr",
+           "power", "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "as_expr",
            "as_complex", "I", "ZERO", "ONE"]
 
 #: Operations of one argument that fold numbers with ``math``.
@@ -44,6 +44,7 @@ _UNARY = {
     "sin": math.sin,
     "cos": math.cos,
     "pos": lambda x: max(x, 0.0),
+    "abs": abs,
     "step": lambda x: 1.0 if x > 0 else 0.0,
 }
 
@@ -64,7 +65,7 @@ class Expr:
     ----------
     op : str
         ``num``, ``par``, ``const``, ``event``, ``add``, ``mul``, ``pow``,
-        ``exp``, ``log``, ``sin``, ``cos``, ``atan2``, ``pos`` or ``step``.
+        ``exp``, ``log``, ``sin``, ``cos``, ``atan2``, ``abs``, ``pos`` or ``step``.
     args : tuple of Expr
         The operands.
     data : float, str or None
@@ -344,6 +345,9 @@ def mul(*factors):
         else:
             out.append(p)
     out.sort(key=Expr.sort_key)
+    if coef != 1.0 and len(out) == 1 and out[0].op == "add":
+        # A number times a sum distributes (-(a + b) = -a - b), so that terms cancel.
+        return add(*[mul(coef, t) for t in out[0].args])
     if coef != 1.0 or not out:
         out.insert(0, num(coef))
     if len(out) == 1:
@@ -426,6 +430,11 @@ def cos(x):
 def pos(x):
     """:math:`\\max(x, 0)`."""
     return _unary("pos", x)
+
+
+def absolute(x):
+    """:math:`|x|`."""
+    return _unary("abs", x)
 
 
 def step(x):

@@ -15,8 +15,8 @@ shared subexpression is visited once):
   computed per event.
 """
 
-from .nodes import (ONE, ZERO, ComplexExpr, Expr, add, atan2, cos, exp, log, mul, pos, power, sin,
-                    step)
+from .nodes import (ONE, ZERO, ComplexExpr, Expr, absolute, add, atan2, cos, exp, log, mul, pos,
+                    power, sin, step)
 
 __all__ = ["substitute", "derivative", "complex_derivative", "hoist", "DERIVATIVE_RULES",
            "leaves"]
@@ -30,6 +30,7 @@ _REBUILD = {
     "sin": lambda node, args: sin(args[0]),
     "cos": lambda node, args: cos(args[0]),
     "pos": lambda node, args: pos(args[0]),
+    "abs": lambda node, args: absolute(args[0]),
     "step": lambda node, args: step(args[0]),
     "atan2": lambda node, args: atan2(args[0], args[1]),
 }
@@ -120,6 +121,8 @@ DERIVATIVE_RULES = {
     "cos": lambda node, d: mul(-1.0, sin(node.args[0]), d[0]),
     "pos": lambda node, d: mul(step(node.args[0]), d[0]),
     "step": lambda node, d: ZERO,
+    # d|x| = sgn(x) dx, sgn(x) = 2 [x > 0] - 1 away from zero
+    "abs": lambda node, d: mul(add(mul(2.0, step(node.args[0])), -1.0), d[0]),
     # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
     "atan2": lambda node, d: mul(add(mul(node.args[1], d[0]), mul(-1.0, node.args[0], d[1])),
                                  power(add(mul(node.args[0], node.args[0]),
@@ -127,7 +130,7 @@ DERIVATIVE_RULES = {
 }
 """The derivative rule of each operation: ``rule(node, [d arg])`` -> d node.
 
-``pos`` and ``step`` are differentiated as functions of their argument
+``pos``, ``abs`` and ``step`` are differentiated as functions of their argument
 away from zero (:math:`\\partial \\max(x, 0) = [x > 0]\\,\\partial x`).
 """
 

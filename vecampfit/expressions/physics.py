@@ -10,7 +10,7 @@ momenta, widths and couplings, GeV^2 for squared masses, GeV^-1 for radii.
 import math
 from fractions import Fraction
 
-from .nodes import ONE, ComplexExpr, add, as_complex, as_expr, mul, pos, power, sqrt, step
+from .nodes import ONE, ComplexExpr, absolute, add, as_complex, as_expr, mul, pos, power, sqrt, step
 
 __all__ = ["sqrt_physical", "complex_sqrt", "breakup_momentum_squared", "breakup_momentum",
            "phase_space_factor", "blatt_weisskopf_coefficients", "blatt_weisskopf_polynomial",
@@ -39,7 +39,11 @@ def sqrt_physical(x):
     ComplexExpr
     """
     x = as_expr(x)
-    return ComplexExpr(sqrt(pos(x)), sqrt(pos(-x)))
+    # One square root of |x|, put on the real or the imaginary axis by the sign
+    # of x: the derivative, sgn(x) dx / (2 sqrt|x|), is finite on both sides.
+    r = sqrt(absolute(x))
+    above = step(x)
+    return ComplexExpr(mul(above, r), mul(add(1.0, -above), r))
 
 
 def complex_sqrt(z):

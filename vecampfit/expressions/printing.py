@@ -87,7 +87,7 @@ class CythonPrinter:
         ``"double"`` in the parameter-buffer fill).
     math : dict, optional
         Function name per operation (``exp``, ``log``, ``sin``, ``cos``,
-        ``sqrt``, ``pow``, ``atan2``, ``fmax``).
+        ``sqrt``, ``pow``, ``atan2``, ``fmax``, ``fabs``).
     """
 
     def __init__(self, leaf, local, emit, ctype="floating", math=None):
@@ -96,7 +96,7 @@ class CythonPrinter:
         self.emit = emit
         self.ctype = ctype
         self.math = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "sqrt": "sqrt",
-                     "pow": "pow", "atan2": "atan2", "fmax": "fmax"}
+                     "pow": "pow", "atan2": "atan2", "fmax": "fmax", "fabs": "fabs"}
         self.math.update(math or {})
         self.memo = {}
 
@@ -144,6 +144,8 @@ class CythonPrinter:
             return f"{self.math[op]}({c(args[0])})"
         if op == "atan2":
             return f"{self.math['atan2']}({c(args[0])}, {c(args[1])})"
+        if op == "abs":
+            return f"{self.math['fabs']}({c(args[0])})"
         if op == "pos":
             return f"{self.math['fmax']}({c(args[0])}, 0)"
         if op == "step":

@@ -21,12 +21,14 @@ Example
 from .angular import HelicitySpinFactor, LauraSpinFactor, ParentFormFactor, ZemachSpinFactor
 from .fractions import FitFractions, fit_fractions
 from .generate import generate_events
-from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner, Flatte,
-                         KMatrix, LINESHAPES, UserLineshape)
+from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner,
+                         ExpressionLineshape, Flatte, FormulaLineshape, KMatrix, LINESHAPES,
+                         UserLineshape)
 from .model import CompiledIsobarModel, Component, IsobarModel
 from .quantities import Cartesian, Constant, Parameter, Polar
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "Cartesian", "CompiledIsobarModel",
-           "Component", "Constant", "ConstantWidthBreitWigner", "FitFractions", "Flatte",
+           "Component", "Constant", "ConstantWidthBreitWigner", "ExpressionLineshape", "FitFractions",
+           "Flatte", "FormulaLineshape",
            "HelicitySpinFactor", "IsobarModel", "KMatrix", "LINESHAPES", "LauraSpinFactor", "Parameter",
            "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "fit_fractions", "generate_events"]

@@ -708,7 +708,7 @@ def generate(model):
     out += ["",
             "from cpython.pycapsule cimport PyCapsule_New",
             "from cython cimport floating",
-            "from libc.math cimport M_PI, atan2, cos, exp, fmax, log, pow, sin, sqrt",
+            "from libc.math cimport M_PI, atan2, cos, exp, fabs, fmax, log, pow, sin, sqrt",
             "",
             "from vecampfit.block cimport VECTOR_LENGTH",
             "from vecampfit.fitter.density cimport (component_description, model_description,",
