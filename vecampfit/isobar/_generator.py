@@ -97,10 +97,11 @@ class Layout:
             self.expression_slots[expr] = name
         return f"pb[{self.expression_slots[expr]}]"
 
-    def event_leaf(self, name, text, fn):
-        """Declare an event quantity of the expression layer: its text in a
-        block function and its numpy function ``fn(kin, values)``."""
-        self.event_leaves.setdefault(name, (text, fn))
+    def event_leaf(self, name, fn):
+        """Declare an event quantity of the expression layer by its numpy
+        function ``fn(kin, values)``; it becomes an event field of that name
+        only if a block function reads it alone."""
+        self.event_leaves.setdefault(name, fn)
 
     def expression_field(self, expr):
         """The event field of an event-only expression node, one per distinct
@@ -111,7 +112,7 @@ class Layout:
             def fn(kin, values, expr=expr):
                 def value(node):
                     if node.op == "event":
-                        return leaves[node.data][1](kin, values)
+                        return leaves[node.data](kin, values)
                     return values[node.data]
                 return _expressions.evaluate(expr, value)
             self.expression_fields[expr] = self.field(f"x{len(self.expression_fields)}", fn)
@@ -127,7 +128,7 @@ class Layout:
             return self.expression_slot(node)
         if dep == "event":
             if node.op == "event":
-                return self.event_leaves[node.data][0]
+                return self.field(node.data, self.event_leaves[node.data])
             if (node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num"
                     and node.args[1].op == "event"):
                 return None
@@ -233,8 +234,8 @@ def _static_fns(comp):
     return fns + ([extra] if extra is not None else [])
 
 
-def _static_field(ctx, comp, inst, n):
-    """The event field holding the product of a term's event-only factors."""
+def _static_product(comp, inst):
+    """numpy function of the product of a term's event-only factors."""
     fns = _static_fns(comp)
 
     def compute(kin, values):
@@ -242,7 +243,32 @@ def _static_field(ctx, comp, inst, n):
         for f in fns:
             out = out * f(kin, comp, inst, values)
         return out
-    return ctx.field(f"w_{comp.key}_{n}", compute)
+    return compute
+
+
+def _static_field(ctx, comp, inst, n):
+    """The event field holding the product of a term's event-only factors."""
+    return ctx.field(f"w_{comp.key}_{n}", _static_product(comp, inst))
+
+
+def static_leaf(layout, comp, inst):
+    """The product of a term's event-only factors as an event quantity of the
+    expression layer (None if the term has none): a lineshape written on the
+    layer multiplies it in, so that it joins the lineshape's own event-only
+    factors in one event field."""
+    if not _static_fns(comp):
+        return None
+    name = f"w_{comp.key}_{comp.instances.index(inst)}"
+    layout.event_leaf(name, _static_product(comp, inst))
+    return _expressions.event(name)
+
+
+def _static_reals(ctx, comp, inst, n):
+    """The static field for the term's real factors, unless the lineshape
+    multiplies it in itself (written on the expression layer)."""
+    if _static_fns(comp) and not getattr(comp.lineshape, "includes_static_factors", False):
+        return [_static_field(ctx, comp, inst, n)]
+    return []
 
 
 def _product(names):
@@ -254,8 +280,7 @@ def _term_value(ctx, comp, inst, n):
     tag = f"{comp.key}_{n}"
     weighted = comp.lineshape.takes_weight(comp)
     reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
-    if _static_fns(comp):
-        reals.append(_static_field(ctx, comp, inst, n))
+    reals += _static_reals(ctx, comp, inst, n)
     if reals and weighted:
         # The lineshape multiplies the real factors in where it is cheapest.
         w = ctx.var(f"{tag}_w")
@@ -284,8 +309,8 @@ def _term_gradient(ctx, comp, inst, n):
         v, dv = f.gradient(ctx, comp, inst, f"{tag}_r{j}")
         reals.append(v)
         dreals.append(dv)
-    if _static_fns(comp):
-        reals.append(_static_field(ctx, comp, inst, n))
+    for field in _static_reals(ctx, comp, inst, n):
+        reals.append(field)
         dreals.append({})
     if reals:
         w, xr, xi = ctx.var(f"{tag}_w"), ctx.var(f"{tag}_xr"), ctx.var(f"{tag}_xi")

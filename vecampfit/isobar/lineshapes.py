@@ -24,9 +24,9 @@ masses, widths and couplings g, GeV^-1 for radii.
 import numpy as np
 
 from vecampfit import expressions as _ex
-from vecampfit import high_energy_physics as hep
 
-from ._kinematics import breakup_momentum_squared
+from . import _generator
+
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner",
            "ExpressionLineshape", "Flatte", "FormulaLineshape", "KMatrix", "LINESHAPES",
@@ -98,20 +98,27 @@ class ExpressionLineshape(Lineshape):
         raise NotImplementedError
 
     # -- binding the generic leaves to one term of the model ------------------
+    #: The generator leaves the term's event-only factors (spin factors and
+    #: form factors that depend on constants only) to the lineshape, which
+    #: multiplies them in with its own event-only factors (one event field).
+    includes_static_factors = True
+
     def _bound(self, comp, inst, layout):
+        """The term's amplitude (lineshape times its event-only factors) in
+        the model's leaves."""
         a, b, _ = inst
         model = layout.model
-        pl = model.pair_label(a, b)
-        s_name = f"s_{pl}"
-        layout.event_leaf(s_name, layout.field(f"s_{pl}", lambda kin, values: kin.s_pair(a, b)),
-                          lambda kin, values: kin.s_pair(a, b))
+        s_name = f"s_{model.pair_label(a, b)}"
+        layout.event_leaf(s_name, lambda kin, values: kin.s_pair(a, b))
         mapping = {_ex.event("s"): _ex.event(s_name),
                    _ex.constant("ma"): _ex.constant(model.mass_constant(a).name),
                    _ex.constant("mb"): _ex.constant(model.mass_constant(b).name)}
         for role, q in comp.quantities.items():
             mapping[_ex.parameter(role)] = (_ex.parameter(q.name) if q.kind == "parameter"
                                             else _ex.constant(q.name))
-        return _ex.substitute(self.expression(comp), mapping)
+        out = _ex.substitute(self.expression(comp), mapping)
+        w = _generator.static_leaf(layout, comp, inst)
+        return out if w is None else out * w
 
     def _print(self, ctx, expr, tag):
         printer = ctx.expressions()
@@ -237,7 +244,7 @@ def _check_above_threshold(comp, model, what="q0"):
             f"{model.daughter_names[b]}): the pair cannot produce it ({what} is undefined)")
 
 
-class BreitWignerNoPhaseSpace(Lineshape):
+class BreitWignerNoPhaseSpace(ExpressionLineshape):
     """Relativistic Breit-Wigner without phase-space factor (paper eq. breit_wigner_q_f_nophsp).
 
     .. math::
@@ -249,207 +256,30 @@ class BreitWignerNoPhaseSpace(Lineshape):
     with :math:`F_R` the Blatt-Weisskopf factor of radius ``r`` and orbital
     angular momentum ``L`` (the resonance spin), ``q`` (``q_0``) the breakup
     momentum of the pair at ``m`` (``m_0``).  Roles: ``mass``, ``width``,
-    ``radius``.  Block routine:
-    ``high_energy_physics.breit_wigner_q_f_nophsp_scalar`` and its
-    ``_gradient_scalar`` (derivatives by m0, Gamma0, r).
-
-    With a constant radius the event form is used instead: :math:`F_R(q)`
-    and :math:`G = q^{2L+1} F_R^2(q) / m` are event fields,
-    :math:`B = N F_R(q) / (m_0^2 - s - i C G)`, :math:`s = m^2` an event field (:math:`F_R(q)` in the term's event factor) with
-    :math:`C = \\Gamma_0 m_0^2 / (q_0^{2L+1} F_R^2(q_0))` and
-    :math:`N = 1/F_R(q_0)` from the parameter buffer (one division and no
-    square root per event), and the gradient rule
-    :math:`\\partial_{m_0} B = N' Z - B Z (2 m_0 - i C' G)`,
-    :math:`\\partial_{\\Gamma_0} B = i (C/\\Gamma_0) G B Z`, :math:`Z = 1/D`.
+    ``radius``; as numbers they become the parameters ``<KEY>_M``,
+    ``<KEY>_G``, ``<KEY>_R``.  Written on the expression layer
+    (:func:`vecampfit.expressions.breit_wigner`): with a constant radius,
+    :math:`F_R(q)` (times the term's other event-only factors) and
+    :math:`q^{2L+1} F_R^2(q)/m` are event fields and
+    :math:`F_R(q_0)`, :math:`q_0^{2L+1}` and their products with
+    :math:`m_0` and :math:`\\Gamma_0` parameter-buffer slots, so that an
+    event costs one complex denominator and one division; with a free
+    radius, :math:`F_R(q)` is computed per event.  Equals
+    ``high_energy_physics.breit_wigner_q_f_nophsp``.
     """
 
     name = "breit_wigner_nophsp"
     roles = ("mass", "width", "radius")
-    routine = "breit_wigner_q_f_nophsp"
-
     phase_space = False
 
     def check(self, comp, model):
         _check_above_threshold(comp, model)
 
-    @staticmethod
-    def _event_form(comp):
-        """With a constant radius, F_R(q) and q^(2L+1) F_R(q)^2 / m depend on the
-        event only: they go to the event buffer (no square root per event)."""
-        return comp.quantities["radius"].kind == "constant"
-
-    # -- the parameter buffer ---------------------------------------------
-    def fill(self, ctx, comp):
-        a, b = comp.pair
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        j = comp.spin
-        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
-                 f"r = {ctx.q(comp.quantities['radius'])}",
-                 f"q0 = _breakup(m0, {ctx.mass(a)}, {ctx.mass(b)}, &dq0)",
-                 f"blatt_weisskopf_inverse_gradient_scalar(q0, r, {j}, &inv, &d_dq, &d_dr)")
-        ctx.use("_breakup", "blatt_weisskopf_inverse_gradient_scalar")
-        if not self._event_form(comp):
-            ctx.emit(f"{s('M0')} = m0",
-                     f"{s('G0')} = {ctx.q(comp.quantities['width'])}",
-                     f"{s('R')} = r",
-                     f"{s('INV_Q0')} = 1 / q0",
-                     f"{s('DINV_Q0_DM0')} = -dq0 / (q0 * q0)",
-                     f"{s('INV_F0')} = inv",
-                     f"{s('DINV_F0_DM0')} = d_dq * dq0",
-                     f"{s('DINV_F0_DR')} = d_dr")
-            return
-        # Event form: B = N F(q) / (m0^2 - m^2 - i C G), G = q^(2L+1) F(q)^2 / m,
-        # C = Gamma0 m0^2 / (q0^(2L+1) F(q0)^2), N = 1/F(q0) (times q0^-L with the
-        # phase-space factor, whose q^L is in the event field F).
-        ctx.emit(f"k1 = m0 * m0 * inv * inv / q0 ** {2 * j + 1}",
-                 f"{s('M0')} = m0",
-                 f"{s('M0SQ')} = m0 * m0",
-                 f"{s('CG')} = k1",
-                 f"{s('C')} = {ctx.q(comp.quantities['width'])} * k1",
-                 f"{s('DC_DM0')} = {ctx.q(comp.quantities['width'])} * k1 * (2 / m0 + 2 * d_dq "
-                 f"* dq0 / inv - {2 * j + 1} * dq0 / q0)")
-        if self.phase_space and j > 0:
-            ctx.emit(f"{s('N')} = inv / q0 ** {j}",
-                     f"{s('DN_DM0')} = (d_dq * dq0 - {j} * inv * dq0 / q0) / q0 ** {j}")
-        else:
-            ctx.emit(f"{s('N')} = inv", f"{s('DN_DM0')} = d_dq * dq0")
-        ctx.emit(f"{s('KN')} = {s('DN_DM0')} / {s('N')}")
-
-    # -- the event form ---------------------------------------------------
-    def takes_weight(self, comp):
-        """True in the event form (constant radius)."""
-        return self._event_form(comp)
-
-    def event_factor(self, comp):
-        if not self._event_form(comp):
-            return None
-        j, ps = comp.spin, self.phase_space
-
-        def f(kin, comp, inst, values):
-            q = kin.q(inst[0], inst[1])
-            r = values[comp.quantities["radius"].name]
-            return hep.blatt_weisskopf(q, r, j) * (q ** j if ps else 1.0)
-        return f
-
-    def _event_field(self, ctx, comp, inst):
-        """G = q^(2L+1) F(q)^2 / m (F(q) itself is in the term's event factor)."""
-        a, b, _ = inst
-        j, pl = comp.spin, ctx.pair_label(a, b)
-        radius = comp.quantities["radius"].name
-
-        def g(kin, values):
-            q = kin.q(a, b)
-            return q ** (2 * j + 1) * hep.blatt_weisskopf(q, values[radius], j) ** 2 / kin.m(a, b)
-        return ctx.field(f"bw_g{j}_{pl}_{radius}", g)
-
-    def _event_value(self, ctx, comp, inst, tag, weight=None):
-        a, b, _ = inst
-        g = self._event_field(ctx, comp, inst)
-        u, v, d, re, im = (ctx.var(f"{tag}_{x}") for x in ("a", "b", "d", "re", "im"))
-        num = ctx.slot(comp, "N") + (f" * {weight}" if weight else "")
-        ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
-                 f"{v} = {ctx.slot(comp, 'C')} * {g}",
-                 f"{d} = {num} / ({u} * {u} + {v} * {v})",
-                 f"{re} = {u} * {d}",
-                 f"{im} = {v} * {d}")
-        return re, im
-
-    def _event_gradient(self, ctx, comp, inst, tag, weight=None):
-        x, basis = self.gradient_basis(ctx, comp, inst, tag, weight)
-        return x, self.gradient_combine(ctx, comp, x, basis, tag)
-
-    def summable_gradient(self, comp):
-        """True if :meth:`gradient_basis` applies (the event form): the terms of
-        a component then add their bases before one :meth:`gradient_combine`."""
-        return self._event_form(comp)
-
-    def gradient_basis(self, ctx, comp, inst, tag, weight=None):
-        """Event form: X = N w Z and the event sums of the derivative rule,
-        Y = X Z and G Y (complex); returns ``(xr, xi), {"y": .., "gy": ..}``.
-
-        Linear in X, so the terms of a symmetrized component add their bases
-        and the rule (:meth:`gradient_combine`) runs once per component.
-        """
-        a, b, _ = inst
-        g = self._event_field(ctx, comp, inst)
-        u, v, inv, zr, zi, re, im, yr, yi, gyr, gyi = (
-            ctx.var(f"{tag}_{x}") for x in ("a", "b", "i", "zr", "zi", "re", "im", "yr", "yi",
-                                            "gyr", "gyi"))
-        nf = ctx.slot(comp, "N")
-        if weight:
-            # X = N w Z: the real factor w (event only) is a factor of N.
-            nf = ctx.var(f"{tag}_nw")
-            ctx.emit(f"{nf} = {ctx.slot(comp, 'N')} * {weight}")
-        ctx.emit(f"{u} = {ctx.slot(comp, 'M0SQ')} - {ctx.field_s(a, b)}",
-                 f"{v} = {ctx.slot(comp, 'C')} * {g}",
-                 f"{inv} = 1 / ({u} * {u} + {v} * {v})",
-                 f"{zr} = {u} * {inv}",
-                 f"{zi} = {v} * {inv}",
-                 f"{re} = {nf} * {zr}",
-                 f"{im} = {nf} * {zi}",
-                 f"{yr} = {re} * {zr} - {im} * {zi}",
-                 f"{yi} = {re} * {zi} + {im} * {zr}",
-                 f"{gyr} = {g} * {yr}",
-                 f"{gyi} = {g} * {yi}")
-        return (re, im), {"y": (yr, yi), "gy": (gyr, gyi)}
-
-    def gradient_combine(self, ctx, comp, x, basis, tag):
-        """The Breit-Wigner gradient rule on (summed) bases.
-
-        With Z = 1/D = (a + i b)/(a^2 + b^2), a = m0^2 - s, b = C G and
-        X = N w Z (F(q) in the event factor w):
-        dX/dm0 = (N'/N) X - (2 m0 - i C' G) X Z and
-        dX/dGamma0 = i (C/Gamma0) G X Z; returns {role: (re, im)}.
-        """
-        (xr, xi), (yr, yi), (gr, gi) = x, basis["y"], basis["gy"]
-        m0, kn, dc, cg = (ctx.slot(comp, k) for k in ("M0", "KN", "DC_DM0", "CG"))
-        dmr, dmi, dgr, dgi = (ctx.var(f"{tag}_{k}") for k in ("dm_re", "dm_im", "dg_re", "dg_im"))
-        ctx.emit(f"{dmr} = {kn} * {xr} - (2 * {m0} * {yr} + {dc} * {gi})",
-                 f"{dmi} = {kn} * {xi} - (2 * {m0} * {yi} - {dc} * {gr})",
-                 f"{dgr} = -{cg} * {gi}",
-                 f"{dgi} = {cg} * {gr}")
-        return {"mass": (dmr, dmi), "width": (dgr, dgi)}
-
-    # -- the general form: the library's block routines --------------------
-    def _args(self, ctx, comp, inst):
-        a, b, _ = inst
-        return (ctx.field_m(a, b), ctx.field_q(a, b), ctx.slot(comp, "M0"), ctx.slot(comp, "G0"),
-                ctx.slot(comp, "INV_Q0"))
-
-    def value(self, ctx, comp, inst, tag, weight=None):
-        """With ``weight`` (the event form only), the value times that real factor."""
-        if self._event_form(comp):
-            return self._event_value(ctx, comp, inst, tag, weight)
-        m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
-        re, im = ctx.var(f"{tag}_re"), ctx.var(f"{tag}_im")
-        ctx.use(f"{self.routine}_scalar")
-        ctx.emit(f"{self.routine}_scalar({m}, {q}, {m0}, {g0}, {iq0}, {ctx.slot(comp, 'R')}, "
-                 f"{ctx.slot(comp, 'INV_F0')}, {comp.spin}, &{re}, &{im})")
-        return re, im
-
-    def gradient(self, ctx, comp, inst, tag, weight=None):
-        """With ``weight`` (the event form only), value and derivatives times
-        that real factor (which must not depend on parameters)."""
-        if self._event_form(comp):
-            return self._event_gradient(ctx, comp, inst, tag, weight)
-        m, q, m0, g0, iq0 = self._args(ctx, comp, inst)
-        names = [ctx.var(f"{tag}_{x}") for x in ("re", "im", "dm_re", "dm_im", "dg_re", "dg_im",
-                                                    "dr_re", "dr_im")]
-        ctx.use(f"{self.routine}_gradient_scalar")
-        ctx.emit(f"{self.routine}_gradient_scalar(",
-                 f"    {m}, {q}, {m0}, {g0}, {iq0}, {ctx.slot(comp, 'DINV_Q0_DM0')},",
-                 f"    {ctx.slot(comp, 'R')}, {ctx.slot(comp, 'INV_F0')}, "
-                 f"{ctx.slot(comp, 'DINV_F0_DM0')}, {ctx.slot(comp, 'DINV_F0_DR')}, {comp.spin},",
-                 "    " + ", ".join("&" + n for n in names) + ")")
-        return (names[0], names[1]), {"mass": (names[2], names[3]), "width": (names[4], names[5]),
-                                      "radius": (names[6], names[7])}
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-        m0, g0, r = (values[comp.quantities[x].name] for x in ("mass", "width", "radius"))
-        q0 = float(np.sqrt(breakup_momentum_squared(m0, kin.masses[a], kin.masses[b])))
-        fn = getattr(hep, self.routine)
-        return fn(kin.m(a, b), kin.q(a, b), q0, m0, g0, r, comp.spin)
+    def expression(self, comp):
+        p = _ex.parameter
+        return _ex.breit_wigner(_ex.event("s"), p("mass"), p("width"), _ex.constant("ma"),
+                                _ex.constant("mb"), comp.spin, p("radius"),
+                                phase_space=self.phase_space)
 
 
 class BreitWigner(BreitWignerNoPhaseSpace):
@@ -460,13 +290,11 @@ class BreitWigner(BreitWignerNoPhaseSpace):
         B(m) = \\left(\\frac{q}{q_0}\\right)^L
         \\frac{F_R(q)/F_R(q_0)}{m_0^2 - m^2 - i m_0 \\Gamma(m)},
 
-    :math:`\\Gamma(m)` as in :class:`BreitWignerNoPhaseSpace`.  Block
-    routine: ``high_energy_physics.breit_wigner_q_f_scalar`` and its
-    ``_gradient_scalar``.
+    :math:`\\Gamma(m)` as in :class:`BreitWignerNoPhaseSpace`
+    (``high_energy_physics.breit_wigner_q_f``).
     """
 
     name = "breit_wigner"
-    routine = "breit_wigner_q_f"
     phase_space = True
 
 
