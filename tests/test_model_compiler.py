@@ -116,6 +116,26 @@ def test_errors_name_the_model_file_and_line(tmp_path, text, line, who, capfd):
     assert os.listdir(cache) == []
 
 
+@pytest.mark.parametrize("text,line,who", [(CYTHON_ERROR_MODEL, 7, "Cython could not translate"),
+                                           (C_ERROR_MODEL, 12, "the C compiler failed on")])
+def test_errors_name_the_model_file_with_the_build_folder_under_the_working_folder(
+        tmp_path, monkeypatch, text, line, who, capfd):
+    """Cython names the copy relative to the working folder when the build
+    folder is under it (cache/..._L4-xxxx/..._L4.pyx): still the user's file."""
+    src = tmp_path / "faulty_model.pyx"
+    src.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelCompileError) as info:
+        compile_model("faulty_model.pyx", [4], build_dir="cache")
+    message = str(info.value)
+    print(message)
+    assert f"faulty_model.pyx:{line}:" in message
+    for copy in ("faulty_model_L4.pyx", "faulty_model_L4.c", "cache/", "cache" + os.sep):
+        assert copy not in message
+    out, err = capfd.readouterr()
+    assert "faulty_model_L4" not in err
+
+
 TRUNCATE_AND_RELOAD = """\
 import os, sys
 from vecampfit.model_compiler import compile_model
