@@ -552,6 +552,16 @@ class CachedEvaluator:
     def _key(self, params_t):
         return params_t[self.components.other_parameters].tobytes()
 
+    def _parameters_note(self, params_t):
+        """`` (parameters: M1=..., G1=...; not finite: M1)``: the values of
+        the parameters the components depend on (all but the couplings'),
+        for a message about a component that is not finite."""
+        names = self.density.parameters
+        values = [(names[i], float(params_t[i])) for i in self.components.other_parameters]
+        bad = [n for n, v in values if not np.isfinite(v)]
+        text = ", ".join(f"{n}={v:.10g}" for n, v in values) or "none"
+        return f" (parameters: {text}" + (f"; not finite: {', '.join(bad)})" if bad else ")")
+
     def _run_components(self, buf, blocks, first_block, function, n_components, what,
                         params_t, pbuf, threads, out=None):
         """X of ``n_components`` components of ``function`` at ``blocks``
@@ -579,7 +589,8 @@ class CachedEvaluator:
             k = int(np.flatnonzero(~np.isfinite(out[:, j]))[0])
             name = self.components.names[k] if n_components > 1 else what.split()[-1]
             raise DensityError(f"{self.density.name}: component {name} is {out[k, j]} at "
-                               f"event {first_block * L + j}")
+                               f"event {first_block * L + j} of {buf.what}"
+                               f"{self._parameters_note(params_t)}")
         return out
 
     def _amplitudes(self, buf, blocks, params_t, pbuf, threads, first_block=0, out=None):
@@ -796,7 +807,7 @@ class CachedEvaluator:
         if hit.size:
             raise DensityError(f"{self.density.name}: component {name} (or its term of the "
                                f"integral) is not finite at normalization event "
-                               f"{int(hit.min())}")
+                               f"{int(hit.min())}{self._parameters_note(params_t)}")
         return float(np.sum(partials))
 
     def _partial_matrix(self, buf, params_t, pbuf, threads):
