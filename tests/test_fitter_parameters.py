@@ -173,3 +173,9 @@ def test_a_byte_that_is_not_utf8_names_the_file_and_line(tmp_path):
     with pytest.raises(ParameterFileError, match=r"latin1.dat:2: byte 0xe9 at column 4 is not "
                                                  r"UTF-8"):
         read_parameter_file(path)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    path = tmp_path / "bom.dat"
+    path.write_bytes(b"\xef\xbb\xbfA 1 0.1 0 0 0\n")
+    assert read_parameter_file(path).names == ["A"]

@@ -159,6 +159,9 @@ def test_numpy_scalars_are_kept_and_unstorable_values_name_experiment_and_key(tm
     with pytest.raises(studies.StudyResultError, match=r"experiment 0: the key 'seed' of its "
                                                        r"result is the runner's"):
         studies.run_study(lambda i, s: {"seed": 1}, 1, seed=1, progress=False)
+    with pytest.raises(studies.StudyResultError, match=r"experiment 0: returned a list, not a "
+                                                       r"dict"):
+        studies.run_study(lambda i, s: [1.0], 2, seed=1, progress=False)
     # On an executor as well: the study stops instead of losing experiments.
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(1) as ex:

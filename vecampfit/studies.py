@@ -27,6 +27,7 @@ import math
 import os
 import socket
 import time
+from collections.abc import Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 import numpy as np
@@ -382,10 +383,13 @@ def _run_one(experiment, index, seed, threads=None):
         _set_threads(threads)
     t0 = time.perf_counter()
     try:
-        result = dict(experiment(index, seed))
+        result = experiment(index, seed)
         status, error = "ok", ""
     except Exception as exc:  # a failed fit is a result of the study, not its end
         result, status, error = {}, "failed", f"{type(exc).__name__}: {exc}"
+    if not isinstance(result, Mapping):
+        raise StudyResultError(f"experiment {index}: returned a {type(result).__name__}, not a "
+                               f"dict of results (key -> value)")
     row = {"experiment": index, "seed": seed, "status": status, "error": error,
            "time": time.perf_counter() - t0}
     for key, value in result.items():

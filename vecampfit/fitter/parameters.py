@@ -242,6 +242,8 @@ def read_parameter_file(path):
                     f"{path}:{line_number}: byte {raw[exc.start]:#04x} at column {exc.start + 1} "
                     f"is not UTF-8 (parameter files are ASCII or UTF-8 text; a comment in "
                     f"another encoding?)") from None
+            if line_number == 1:
+                line = line.removeprefix("\ufeff")     # a byte-order mark some editors write
             text = line.split("#", 1)[0].strip()
             if not text:
                 continue
