@@ -196,3 +196,12 @@ def test_bad_inputs(models_dir, model_cache, tmp_path):
         compile_model(src, [4], name="not-an-identifier", build_dir=model_cache)
     with pytest.raises(ModelCompileError, match="broken_model.pyx"):
         compile_model(os.path.join(models_dir, "broken_model.pyx"), [4], build_dir=model_cache)
+
+
+def test_a_build_dir_that_is_a_file_is_named(tmp_path):
+    src = tmp_path / "tiny.pyx"
+    src.write_text("def f():\n    return 1\n")
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("")
+    with pytest.raises(NotADirectoryError, match=f"build_dir {not_a_folder} is a file"):
+        compile_model(src, [4], build_dir=not_a_folder)

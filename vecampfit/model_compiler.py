@@ -436,6 +436,9 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
     c_include_dirs = [*get_include_dirs(), os.path.dirname(source), *include_dirs]
     cache = os.path.abspath(build_dir) if build_dir is not None else default_cache_dir()
+    if os.path.exists(cache) and not os.path.isdir(cache):
+        raise NotADirectoryError(f"build_dir {cache} is a file, not a folder (compiled models "
+                                 f"are kept in a folder)")
     os.makedirs(cache, exist_ok=True)
     ext_suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 

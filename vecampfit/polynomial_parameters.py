@@ -127,9 +127,8 @@ def too_many_terms(order, dimensions, minimum_order, max_terms, option="max_term
     """The message for a polynomial above the limit of ``max_terms`` terms."""
     n = number_of_terms(order, dimensions, minimum_order)
     return (f"order {order} in {dimensions} variables (minimum order {minimum_order}) has {n:,} "
-            f"terms (about {n * 16:.3g} bytes of parameter values alone), above the limit of "
-            f"{max_terms:,}: lower the order or the dimensions, or raise {option} if that many "
-            f"are meant")
+            f"terms, above the limit of {max_terms:,}: lower the order or the dimensions, or "
+            f"raise {option} if that many are meant")
 
 
 class PolynomialSpec:
