@@ -395,3 +395,23 @@ def test_partial_pass_names_a_component_that_is_not_finite(model):
     y[cached.parameter_index("G1")] *= 1.01
     with pytest.raises(DensityError, match=r"component X1 .*not finite at normalization event 13\b"):
         cached.evaluate(y)
+
+
+@pytest.mark.parametrize("partial", [True, False])
+def test_a_nan_parameter_on_the_cached_path_is_named(model, partial):
+    """A NaN mass on the cached path: the message names the parameter and
+    its value, as the full path does, not only an event."""
+    cached, x = build(model, "background", "always")
+    # All free: the one-pass partial normalization meets the NaN; couplings
+    # only: the component function recomputes every component.
+    cached.free_parameters = (list(cached.parameters.names) if partial else
+                              [n for n in cached.parameters.names if n[0] in "APRIF"])
+    cached.on_invalid = "raise"
+    cached.evaluate(x)
+    y = x.copy()
+    y[cached.parameter_index("M1")] = np.nan
+    with pytest.raises(DensityError, match=r"component X1 .*not finite|component X1 is nan") \
+            as err:
+        cached.evaluate(y)
+    assert "M1=nan" in str(err.value) and "not finite: M1)" in str(err.value)
+    assert "G1=" in str(err.value)

@@ -245,3 +245,83 @@ def test_names_and_sizes_are_checked_when_the_density_is_made():
         Density(f, parameters=[], event_fields=["x"], parameter_buffer_size=2.5)
     with pytest.raises(DensityError, match="vector_length must be an integer"):
         Density(f, parameters=[], event_fields=["x"], vector_length=4.0)
+
+
+def test_a_gradient_row_never_written_is_an_error_naming_the_density_and_row(protocol,
+                                                                             monkeypatch):
+    """A gradient function that writes fewer rows than the density declares
+    parameters: the rows it never writes would reach the minimizer as
+    whatever was in memory.  The first evaluation of each event buffer
+    finds them; later evaluations do not look again."""
+    fns = protocol[4].vecampfit_model()["scaled"]["functions"]["float64"]
+    d = Density(fns["density"], fns["density_gradient"], parameters=["mu", "sigma"],
+                event_fields=["x"], parameter_buffer_size=2,
+                fill_parameter_buffer=fns["fill_parameter_buffer"], constants={"SCALE": 1.0},
+                name="one row written")
+    message = (r"one row written: its gradient function never wrote gradient row 1 "
+               r"\(d/dsigma.*at event 0 .*declares 2 parameters \(mu, sigma\)")
+    with pytest.raises(DensityError, match=message):
+        d.evaluate({"x": X}, [0.3, 1.0], gradient=True)
+    # Values alone are complete: no error.
+    np.testing.assert_allclose(d.evaluate({"x": X}, [0.3, 1.0]), scaled(X, 0.3, 1.0),
+                               rtol=1e-15)
+    table = ParameterTable([Parameter("mu", 0.3, 0.1), Parameter("sigma", 1.0, 0.1)])
+    lk = Likelihood(table, vector_length=4, threads=2)
+    pt = lk.add_point(d)
+    pt.add_data({"x": X})
+    pt.add_normalization_events({"x": X})
+    with pytest.raises(DensityError, match=message.replace("at event 0 ", "at event 0 of ")):
+        lk.evaluate([0.3, 1.0], gradient=True)
+
+    # A complete gradient: checked once per event buffer, then never again.
+    from vecampfit.fitter._dispatch import kernels
+    calls = []
+    real = kernels.unwritten_values
+
+    def counting(*args):
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(kernels, "unwritten_values", counting)
+    good = Density.from_model(protocol[4], "float64", model="scaled")
+    lk = Likelihood(ParameterTable([Parameter("mu", 0.3, 0.1)]), vector_length=4, threads=2)
+    pt = lk.add_point(good)
+    pt.add_data({"x": X})
+    pt.add_normalization_events({"x": X})
+    first = lk.evaluate([0.3], gradient=True)
+    assert len(calls) == 2          # the data and the normalization events
+    for mu in (0.31, 0.32, 0.3):
+        lk.evaluate([mu], gradient=True)
+    assert len(calls) == 2
+    assert lk.evaluate([0.3], gradient=True)[0] == first[0]
+
+
+def test_a_density_value_never_written_is_an_error(tmp_path):
+    """A C density that writes 3 of the 4 values of a block (the fourth
+    would be whatever the work array held)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "short.c"
+    src.write_text(
+        "void density(double *out, const void *ev, const double *p, const void *pb) {\n"
+        "    const double *x = (const double *) ev;\n"
+        "    for (int i = 0; i < 3; i++) out[i] = 1.0 + p[0] * x[i];\n"
+        "}\n")
+    lib = tmp_path / "libshort.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    f = ctypes.CDLL(str(lib)).density
+    f.restype = None
+    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p,
+                  ctypes.POINTER(ctypes.c_double), ctypes.c_void_p]
+    d = Density(f, parameters=["mu"], event_fields=["x"], vector_length=4, name="three of four")
+    x = np.linspace(0, 1, 11)
+    with pytest.raises(DensityError, match=r"three of four: its function never wrote the "
+                                           r"density value at event 3 .*all 4 values"):
+        d.evaluate({"x": x}, [0.5])
+    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.1)]), vector_length=4, threads=1)
+    pt = lk.add_point(d)
+    pt.add_data({"x": x})
+    pt.add_normalization_events({"x": x})
+    with pytest.raises(DensityError, match="three of four: its function never wrote"):
+        lk.evaluate([0.5])

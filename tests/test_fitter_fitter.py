@@ -214,6 +214,19 @@ def test_seed_and_random_initial_values(toy, capsys):
     assert f"Random seed: {d.seed}" in capsys.readouterr().out
 
 
+def test_argument_errors_name_the_argument():
+    table = params(random=0.05)
+    with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got -1"):
+        Fitter(table, seed=-1, verbose=False)
+    with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got 1.5"):
+        Fitter(table, seed=1.5, verbose=False)
+    # Strings are true: "no" would silently randomize, or make the fit extended.
+    for name in ("randomize", "extended", "verbose", "release_normalization_events"):
+        with pytest.raises(TypeError, match=f"{name} must be True or False, got 'no'"):
+            Fitter(table, seed=1, **{"verbose": False, name: "no"})
+    assert Fitter(table, seed=2 ** 70, randomize=0, verbose=False).seed == 2 ** 70
+
+
 def test_fix_release_by_name_index_and_range(toy):
     f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0, 0, 1, 0)),
                seed=1, verbose=False)

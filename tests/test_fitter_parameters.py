@@ -64,6 +64,11 @@ def test_random_initial_values_are_uniform_in_the_interval():
     ("A 1 -0.1 0 0 0\n", r"p.dat:1: parameter A: negative step"),
     ("1A 1 0.1 0 0 0\n", r"p.dat:1: invalid parameter name '1A'"),
     ("# nothing\n", r"p.dat: no parameters"),
+    # Python's float() reads these; no Fortran or C reader of the format does.
+    ("A 0.7_75 0.1 0 0 0\n", r"p.dat:1: parameter A: column 2 is not a number: '0.7_75'"),
+    ("A 1 0.1 0 1_0 0\n", r"p.dat:1: parameter A: column 5 is not a number: '1_0'"),
+    ("A \u0661.5 0.1 0 0 0\n", r"p.dat:1: parameter A: column 2 is not a number"),
+    ("A 0x1p3 0.1 0 0 0\n", r"p.dat:1: parameter A: column 2 is not a number"),
 ])
 def test_bad_files_name_file_and_line(tmp_path, text, message):
     with pytest.raises(ParameterFileError, match=message):
@@ -155,3 +160,22 @@ def test_awkward_floats_and_columns(tmp_path):
                 (i == len(line) or line[i] == " ")]
     assert len({tuple(ends(line)[1:]) for line in lines}) == 1
     assert len({len(line) for line in lines}) == 1
+
+
+def test_fortran_and_c_reals_are_read(tmp_path):
+    t = read_parameter_file(write(tmp_path, "A 1.5D0 .1 -2.E+1 3d1 1e-3\nB +7 1. 0 0 0\n"))
+    assert [(p.value, p.step, p.lower, p.upper, p.random_change) for p in t] == [(1.5, 0.1, -20.0, 30.0, 1e-3), (7.0, 1.0, 0.0, 0.0, 0.0)]
+
+
+def test_a_byte_that_is_not_utf8_names_the_file_and_line(tmp_path):
+    path = tmp_path / "latin1.dat"
+    path.write_bytes("A 1 0.1 0 0 0\n# r\u00e9sonance K*\nB 1 0.1 0 0 0\n".encode("latin-1"))
+    with pytest.raises(ParameterFileError, match=r"latin1.dat:2: byte 0xe9 at column 4 is not "
+                                                 r"UTF-8"):
+        read_parameter_file(path)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    path = tmp_path / "bom.dat"
+    path.write_bytes(b"\xef\xbb\xbfA 1 0.1 0 0 0\n")
+    assert read_parameter_file(path).names == ["A"]

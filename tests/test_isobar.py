@@ -4,6 +4,7 @@ factor) against a numpy amplitude written here from four-momenta; gradients
 against finite differences; component amplitudes; the plain-text
 description, the parameter table; errors naming the model element."""
 
+import json
 import math
 import os
 
@@ -227,6 +228,120 @@ def test_save_and_load_round_trip(tmp_path):
         assert back.source() == m.source()
         assert back.parameter_file_text() == m.parameter_file_text()
         assert back.constant_defaults() == m.constant_defaults()
+
+
+def test_save_is_atomic_and_leaves_a_good_file_whole_without_pyyaml(tmp_path, monkeypatch):
+    """Saving as YAML without PyYAML must not truncate the existing file."""
+    import builtins
+    m = dplus_model()
+    path = tmp_path / "model.yaml"
+    path.write_text("good content\n")
+    real_import = builtins.__import__
+
+    def no_yaml(name, *args, **kwargs):
+        if name == "yaml":
+            raise ImportError("No module named 'yaml'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_yaml)
+    with pytest.raises(ImportError, match=r"model.yaml as YAML: PyYAML is not installed.*"
+                                          r"unchanged"):
+        m.save(path)
+    assert path.read_text() == "good content\n"
+    monkeypatch.setattr(builtins, "__import__", real_import)
+    # A failure while writing (here: the text cannot be encoded) leaves it whole too.
+    monkeypatch.setattr(json, "dumps", lambda *a, **k: "\udc80")
+    with pytest.raises(UnicodeEncodeError):
+        m.save(path.with_suffix(".json"))
+    assert not path.with_suffix(".json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.yaml"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", r"bad.json: the file is empty"),
+    ("[1, 2]", r"bad.json: the top level must be a mapping of keys to values, got a list"),
+    ("null", r"bad.json: the top level must be a mapping.*got nothing \(null\)"),
+    ('{"format": "vecampfit.isobar 1",\n "name": }', r"bad.json: line 2 column 10: not valid "
+                                                        r"JSON: Expecting value"),
+    ('{"format": "other"}', r"bad.json: not a vecampfit.isobar model description \(format "
+                            r"'other'"),
+])
+def test_model_file_errors_name_the_file_and_the_place(tmp_path, text, message):
+    from vecampfit.isobar.model import ModelDescriptionError
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ModelDescriptionError, match=message):
+        IsobarModel.load(path)
+
+
+def test_model_file_errors_name_the_json_path(tmp_path):
+    import copy
+    from vecampfit.isobar.model import ModelDescriptionError
+    good = dplus_model().to_dict()
+
+    def check(change, message):
+        d = copy.deepcopy(good)
+        change(d)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(d))
+        with pytest.raises(ModelDescriptionError, match=message) as err:
+            IsobarModel.load(path)
+        assert str(path) in str(err.value)
+        return err
+
+    check(lambda d: d.pop("daughters"), r"the top level has no key 'daughters'")
+    check(lambda d: d["components"][2]["coupling"]["magnitude"].pop("value"),
+          r"components\[2\]\.coupling\.magnitude has no key 'value'")
+    check(lambda d: d["components"][2].pop("spin"), r"components\[2\] has no key 'spin'")
+    def negative_width(d):
+        d["components"][0]["quantities"]["width"]["value"] = -0.05
+        next(q for q in d["quantities"] if q["name"] == "KST_G")["value"] = -0.05
+
+    check(negative_width,
+          r"components\[0\]: resonance 'KST': width 'KST_G' is -0\.05; a width cannot be "
+          r"negative")
+    check(lambda d: d.update(components={"a": 1}), r"components must be a list, got a dict")
+    # Non-UTF-8 bytes: the line is named.
+    path = tmp_path / "latin1.json"
+    path.write_bytes(json.dumps(good, indent=1).replace('"K*(892)~0"', '"K\u00e9"')
+                     .encode("latin-1"))
+    with pytest.raises(ModelDescriptionError, match=r"latin1.json: line \d+: byte 0xe9 is not "
+                                                    r"UTF-8"):
+        IsobarModel.load(path)
+
+
+def test_a_negative_width_or_radius_is_refused_at_declaration():
+    with pytest.raises(ValueError, match=r"resonance 'KST': width 'KST_G' is -0\.05; a width "
+                                         r"cannot be negative"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=-0.05,
+                              coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'KST': width 'GW' is -0\.1"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, lineshape="constant_width", mass=0.896,
+                              width=Parameter("GW", -0.1), coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'KST': radius 'KST_R' is -1\.5; a radius"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05, radius=-1.5,
+                              coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'K0ST': g2 'K0ST_G2' is -0\.2; a coupling "
+                                         r"constant cannot be negative"):
+        _base().add_resonance("K0ST", ("K-", "pi+"), 0, mass=1.425, g1=0.30, g2=-0.20,
+                              lineshape={"name": "flatte", "channel2": ("K-", "eta'(958)")},
+                              coupling=Polar(1, 0))
+    with pytest.raises(ValueError, match=r"resonance 'KST': parent_radius 'KST_RP' is -3\.0"):
+        _base().add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.05,
+                              parent_radius=-3.0, coupling=Polar(1, 0))
+    # Zero is allowed (a narrow limit), and the refused declaration leaves no trace.
+    m = _base()
+    m.add_resonance("KST", ("K-", "pi+"), 1, mass=0.896, width=0.0, coupling=Polar(1, 0))
+
+
+def test_a_parent_below_the_threshold_of_its_daughters_is_refused():
+    with pytest.raises(ValueError, match=r"model 'X -> K- pi\+ pi\+': the parent 'X' \(mass 0\.7 "
+                                         r"GeV\) is not heavier than its daughters together.*no "
+                                         r"phase space"):
+        IsobarModel(("X", 0.7), ["K-", "pi+", "pi+"])
+    with pytest.raises(ValueError, match=r"the parent 'K-' .*no phase space"):
+        IsobarModel("K-", ["K-", "pi+", "pi-"])
+    IsobarModel(("X", 0.8), ["K-", "pi+", "pi+"])
 
 
 def test_source_is_readable_and_complete():

@@ -116,6 +116,26 @@ def test_errors_name_the_model_file_and_line(tmp_path, text, line, who, capfd):
     assert os.listdir(cache) == []
 
 
+@pytest.mark.parametrize("text,line,who", [(CYTHON_ERROR_MODEL, 7, "Cython could not translate"),
+                                           (C_ERROR_MODEL, 12, "the C compiler failed on")])
+def test_errors_name_the_model_file_with_the_build_folder_under_the_working_folder(
+        tmp_path, monkeypatch, text, line, who, capfd):
+    """Cython names the copy relative to the working folder when the build
+    folder is under it (cache/..._L4-xxxx/..._L4.pyx): still the user's file."""
+    src = tmp_path / "faulty_model.pyx"
+    src.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelCompileError) as info:
+        compile_model("faulty_model.pyx", [4], build_dir="cache")
+    message = str(info.value)
+    print(message)
+    assert f"faulty_model.pyx:{line}:" in message
+    for copy in ("faulty_model_L4.pyx", "faulty_model_L4.c", "cache/", "cache" + os.sep):
+        assert copy not in message
+    out, err = capfd.readouterr()
+    assert "faulty_model_L4" not in err
+
+
 TRUNCATE_AND_RELOAD = """\
 import os, sys
 from vecampfit.model_compiler import compile_model
@@ -176,3 +196,12 @@ def test_bad_inputs(models_dir, model_cache, tmp_path):
         compile_model(src, [4], name="not-an-identifier", build_dir=model_cache)
     with pytest.raises(ModelCompileError, match="broken_model.pyx"):
         compile_model(os.path.join(models_dir, "broken_model.pyx"), [4], build_dir=model_cache)
+
+
+def test_a_build_dir_that_is_a_file_is_named(tmp_path):
+    src = tmp_path / "tiny.pyx"
+    src.write_text("def f():\n    return 1\n")
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("")
+    with pytest.raises(NotADirectoryError, match=f"build_dir {not_a_folder} is a file"):
+        compile_model(src, [4], build_dir=not_a_folder)

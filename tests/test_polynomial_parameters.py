@@ -304,9 +304,44 @@ def test_console_script_and_help():
     (["2", "1", "--variable-gradient"], "needs --gradient"),
     (["2", "1", "--name", "not-valid"], "not an identifier"),
     (["2", "1", "--subroutine", "--parameter-file"], "cannot share"),
+    # Values the fitter's parameter-file reader refuses are refused here.
+    (["2", "1", "--parameter-file", "--step", "nan"], "--step must be finite and >= 0"),
+    (["2", "1", "--parameter-file", "--step=-1e-3"], "--step must be finite and >= 0"),
+    (["2", "1", "--parameter-file", "--random-change", "inf"], "--random-change must be finite"),
+    (["2", "1", "--parameter-file", "--constant-initial", "nan"],
+     "--constant-initial must be a finite number"),
+    (["2", "1", "--max-terms", "0"], "--max-terms must be >= 1"),
+    (["3", "3", "--max-terms", "19"], "has 20 terms"),
 ])
 def test_invalid_arguments_exit_with_usage(args, message):
     proc = run(args, check=False)
     assert proc.returncode == 2
     assert "usage:" in proc.stderr
     assert message in proc.stderr
+
+
+def test_a_huge_polynomial_is_refused_with_its_number_of_terms():
+    """Order 40 in 40 variables has C(80, 40) terms: refused at once, saying
+    how many, instead of running without bound."""
+    proc = subprocess.run([sys.executable, "-m", "vecampfit.polynomial_parameters", "40", "40"],
+                          capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=60)
+    assert proc.returncode == 2
+    assert f"has {math.comb(80, 40):,} terms" in proc.stderr
+    assert "above the limit of 10,000" in proc.stderr and "--max-terms" in proc.stderr
+    from vecampfit.polynomial_parameters import PolynomialSpec
+    with pytest.raises(ValueError, match=r"has 1,820 terms, above the limit of 1,000"):
+        PolynomialSpec(12, 4, max_terms=1000)
+    assert len(PolynomialSpec(12, 4, max_terms=1820).terms) == 1820
+
+
+def test_output_into_a_missing_folder_names_the_path_and_writes_nothing(tmp_path):
+    good = tmp_path / "a.pxi"
+    missing = tmp_path / "no such folder" / "b.dat"
+    proc = run(["2", "2", "--subroutine", str(good), "--parameter-file", str(missing)],
+               check=False)
+    assert proc.returncode == 2
+    assert f"--parameter-file {missing}: the folder {missing.parent} does not exist" in proc.stderr
+    assert "Traceback" not in proc.stderr and ".tmp" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []        # the good output is not written either
+    proc = run(["2", "2", "--subroutine", str(tmp_path)], check=False)
+    assert proc.returncode == 2 and f"--subroutine {tmp_path}: is a folder" in proc.stderr

@@ -147,7 +147,12 @@ def test_corrupt_basket_names_file_tree_branch_and_entries(tmp_path):
     assert (err.path, err.tree, err.branch, err.entry_start, err.entry_stop) == \
         (str(path), "tree", "b", start, stop)
     assert err.__cause__ is not None  # uproot's (decompression) error
-    assert isinstance(err, RootIOError)
+    # A damaged file is an OSError (and a ValueError), not a KeyError.
+    assert isinstance(err, OSError) and isinstance(err, ValueError)
+    assert not isinstance(err, KeyError)
+    import pickle
+    again = pickle.loads(pickle.dumps(err))
+    assert str(again) == str(err) and again.branch == "b"
 
     # Reading everything at once (byte-sized chunks) names the file and the branch too.
     with pytest.raises(RootReadError, match=r"data.root: tree 'tree', branch 'b', entries 0 to "):
@@ -191,3 +196,71 @@ def test_real_root_reads_our_trees(tmp_path):
     assert t.GetEntries() == 100
     t.GetEntry(7)
     assert abs(t.km_momentum[2] - float(ev["km_momentum"][7, 2])) == 0
+
+
+def test_a_truncated_file_is_an_oserror_naming_the_file_and_tree(tmp_path):
+    path = tmp_path / "data.root"
+    write_tree(path, events(20000))
+    data = path.read_bytes()
+    for keep in (len(data) // 2, len(data) - 2000):
+        cut = tmp_path / f"cut{keep}.root"
+        cut.write_bytes(data[:keep])
+        with pytest.raises(OSError) as info:
+            read_events(cut)
+        assert not isinstance(info.value, KeyError)
+        assert str(cut) in str(info.value)
+
+
+def test_a_jagged_branch_is_named(tmp_path):
+    ak = pytest.importorskip("awkward")
+    path = tmp_path / "jagged.root"
+    with uproot.recreate(path) as f:
+        f.mktree("tree", {"x": np.float64, "hits": "var * float64"})
+        f["tree"].extend({"x": np.arange(3.0), "hits": ak.Array([[1.0, 2.0], [], [3.0]])})
+    with pytest.raises(RootReadError, match=r"jagged.root: tree 'tree', branch 'hits', entries 0 "
+                                            r"to 2: a jagged branch: a variable number of values "
+                                            r"per event \(from 0 to 2"):
+        read_events(path)
+    # Read alone, or mapped by the caller into fixed-shape records, it is fine.
+    assert read_events(path, branches=["x"])[0]["x"].tolist() == [0.0, 1.0, 2.0]
+    rec, _ = read_events(path, map_records=lambda r: {"n": np.array([len(h) for h in r["hits"]])})
+    assert rec["n"].tolist() == [2, 0, 1]
+    # Into a fit: the same error, naming the branch.
+    from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
+    d = Density(lambda ev, p: np.ones_like(ev["hits"]), parameters=[], event_fields=["hits"])
+    lk = Likelihood(ParameterTable([Parameter("a", 1.0, 0.1)]), vector_length=1)
+    with pytest.raises(RootReadError, match="branch 'hits'.*jagged"):
+        lk.add_point(d, normalization="none").load_data_file(path, branches=["hits"])
+
+
+def test_running_out_of_memory_reads_as_such_with_the_size(tmp_path, monkeypatch):
+    path = tmp_path / "data.root"
+    write_tree(path, events(1000))
+    import uproot.compression
+    real = uproot.compression.decompress
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 1.00 GiB for an array")
+
+    monkeypatch.setattr(uproot.compression, "decompress", no_memory)
+    with pytest.raises(MemoryError, match=r"data.root: tree 'tree', entries 0 to 999: out of "
+                                          r"memory while reading a chunk of about .* MiB \(\d+ "
+                                          r"bytes\) \(Unable to allocate 1.00 GiB"):
+        read_events(path, step_size=1000)
+    monkeypatch.setattr(uproot.compression, "decompress", real)
+
+    # A MemoryError that uproot reports through another error (its message
+    # garbled): still out of memory, not an unreadable file.
+    real_open = uproot.open
+
+    def garbled(*args, **kwargs):
+        try:
+            raise MemoryError()
+        except MemoryError as exc:
+            exc[1]                              # 'MemoryError' object is not subscriptable
+
+    monkeypatch.setattr(uproot, "open", garbled)
+    with pytest.raises(MemoryError, match=r"data.root: out of memory while reading") as info:
+        read_events(path)
+    assert "cannot open" not in str(info.value)
+    monkeypatch.setattr(uproot, "open", real_open)

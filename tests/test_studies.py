@@ -102,6 +102,73 @@ def test_an_interrupted_study_resumes(tmp_path):
     assert sorted(r["experiment"] for r in lines) == list(range(6))
 
 
+def test_a_results_file_in_use_is_refused_naming_the_file_and_holder(tmp_path):
+    """Two studies at once on one results file: the second is refused while
+    the first runs (their rows would mix), in this process or another."""
+    path = tmp_path / "results.jsonl"
+    refused = []
+
+    def experiment(index, seed):
+        if index == 1:
+            with pytest.raises(studies.ResultsInUseError) as err:
+                studies.run_study(lambda i, s: {"v": 1}, 3, seed=5, results=path,
+                                  progress=False)
+            refused.append(str(err.value))
+            # From another process as well.
+            script = ("import sys; from vecampfit import studies\n"
+                      "try:\n"
+                      "    studies.run_study(lambda i, s: {'v': 1}, 3, seed=5,\n"
+                      "                      results=sys.argv[1], progress=False)\n"
+                      "except studies.ResultsInUseError as e:\n"
+                      "    print(e)\n")
+            other = subprocess.run([sys.executable, "-c", script, str(path)],
+                                   capture_output=True, text=True, check=True)
+            refused.append(other.stdout)
+        return {"value": seed % 1000}
+
+    table = studies.run_study(experiment, 3, seed=4, results=path, progress=False)
+    assert [r["status"] for r in table.rows] == ["ok"] * 3
+    for message in refused:
+        assert str(path) in message and f"process {os.getpid()}" in message
+        assert "in use by the study of" in message
+    lines = [json.loads(x) for x in open(path)]
+    assert [r["seed"] for r in lines] == studies.experiment_seeds(4, 3)
+    # Once it has ended, the file is free (and resuming finds every row).
+    assert not os.path.exists(f"{path}.holder")
+    again = studies.run_study(experiment, 3, seed=4, results=path, progress=False)
+    assert [r["value"] for r in again.rows] == [r["value"] for r in table.rows]
+
+
+def test_numpy_scalars_are_kept_and_unstorable_values_name_experiment_and_key(tmp_path):
+    path = tmp_path / "results.jsonl"
+
+    def experiment(index, seed):
+        return {"fval": np.float64(1.5) * index, "n": np.int64(index), "ok": np.bool_(True),
+                "nested": {"a": [np.float32(0.5), np.arange(2)]}}
+
+    table = studies.run_study(experiment, 2, seed=1, results=path, progress=False)
+    assert table.column("fval").tolist() == [0.0, 1.5]
+    assert [json.loads(x)["nested"] for x in open(path)] == [{"a": [0.5, [0, 1]]}] * 2
+
+    def bad(index, seed):
+        return {"value": 1.0, "fit": object()} if index == 1 else {"value": 1.0}
+
+    with pytest.raises(studies.StudyResultError, match=r"experiment 1: the value of key 'fit' "
+                                                       r"of its result cannot be kept"):
+        studies.run_study(bad, 3, seed=1, results=tmp_path / "bad.jsonl", progress=False)
+    with pytest.raises(studies.StudyResultError, match=r"experiment 0: the key 'seed' of its "
+                                                       r"result is the runner's"):
+        studies.run_study(lambda i, s: {"seed": 1}, 1, seed=1, progress=False)
+    with pytest.raises(studies.StudyResultError, match=r"experiment 0: returned a list, not a "
+                                                       r"dict"):
+        studies.run_study(lambda i, s: [1.0], 2, seed=1, progress=False)
+    # On an executor as well: the study stops instead of losing experiments.
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(studies.StudyResultError, match="experiment 1: the value of key 'fit'"):
+            studies.run_study(bad, 3, seed=1, executor=ex, progress=False)
+
+
 @pytest.mark.slow
 def test_pulls_of_toy_fits(tmp_path):
     table = studies.run_study(study_experiments.gauss_fit, 60, seed=11, progress=False)

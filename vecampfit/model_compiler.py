@@ -211,12 +211,18 @@ def _load(module_name, path):
 def _user_paths(text, replacements):
     """Compiler output with the temporary copies' paths replaced by the user's files.
 
-    ``replacements`` maps the absolute path of each copy to the user's file;
-    a copy's bare file name (as Cython's ``#line`` directives may give it)
-    is replaced too.
+    ``replacements`` maps the absolute path of each copy to the user's file.
+    A copy named by any path that ends in its work folder and file name
+    (relative to the working folder, as Cython gives it when the build
+    folder is under it, or through a symbolic link) and its bare file name
+    (as Cython's ``#line`` directives may give it) are replaced too.
     """
     for copy, original in replacements.items():
         text = text.replace(copy, original)
+        tail = os.path.join(os.path.basename(os.path.dirname(copy)), os.path.basename(copy))
+        text = re.sub(r"(?<![^\s\"'(])[^\s\"'():]*" + re.escape(os.sep + tail) + r"(?![\w.])"
+                      + "|" + r"(?<![^\s\"'(])" + re.escape(tail) + r"(?![\w.])",
+                      lambda _m, o=original: o, text)
         text = re.sub(r"(?<![\w./\\-])" + re.escape(os.path.basename(copy)) + r"(?=[:\"'(),\s]|$)",
                       lambda _m, o=original: o, text, flags=re.MULTILINE)
     return text
@@ -430,6 +436,9 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
     c_include_dirs = [*get_include_dirs(), os.path.dirname(source), *include_dirs]
     cache = os.path.abspath(build_dir) if build_dir is not None else default_cache_dir()
+    if os.path.exists(cache) and not os.path.isdir(cache):
+        raise NotADirectoryError(f"build_dir {cache} is a file, not a folder (compiled models "
+                                 f"are kept in a folder)")
     os.makedirs(cache, exist_ok=True)
     ext_suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 

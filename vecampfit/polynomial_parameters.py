@@ -60,12 +60,18 @@ import math
 import os
 import shlex
 import sys
-import tempfile
 
-__all__ = ["PolynomialSpec", "exponents", "main", "number_of_terms"]
+from .atomic_files import atomic_write_text
+
+__all__ = ["MAX_TERMS", "PolynomialSpec", "exponents", "main", "number_of_terms", "too_many_terms"]
 
 BASES = ("monomial", "chebyshev")
 COMMAND = "vecampfit-polynomial-parameters"
+
+#: Most terms generated without an explicit ``max_terms`` (``--max-terms``):
+#: the source of a polynomial grows with its terms, and a compiler takes
+#: hours over one of a million.
+MAX_TERMS = 10000
 
 
 def _compositions(total, dimensions):
@@ -117,6 +123,14 @@ def number_of_terms(order, dimensions, minimum_order=0):
     return math.comb(order + dimensions, dimensions) - removed
 
 
+def too_many_terms(order, dimensions, minimum_order, max_terms, option="max_terms"):
+    """The message for a polynomial above the limit of ``max_terms`` terms."""
+    n = number_of_terms(order, dimensions, minimum_order)
+    return (f"order {order} in {dimensions} variables (minimum order {minimum_order}) has {n:,} "
+            f"terms, above the limit of {max_terms:,}: lower the order or the dimensions, or "
+            f"raise {option} if that many are meant")
+
+
 class PolynomialSpec:
     """Description of one generated polynomial.
 
@@ -142,11 +156,22 @@ class PolynomialSpec:
         Name of the generated routine.
     prefix : str
         Prefix of the parameter names.
+    max_terms : int
+        Refuse a polynomial of more terms (default :data:`MAX_TERMS`).
+
+    Raises
+    ------
+    ValueError
+        If the polynomial has more than ``max_terms`` terms (the message
+        says how many).
     """
 
     def __init__(self, order, dimensions, minimum_order=0, basis="monomial", ranges=None,
                  preprocessor_order=False, active_order=None, order_macro="POLYNOMIAL_ORDER",
-                 name="polynomial", prefix="P"):
+                 name="polynomial", prefix="P", max_terms=MAX_TERMS):
+        n = number_of_terms(order, dimensions, minimum_order)
+        if n > max_terms:
+            raise ValueError(too_many_terms(order, dimensions, minimum_order, max_terms))
         self.order = order
         self.dimensions = dimensions
         self.minimum_order = minimum_order
@@ -503,6 +528,8 @@ def _build_parser():
                      help="parameter file in the fitter's format (constant term --constant-initial, others 0)")
     out.add_argument("--release-code", nargs="?", const="-", metavar="FILE",
                      help="Python function release_NAME_parameters(fit, minimum_order, maximum_order)")
+    p.add_argument("--max-terms", type=int, default=MAX_TERMS, metavar="N",
+                   help=f"refuse a polynomial of more than N terms (default {MAX_TERMS})")
     out.add_argument("--step", type=float, default=1e-3, help="initial step in the parameter file (default 1e-3)")
     out.add_argument("--random-change", type=float, default=0.0,
                      help="random change R in the parameter file (default 0)")
@@ -515,16 +542,19 @@ def _write(path, text):
     if path in (None, "-"):
         sys.stdout.write(text)
         return
+    atomic_write_text(path, text)
+
+
+def _check_destination(path, option, parser):
+    """A usage error unless ``path`` can be written (its folder exists, it is
+    not a folder): checked for every output before any is written."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    if not os.path.isdir(folder):
+        parser.error(f"{option} {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        parser.error(f"{option} {path}: is a folder")
+    if not os.access(folder, os.W_OK):
+        parser.error(f"{option} {path}: the folder {folder} is not writable")
 
 
 def main(argv=None):
@@ -556,10 +586,22 @@ def main(argv=None):
     if args.variable_gradient and args.gradient is None:
         parser.error("--variable-gradient needs --gradient")
     ranges = _parse_ranges(args.ranges, args.dimensions, parser) if args.ranges else None
+    for option, value, lowest in (("--step", args.step, 0.0),
+                                  ("--random-change", args.random_change, 0.0),
+                                  ("--constant-initial", args.constant_initial, None)):
+        if not math.isfinite(value) or (lowest is not None and value < lowest):
+            need = "a finite number" if lowest is None else "finite and >= 0"
+            parser.error(f"{option} must be {need} (the fitter's parameter files refuse "
+                         f"anything else), got {value!r}")
+    if args.max_terms < 1:
+        parser.error(f"--max-terms must be >= 1, got {args.max_terms}")
+    if number_of_terms(args.order, args.dimensions, args.minimum_order) > args.max_terms:
+        parser.error(too_many_terms(args.order, args.dimensions, args.minimum_order,
+                                    args.max_terms, "--max-terms"))
 
     spec = PolynomialSpec(args.order, args.dimensions, args.minimum_order, args.basis, ranges,
                           args.preprocessor_order, args.active_order, args.order_macro,
-                          args.name, args.prefix)
+                          args.name, args.prefix, max_terms=args.max_terms)
     outputs = {
         "subroutine": args.subroutine, "gradient": args.gradient, "definitions": args.definitions,
         "python_definitions": args.python_definitions, "parameter_file": args.parameter_file,
@@ -578,6 +620,9 @@ def main(argv=None):
             where = "standard output" if dest == "-" else dest
             parser.error(f"outputs {', '.join('--' + k.replace('_', '-') for k in kinds)} cannot share "
                          f"{where}: give them different files")
+    for kind, dest in outputs.items():
+        if dest not in (None, "-"):
+            _check_destination(dest, "--" + kind.replace("_", "-"), parser)
     for dest, kinds in by_dest.items():
         kinds = set(kinds)
         if kinds & cython_kinds:
@@ -597,7 +642,11 @@ def main(argv=None):
         else:
             lines = _header("#", argv) + spec.release_code()
         text = "\n".join(lines).rstrip("\n") + "\n"
-        _write(None if dest == "-" else dest, text)
+        try:
+            _write(None if dest == "-" else dest, text)
+        except OSError as exc:
+            print(f"{COMMAND}: cannot write {dest}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -20,20 +20,24 @@ __all__ = ["RootIOError", "RootReadError", "count_entries", "iterate_events", "r
 
 
 class RootIOError(KeyError):
-    """A missing tree or branch, or data of a tree that cannot be read."""
+    """A tree or branch that the file does not have (the message names it
+    and what the file has)."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
 
 
-class RootReadError(RootIOError):
+class RootReadError(OSError, ValueError):
     """Data of a tree that cannot be read or has the wrong shape.
 
-    Raised for a corrupt basket (uproot's decompression error), a branch
-    that uproot cannot interpret, or a branch of another shape than
-    expected.  The message names the file, the tree, the branch (when it
-    can be found) and the entries; the error from uproot, if any, is the
-    ``__cause__``.
+    Raised for a damaged or truncated file (uproot's decompression or
+    deserialization error), a branch that uproot cannot interpret, a
+    jagged branch (a variable number of values per event) read as event
+    records, or a branch of another shape than expected.  It is an
+    ``OSError`` (the file cannot be read as it should) and a
+    ``ValueError`` (its content is not what was asked for).  The message
+    names the file, the tree, the branch (when it can be found) and the
+    entries; the error from uproot, if any, is the ``__cause__``.
 
     Attributes
     ----------
@@ -58,11 +62,79 @@ class RootReadError(RootIOError):
             where += (f", entries {entry_start} to {entry_stop - 1}" if entry_stop is not None
                       else f", entries from {entry_start} on")
         super().__init__(f"{where}: {reason}")
+        self.reason = reason
         self.path = path
         self.tree = tree
         self.branch = branch
         self.entry_start = entry_start
         self.entry_stop = entry_stop
+
+    def __reduce__(self):
+        # Rebuilt with its own arguments (from another process or MPI rank).
+        return (type(self), (self.path, self.tree, self.branch, self.entry_start,
+                             self.entry_stop, self.reason))
+
+
+def _memory_error(exc):
+    """The MemoryError behind ``exc`` (itself, its cause or context, at any
+    depth), or None.  uproot reports one raised in its threads through
+    other exceptions (their message may only name it)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, MemoryError):
+            return exc
+        if "MemoryError" in str(exc):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _bytes_wanted(obj, read, entry_start, entry_stop):
+    """Uncompressed bytes of the branches ``read`` over the entries (an
+    estimate from the branches' totals), None if uproot cannot tell."""
+    try:
+        n = int(obj.num_entries)
+        total = sum(int(obj[b].uncompressed_bytes) for b in read)
+        if entry_start is None or n == 0:
+            return total
+        stop = n if entry_stop is None else entry_stop
+        return total * max(stop - entry_start, 0) // n
+    except Exception:
+        return None
+
+
+def _out_of_memory(path, tree, branch, entry_start, entry_stop, wanted, cause):
+    """A MemoryError naming what was being read and the bytes it needed."""
+    where = f"{path}: tree {tree!r}" if tree is not None else f"{path}"
+    if branch is not None:
+        where += f", branch {branch!r}"
+    if entry_start is not None:
+        where += (f", entries {entry_start} to {entry_stop - 1}" if entry_stop is not None
+                  else f", entries from {entry_start} on")
+    size = "" if wanted is None else f" of about {wanted / 2 ** 20:.1f} MiB ({wanted} bytes)"
+    detail = str(cause) if isinstance(cause, MemoryError) and str(cause) else ""
+    return MemoryError(f"{where}: out of memory while reading a chunk{size}"
+                       + (f" ({detail})" if detail else "")
+                       + "; read fewer entries at a time (step_size) or free memory")
+
+
+def _check_fixed_shape(arrays, names, path, tree, entry_start, entry_stop):
+    """Refuse a jagged branch (uproot gives an object array of per-event arrays)."""
+    for name in names:
+        a = arrays.get(name)
+        if a is not None and a.dtype == object:
+            try:
+                sizes = [np.size(x) for x in a]
+                counts = (f" (from {min(sizes)} to {max(sizes)} values per event in these "
+                          f"entries)" if sizes else "")
+            except Exception:
+                counts = ""
+            raise RootReadError(path, tree, name, entry_start, entry_stop,
+                                f"a jagged branch: a variable number of values per event{counts}"
+                                f"; event records need the same shape for every event (read "
+                                f"fixed-size branches, or give map_records to turn it into "
+                                f"fixed-shape records)")
 
 
 def _describe(exc):
@@ -81,7 +153,10 @@ def _open_tree(path, tree):
     try:
         f = uproot.open(path)
     except Exception as exc:
-        raise OSError(f"cannot open {path} as a ROOT file: {exc}") from exc
+        if _memory_error(exc) is not None:
+            raise _out_of_memory(path, None, None, None, None, None,
+                                 _memory_error(exc)) from exc
+        raise OSError(f"cannot open {path} as a ROOT file: {_describe(exc)}") from exc
     try:
         obj = f[tree]
     except (KeyError, uproot.KeyInFileError):
@@ -91,6 +166,9 @@ def _open_tree(path, tree):
                           ) from None
     except Exception as exc:
         f.close()
+        if _memory_error(exc) is not None:
+            raise _out_of_memory(path, tree, None, None, None, None,
+                                 _memory_error(exc)) from exc
         raise RootReadError(path, tree, None, None, None,
                             f"cannot read the tree: {_describe(exc)}") from exc
     if not hasattr(obj, "keys") or not (hasattr(obj, "arrays")):
@@ -226,10 +304,15 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
     RootIOError
         Missing tree or branch (each named).
     RootReadError
-        Data that cannot be read (a corrupt basket, a branch uproot cannot
-        interpret) or a branch of the wrong shape: the message names the
-        file, the tree, the branch and the entries.  Chunks before the
-        failing one have been yielded already.
+        (an ``OSError`` and a ``ValueError``) Data that cannot be read (a
+        damaged or truncated file, a corrupt basket, a branch uproot cannot
+        interpret), a jagged branch without ``map_records``, or a branch of
+        the wrong shape: the message names the file, the tree, the branch
+        and the entries.  Chunks before the failing one have been yielded
+        already.
+    MemoryError
+        Memory ran out while uproot read a chunk: the message names the
+        file, the tree, the entries and about how many bytes they need.
 
     See Also
     --------
@@ -257,11 +340,13 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
                 arrays, report = next(chunks)
             except StopIteration:
                 break
-            except MemoryError:
-                raise
             except Exception as exc:
                 step = _entry_step(obj, read, step_size)
                 entry_stop = n_entries if step is None else min(entry_start + step, n_entries)
+                if _memory_error(exc) is not None:
+                    raise _out_of_memory(path, tree, None, entry_start, entry_stop,
+                                         _bytes_wanted(obj, read, entry_start, entry_stop),
+                                         _memory_error(exc)) from exc
                 branch = _failing_branch(obj, read, entry_start, entry_stop)
                 raise RootReadError(path, tree, branch, entry_start, entry_stop,
                                     f"cannot read: {_describe(exc)}") from exc
@@ -271,6 +356,10 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
                 chunk_start, chunk_stop = 0, n_entries
             entry_start = chunk_stop
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
+            if map_records is None:
+                _check_fixed_shape(arrays, read, path, tree, chunk_start, chunk_stop)
+            elif weight_branch:
+                _check_fixed_shape(arrays, [weight_branch], path, tree, chunk_start, chunk_stop)
             for name, shape in (shapes or {}).items():
                 a = arrays.get(name)
                 if a is not None and a.shape[1:] != tuple(shape):

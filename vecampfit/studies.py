@@ -25,13 +25,28 @@ a random-start scan into distinct solutions.
 import json
 import math
 import os
+import socket
 import time
+from collections.abc import Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 import numpy as np
 
 __all__ = ["experiment_seeds", "process_executor", "dask_executor", "DaskExecutor", "run_study",
-           "StudyTable", "pull_summary", "plot_pulls", "group_solutions"]
+           "StudyTable", "StudyResultError", "ResultsInUseError", "pull_summary", "plot_pulls",
+           "group_solutions"]
+
+
+class StudyResultError(TypeError):
+    """An experiment returned what a study cannot keep: a value that cannot
+    be written to the results file, or a key of the runner's own.  The
+    message names the experiment and the key.  It stops the study (every
+    experiment would return the same kind of result)."""
+
+
+class ResultsInUseError(RuntimeError):
+    """The results file of a study is being written by another study (in
+    this or another process); the message names the file and its holder."""
 
 
 def experiment_seeds(seed, n):
@@ -349,22 +364,116 @@ class StudyTable:
         write_tree(path, columns, tree)
 
 
+def _storable(value):
+    """``value`` with numpy arrays and scalars (at any depth of lists, tuples
+    and dicts) turned into Python lists and numbers."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_storable(v) for v in value]
+    return value
+
+
 def _run_one(experiment, index, seed, threads=None):
     if threads is not None:
         _set_threads(threads)
     t0 = time.perf_counter()
     try:
-        result = dict(experiment(index, seed))
+        result = experiment(index, seed)
         status, error = "ok", ""
     except Exception as exc:  # a failed fit is a result of the study, not its end
         result, status, error = {}, "failed", f"{type(exc).__name__}: {exc}"
+    if not isinstance(result, Mapping):
+        raise StudyResultError(f"experiment {index}: returned a {type(result).__name__}, not a "
+                               f"dict of results (key -> value)")
     row = {"experiment": index, "seed": seed, "status": status, "error": error,
            "time": time.perf_counter() - t0}
     for key, value in result.items():
+        if not isinstance(key, str):
+            raise StudyResultError(f"experiment {index}: its result has the key {key!r} "
+                                   f"({type(key).__name__}); keys must be strings")
         if key in row:
-            raise ValueError(f"experiment {index}: the key {key!r} of its result is the runner's")
-        row[key] = value.tolist() if isinstance(value, np.ndarray) else value
+            raise StudyResultError(f"experiment {index}: the key {key!r} of its result is the "
+                                   f"runner's ({', '.join(row)})")
+        value = _storable(value)
+        try:
+            json.dumps(value, allow_nan=True)
+        except (TypeError, ValueError) as exc:
+            raise StudyResultError(
+                f"experiment {index}: the value of key {key!r} of its result cannot be kept in "
+                f"the results file (JSON): {exc}; return numbers, strings, lists, dicts or "
+                f"numpy arrays") from None
+        row[key] = value
     return row
+
+
+def _holder_path(path):
+    return f"{os.fspath(path)}.holder"
+
+
+def _lock_results(path):
+    """Open the results file for appending and lock it against other studies.
+
+    Returns the open file; the lock ends when it is closed.  The holder
+    (process, host, start time) is written beside it to ``<path>.holder``
+    for the message another study gives.
+
+    Raises
+    ------
+    ResultsInUseError
+        If another study holds the lock.
+    """
+    out = open(path, "a+", encoding="utf-8")
+    try:
+        try:
+            import fcntl
+        except ImportError:              # Windows
+            import msvcrt
+            try:
+                out.seek(0)
+                msvcrt.locking(out.fileno(), msvcrt.LK_NBLCK, 1)
+                locked = True
+            except OSError:
+                locked = False
+            out.seek(0, os.SEEK_END)
+        else:
+            try:
+                fcntl.flock(out.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+            except BlockingIOError:
+                locked = False
+        if not locked:
+            try:
+                with open(_holder_path(path), encoding="utf-8") as f:
+                    holder = f.read().strip() or "another study"
+            except OSError:
+                holder = "another study"
+            raise ResultsInUseError(
+                f"{os.fspath(path)}: the results file is in use by {holder}; two studies "
+                f"writing one file would mix their rows: wait for that study to end, or give "
+                f"this one another results file")
+        try:
+            with open(_holder_path(path), "w", encoding="utf-8") as f:
+                f.write(f"the study of process {os.getpid()} on {socket.gethostname()}, started "
+                        f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        except OSError:
+            pass                         # the lock holds without it
+    except BaseException:
+        out.close()
+        raise
+    return out
+
+
+def _unlock_results(out, path):
+    try:
+        os.remove(_holder_path(path))
+    except OSError:
+        pass
+    out.close()
 
 
 def _read_done(path):
@@ -455,7 +564,8 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
     experiment : callable
         ``experiment(index, seed) -> dict``; a module-level function (or a
         picklable object) when an executor runs it in other processes.
-        Returned numpy arrays are kept as lists.
+        Returned numpy arrays are kept as lists and numpy scalars as Python
+        numbers.
     n : int
         Number of experiments.
     seed : int
@@ -495,24 +605,36 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
     ValueError
         If ``results`` holds an experiment with another seed (a different
         study).
+    ResultsInUseError
+        If another study (in this or another process) is writing
+        ``results``: the file is locked for as long as a study runs.
+    StudyResultError
+        If an experiment returns a value that cannot be kept (not a number,
+        string, list, dict, numpy array or numpy scalar) or a key of the
+        runner's; the message names the experiment and the key.
     """
     n = int(n)
     executor, threads, own = _as_executor(executor)
     seeds = experiment_seeds(seed, n)
-    done = _read_done(results)
-    for k, row in done.items():
-        if k < n and row["seed"] != seeds[k]:
-            raise ValueError(f"{results}: experiment {k} has seed {row['seed']}, this study's is "
-                             f"{seeds[k]} (another study's results?)")
-    todo = [k for k in range(n) if k not in done]
-    rows = [done[k] for k in range(n) if k in done]
-    out = None
-    if results is not None:
-        out = open(results, "a+", encoding="utf-8")
-        if out.tell() > 0:
+    out = None if results is None else _lock_results(results)
+    try:
+        done = _read_done(results)
+        for k, row in done.items():
+            if k < n and row["seed"] != seeds[k]:
+                raise ValueError(f"{results}: experiment {k} has seed {row['seed']}, this "
+                                 f"study's is {seeds[k]} (another study's results?)")
+        if out is not None and out.tell() > 0:
             out.seek(out.tell() - 1)
             if out.read(1) != "\n":
                 out.write("\n")          # after a line cut by an interruption
+    except BaseException:
+        if out is not None:
+            _unlock_results(out, results)
+        if own is not None:
+            own.shutdown(wait=False)
+        raise
+    todo = [k for k in range(n) if k not in done]
+    rows = [done[k] for k in range(n) if k in done]
     bar = _Progress(n, len(rows), len(todo), progress)
 
     def finished(row):
@@ -534,6 +656,8 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
                 k = futures[fut]
                 try:
                     row = fut.result()
+                except StudyResultError:
+                    raise
                 except Exception as exc:  # the worker died, or the executor failed
                     row = {"experiment": k, "seed": seeds[k], "status": "lost",
                            "error": f"{type(exc).__name__}: {exc}", "time": math.nan}
@@ -543,7 +667,7 @@ def run_study(experiment, n, *, seed, executor=None, results=None, progress=True
             fut.cancel()             # after an interruption: do not start the others
         bar.close()
         if out is not None:
-            out.close()
+            _unlock_results(out, results)
         if own is not None:
             own.shutdown(wait=False)
     return StudyTable(rows)

@@ -28,6 +28,8 @@ the rows of all ranks are put in sample order and reduced by the same
 of threads and ranks.
 """
 
+import weakref
+
 import numpy as np
 
 from ._dispatch import kernels as _kernels
@@ -164,6 +166,18 @@ def chunk_partials(n_chunks, n_columns):
     return raw[start:start + n_chunks * width].reshape(n_chunks, width)
 
 
+def _checked_buffers(density, gradient):
+    """The event buffers at which :meth:`BlockEvaluator.check_written` found
+    every value of ``density`` (``gradient``: of its gradient function)
+    written, each with its number of events then (a buffer thawed and
+    extended is checked again)."""
+    gradient = bool(gradient)
+    sets = density.__dict__.setdefault("_checked_writes", {})
+    if gradient not in sets:
+        sets[gradient] = weakref.WeakKeyDictionary()
+    return sets[gradient]
+
+
 class Problem:
     """Where a sum could not be formed: the first event (index in its
     buffer) at which the density is NaN, infinite or negative (``density``
@@ -210,8 +224,51 @@ class BlockEvaluator:
             raise MemoryError(f"{self.density.name}: could not allocate work arrays in the "
                               f"likelihood kernel")
 
+    def check_written(self, buf, params_t, pbuf, gradient, threads):
+        """Raise :class:`~vecampfit.fitter.density.DensityError` unless the
+        density (with ``gradient``: its gradient function) writes every value
+        and gradient row it declares at every event of ``buf``.
+
+        Run once per density, function and event buffer, before the first
+        sum over the buffer: an element the C code never writes would
+        otherwise hold whatever was in memory.  Later calls cost one lookup.
+        """
+        d = self.density
+        checked = _checked_buffers(d, gradient)
+        if checked.get(buf) == buf.n_events:
+            return
+        if buf.n_events:
+            ng = d.n_parameters if gradient else 0
+            n_chunks = self._n_chunks(buf)
+            event = np.full(n_chunks, _NO_PROBLEM, dtype=np.intp)
+            element = np.full(n_chunks, _NO_PROBLEM, dtype=np.intp)
+            _kernels.unwritten_values(buf.blocks, buf.n_events, self.vector_length, params_t,
+                                      pbuf.ctypes.data, d.function_pointer,
+                                      d.gradient_pointer if gradient else 0, ng, event, element,
+                                      self.chunk_blocks, threads)
+            self._raise_kernel_error(event)
+            hit = np.flatnonzero(event >= 0)
+            if hit.size:
+                c = int(hit[0])
+                j = buf.event_number(int(event[c]))
+                row = int(element[c])
+                where = f"at event {j} of {buf.what}"
+                if row < 0:
+                    function = "gradient function" if gradient else "function"
+                    raise DensityError(
+                        f"{d.name}: its {function} never wrote the density value {where} "
+                        f"(it must write all {self.vector_length} values of a block): the value "
+                        f"would be whatever was in memory")
+                raise DensityError(
+                    f"{d.name}: its gradient function never wrote gradient row {row} "
+                    f"(d/d{d.parameters[row]}, elements gradient[{row} * L + i]) {where}; the "
+                    f"density declares {d.n_parameters} parameters ({', '.join(d.parameters)}) "
+                    f"and must write a row for each: the row would be whatever was in memory")
+        checked[buf] = buf.n_events
+
     def _run_values(self, buf, params_t, pbuf, gradient, threads):
         d = self.density
+        self.check_written(buf, params_t, pbuf, gradient, threads)
         L = self.vector_length
         n_pad = buf.n_blocks * L
         values = np.empty(n_pad, dtype=self.dtype)
@@ -253,6 +310,7 @@ class BlockEvaluator:
         ng = d.n_parameters if gradient else 0
         if buf.n_events == 0:
             return _empty_rows(1 + ng), None
+        self.check_written(buf, params_t, pbuf, gradient, threads)
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 1 + ng)
         bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
@@ -276,6 +334,7 @@ class BlockEvaluator:
         ng = d.n_parameters if gradient else 0
         if buf.n_events == 0:
             return _empty_rows(2 + nb + ng), None
+        self.check_written(buf, params_t, pbuf, gradient, threads)
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 2 + nb + ng)
         bad = np.full(max(n_chunks, 1), _NO_PROBLEM, dtype=np.intp)
@@ -493,6 +552,16 @@ class CachedEvaluator:
     def _key(self, params_t):
         return params_t[self.components.other_parameters].tobytes()
 
+    def _parameters_note(self, params_t):
+        """`` (parameters: M1=..., G1=...; not finite: M1)``: the values of
+        the parameters the components depend on (all but the couplings'),
+        for a message about a component that is not finite."""
+        names = self.density.parameters
+        values = [(names[i], float(params_t[i])) for i in self.components.other_parameters]
+        bad = [n for n, v in values if not np.isfinite(v)]
+        text = ", ".join(f"{n}={v:.10g}" for n, v in values) or "none"
+        return f" (parameters: {text}" + (f"; not finite: {', '.join(bad)})" if bad else ")")
+
     def _run_components(self, buf, blocks, first_block, function, n_components, what,
                         params_t, pbuf, threads, out=None):
         """X of ``n_components`` components of ``function`` at ``blocks``
@@ -520,7 +589,8 @@ class CachedEvaluator:
             k = int(np.flatnonzero(~np.isfinite(out[:, j]))[0])
             name = self.components.names[k] if n_components > 1 else what.split()[-1]
             raise DensityError(f"{self.density.name}: component {name} is {out[k, j]} at "
-                               f"event {first_block * L + j}")
+                               f"event {first_block * L + j} of {buf.what}"
+                               f"{self._parameters_note(params_t)}")
         return out
 
     def _amplitudes(self, buf, blocks, params_t, pbuf, threads, first_block=0, out=None):
@@ -737,7 +807,7 @@ class CachedEvaluator:
         if hit.size:
             raise DensityError(f"{self.density.name}: component {name} (or its term of the "
                                f"integral) is not finite at normalization event "
-                               f"{int(hit.min())}")
+                               f"{int(hit.min())}{self._parameters_note(params_t)}")
         return float(np.sum(partials))
 
     def _partial_matrix(self, buf, params_t, pbuf, threads):

@@ -28,9 +28,9 @@ from cython cimport floating
 from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
 from libc.math cimport isfinite, log
-from libc.stdint cimport uintptr_t
+from libc.stdint cimport uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from vecampfit.mathematical_functions cimport log_scalar
 
@@ -191,6 +191,128 @@ cdef void _values_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_bloc
             values[b * L + i] = out[i]
     if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
         bad[c] = GUARD_VIOLATED
+
+
+# The check of what a density writes (run once per density and event buffer,
+# see unwritten_values): every value and gradient element is set to a NaN
+# whose payload no arithmetic produces before the density is called; an
+# element that still holds it afterwards was never written.
+cdef extern from *:
+    """
+    #define VECAMPFIT_UNWRITTEN_64 0x7FF5A5A5A5A5A5A5ULL
+    #define VECAMPFIT_UNWRITTEN_32 0x7FA5A5A5U
+    """
+    const uint64_t UNWRITTEN_64 "VECAMPFIT_UNWRITTEN_64"
+    const uint32_t UNWRITTEN_32 "VECAMPFIT_UNWRITTEN_32"
+
+
+cdef inline void _fill_unwritten(floating *a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef uint64_t u64 = UNWRITTEN_64
+    cdef uint32_t u32 = UNWRITTEN_32
+    for k in range(n):
+        if floating is double:
+            memcpy(<void *> (a + k), &u64, sizeof(double))
+        else:
+            memcpy(<void *> (a + k), &u32, sizeof(float))
+
+
+cdef inline bint _unwritten(const floating *a, Py_ssize_t k) noexcept nogil:
+    cdef uint64_t u64
+    cdef uint32_t u32
+    if floating is double:
+        memcpy(&u64, <const void *> (a + k), sizeof(double))
+        return u64 == UNWRITTEN_64
+    else:
+        memcpy(&u32, <const void *> (a + k), sizeof(float))
+        return u32 == UNWRITTEN_32
+
+
+cdef void _unwritten_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks,
+                           Py_ssize_t n_events, int L, Py_ssize_t row, const char *events,
+                           uintptr_t func, uintptr_t grad_func, int n_grad,
+                           const floating *params, const void *pbuf, floating *out,
+                           floating *g, Py_ssize_t *event, Py_ssize_t *element) noexcept nogil:
+    """The first value the density (or its gradient function) leaves unwritten
+    in chunk c: event[c] its event (NO_PROBLEM if none), element[c] -1 for
+    the density value, a >= 0 for gradient row a."""
+    cdef Py_ssize_t b, a, n_valid
+    cdef int i
+    event[c] = NO_PROBLEM
+    element[c] = NO_PROBLEM
+    if out == NULL or (n_grad > 0 and g == NULL):
+        event[c] = ALLOCATION_FAILED
+        return
+    for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
+        _fill_unwritten(out, L)
+        if n_grad > 0:
+            _fill_unwritten(g, n_grad * L)
+            _gradient(out, g, grad_func, events + b * row, params, pbuf)
+        else:
+            _density(out, func, events + b * row, params, pbuf)
+        n_valid = min(<Py_ssize_t> L, n_events - b * L)
+        for i in range(n_valid):
+            if _unwritten(out, i):
+                event[c] = b * L + i
+                element[c] = -1
+                break
+        if event[c] == NO_PROBLEM:
+            for a in range(n_grad):
+                for i in range(n_valid):
+                    if _unwritten(g, a * L + i):
+                        event[c] = b * L + i
+                        element[c] = a
+                        break
+                if event[c] != NO_PROBLEM:
+                    break
+        if event[c] != NO_PROBLEM:
+            break
+    if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
+        event[c] = GUARD_VIOLATED
+
+
+def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
+                     floating[::1] params, uintptr_t parameter_buffer, uintptr_t function,
+                     uintptr_t gradient_function, int n_gradient, Py_ssize_t[::1] event,
+                     Py_ssize_t[::1] element, Py_ssize_t chunk_blocks, int n_threads):
+    """Whether the density (with a gradient function: the density with its
+    gradient) writes every value it declares at the first ``n_events`` events.
+
+    Before each block every value (``L``) and gradient element (``n_gradient
+    * L``) is set to a NaN of a payload that no arithmetic produces; after
+    the call, ``event[c]`` is the first event of chunk ``c`` at which one
+    still holds it (-1 if none, -2 / -3 if the chunk could not allocate its
+    work arrays / found their guard zone overwritten) and ``element[c]``
+    what was not written: -1 the value, ``a >= 0`` gradient row ``a``.
+    """
+    cdef Py_ssize_t n_blocks = events.shape[0]
+    cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
+    cdef Py_ssize_t row = events.shape[1] * sizeof(floating)
+    cdef Py_ssize_t c
+    cdef int L = vector_length
+    cdef int n_grad = n_gradient if gradient_function != 0 else 0
+    if event.shape[0] < n_chunks or element.shape[0] < n_chunks:
+        raise ValueError("event or element array too short")
+    if n_events > n_blocks * L:
+        raise ValueError("more events than the blocks hold")
+    if n_blocks == 0:
+        return
+    cdef const char *ev = <const char *> &events[0, 0]
+    cdef floating *p = &params[0]
+    cdef Py_ssize_t *evp = &event[0]
+    cdef Py_ssize_t *elp = &element[0]
+    cdef floating *out
+    cdef floating *g
+    with nogil, parallel(num_threads=n_threads):
+        out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
+                                  GUARD * sizeof(floating))
+        for c in prange(n_chunks, schedule='dynamic'):
+            _unwritten_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
+                             gradient_function, n_grad, p, <const void *> parameter_buffer,
+                             out, g, evp, elp)
+        free(out)
+        free(g)
 
 
 def density_values(const floating[:, ::1] events, int vector_length, floating[::1] params,

@@ -67,8 +67,9 @@ class Fitter:
     extended : bool
         Extended fit (yields as parameters).
     seed : int, optional
-        Seed of the random initial values; drawn from the operating system
-        and printed if not given, so that every run can be repeated.
+        Seed of the random initial values (a non-negative integer); drawn
+        from the operating system and printed if not given, so that every
+        run can be repeated.
     randomize : bool
         Start from random values in :math:`(I - R, I + R)` (default True; R = 0
         keeps a parameter at I).
@@ -117,6 +118,13 @@ class Fitter:
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
+        for name, flag in (("extended", extended), ("randomize", randomize),
+                           ("verbose", verbose),
+                           ("release_normalization_events", release_normalization_events)):
+            # A string such as "no" is true: say so instead of acting on it.
+            if not (isinstance(flag, (bool, np.bool_)) or
+                    (isinstance(flag, (int, np.integer)) and flag in (0, 1))):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         self.likelihood = Likelihood(parameters, precision=precision,
                                      vector_length=vector_length, threads=threads,
                                      extended=extended, on_invalid=on_invalid,
@@ -129,8 +137,9 @@ class Fitter:
             seed = int.from_bytes(os.urandom(4), "little")
             if mpi is not None:
                 seed = mpi.comm.bcast(seed, root=0)
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
+                or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
         if self.verbose:
             print(f"Random seed: {self.seed}")

@@ -622,14 +622,19 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
             lo, hi = max(first, start), min(first + step, stop)
             try:
                 arrays = obj.arrays(read, library="np", entry_start=lo, entry_stop=hi)
-            except MemoryError:
-                raise
             except Exception as exc:
                 end = min(first + step, n_entries)
+                if root_io._memory_error(exc) is not None:
+                    raise root_io._out_of_memory(path, tree, None, lo, hi,
+                                                 root_io._bytes_wanted(obj, read, lo, hi),
+                                                 root_io._memory_error(exc)) from exc
                 branch = root_io._failing_branch(obj, read, first, end)
                 raise root_io.RootReadError(path, tree, branch, first, end,
                                             f"cannot read: {root_io._describe(exc)}") from exc
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
+            root_io._check_fixed_shape(arrays, read if map_records is None else
+                                       [weight_branch] if weight_branch else [], path, tree,
+                                       lo, hi)
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
             if select is not None:
                 arrays, weights = root_io.select_events(arrays, weights, select, path, tree,

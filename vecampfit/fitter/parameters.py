@@ -196,13 +196,18 @@ class ParameterTable:
         return ParameterTable(params, source=self.source)
 
 
+#: A real as Fortran and C read it: digits with an optional point and an
+#: optional exponent (E or D), or inf / nan (refused later as not finite).
+#: Python's own extensions (``1_000``, non-ASCII digits) are not numbers here.
+_REAL = re.compile(r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[EeDd][+-]?[0-9]+)?"
+                   r"|inf|infinity|nan)$", re.IGNORECASE)
+
+
 def _number(token, path, line_number, column, name):
-    text = token.replace("D", "E").replace("d", "e")
-    try:
-        return float(text)
-    except ValueError:
+    if not _REAL.match(token):
         raise ParameterFileError(f"{path}:{line_number}: parameter {name}: column {column} is "
-                                 f"not a number: {token!r}") from None
+                                 f"not a number: {token!r}")
+    return float(token.replace("D", "E").replace("d", "e"))
 
 
 def read_parameter_file(path):
@@ -221,15 +226,24 @@ def read_parameter_file(path):
     FileNotFoundError
         If the file does not exist.
     ParameterFileError
-        With the file and line: a wrong number of columns, a non-number, a
-        duplicated name, lower > upper with both non-zero, an initial value
+        With the file and line: a byte that is not UTF-8, a wrong number of
+        columns, a non-number (Python's ``1_000`` is not one), a duplicated name, lower > upper with both non-zero, an initial value
         outside its bounds.
     """
     path = os.fspath(path)
     params = []
     first_line = {}
-    with open(path, encoding="utf-8") as f:
-        for line_number, line in enumerate(f, start=1):
+    with open(path, "rb") as f:
+        for line_number, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ParameterFileError(
+                    f"{path}:{line_number}: byte {raw[exc.start]:#04x} at column {exc.start + 1} "
+                    f"is not UTF-8 (parameter files are ASCII or UTF-8 text; a comment in "
+                    f"another encoding?)") from None
+            if line_number == 1:
+                line = line.removeprefix("\ufeff")     # a byte-order mark some editors write
             text = line.split("#", 1)[0].strip()
             if not text:
                 continue

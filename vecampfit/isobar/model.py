@@ -26,6 +26,7 @@ symmetrized); :math:`X = 1` for a non-resonant term.  The density is
 :math:`S = |A|^2`.  Units: GeV, GeV^-1 for radii, degrees for phases.
 """
 
+import contextlib
 import json
 import os
 
@@ -38,7 +39,7 @@ from . import lineshapes as _lineshapes
 from ._kinematics import DalitzKinematics, dalitz_from_records, key, third
 from .quantities import COUPLING_FORMS, Cartesian, Constant, Parameter, Polar, quantity_from_dict
 
-__all__ = ["Component", "IsobarModel"]
+__all__ = ["Component", "IsobarModel", "ModelDescriptionError"]
 
 
 def _label(name):
@@ -50,6 +51,81 @@ def _label(name):
     if not s or not s[0].isalpha():
         s = "x" + s
     return s
+
+
+class ModelDescriptionError(ValueError):
+    """A model description (a file of :meth:`IsobarModel.save`, or its plain
+    data) that cannot be read; the message names the file and the place
+    in it."""
+
+
+def _kind_of(x):
+    return "nothing (null)" if x is None else f"a {type(x).__name__} ({x!r:.60})"
+
+
+class _DescriptionReader:
+    """Reads a model description, naming the source and the path of keys
+    (``components[2].coupling``) of whatever is missing or refused."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def _where(self, where):
+        return where or "the top level"
+
+    def mapping(self, x, where):
+        if not isinstance(x, dict):
+            raise ModelDescriptionError(f"{self.source}: {self._where(where)} must be a mapping "
+                                        f"of keys to values, got {_kind_of(x)}")
+        return x
+
+    def sequence(self, x, where):
+        if not isinstance(x, (list, tuple)):
+            raise ModelDescriptionError(f"{self.source}: {self._where(where)} must be a list, got "
+                                        f"{_kind_of(x)}")
+        return x
+
+    def get(self, d, key, where):
+        if key not in d:
+            raise ModelDescriptionError(f"{self.source}: {self._where(where)} has no key {key!r} "
+                                        f"(its keys: {', '.join(map(str, d)) or 'none'})")
+        return d[key]
+
+    def quantity(self, x, where):
+        """A Parameter or Constant from its plain data at ``where``."""
+        self.mapping(x, where)
+        for k in ("kind", "name", "value"):
+            self.get(x, k, where)
+        with self.at(where):
+            return quantity_from_dict(x)
+
+    @contextlib.contextmanager
+    def at(self, where):
+        """Turn an error of the model's own checks into one naming the place."""
+        try:
+            yield
+        except ModelDescriptionError:
+            raise
+        except KeyError as exc:
+            raise ModelDescriptionError(f"{self.source}: {self._where(where)}: missing key "
+                                        f"{exc.args[0]!r}") from exc
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ModelDescriptionError(f"{self.source}: {self._where(where)}: {exc}") from exc
+
+
+def _check_not_negative(comp, owner):
+    """Refuse a negative width, radius or Flatte coupling constant (roles
+    ``width*``, ``*radius``, Flatte's ``g1`` and ``g2``): no physical
+    resonance has one."""
+    flatte = comp.lineshape is not None and comp.lineshape.name == "flatte"
+    for role, q in comp.quantities.items():
+        physical = (role.startswith("width") or role.endswith("radius")
+                    or (flatte and role in ("g1", "g2")))
+        if physical and q.value < 0:
+            what = "width" if role.startswith("width") else (
+                "radius" if "radius" in role else "coupling constant")
+            raise ValueError(f"{owner}: {role} {q.name!r} is {q.value!r}; a {what} cannot be "
+                             f"negative")
 
 
 class Component:
@@ -168,6 +244,12 @@ class IsobarModel:
             if m != resolved[self.daughter_names.index(n)][1]:
                 raise ValueError(f"daughter {n!r} is given twice with different masses")
         self.name = name or f"{self.parent_name} -> {' '.join(self.daughter_names)}"
+        threshold = sum(m for _, m in resolved)
+        if not parent_mass > threshold:
+            raise ValueError(
+                f"model {self.name!r}: the parent {self.parent_name!r} (mass {parent_mass!r} "
+                f"GeV) is not heavier than its daughters together ({' + '.join(self.daughter_names)}"
+                f" = {threshold!r} GeV): the decay has no phase space")
         self._spec = {"parent": parent, "daughters": list(daughters)}
         self._mass_constants = {}
         for n, m in [(self.parent_name, parent_mass)] + resolved:
@@ -452,6 +534,7 @@ class IsobarModel:
                 comp.quantities[role] = m
         if "mass" not in comp.quantities and mass is not None:
             comp.quantities["mass"] = self._resolve(mass, f"{key}_M", f"{owner} mass")
+        _check_not_negative(comp, owner)
         comp.lineshape.check(comp, self)
         factors = []
         pff = _angular.parent_form_factor(parent_form_factor or self.parent_form_factor, owner)
@@ -462,6 +545,7 @@ class IsobarModel:
                                                                  f"{owner} parent radius")
             else:
                 comp.quantities["parent_radius"] = self._model_parent_radius()
+            _check_not_negative(comp, owner)
         sf = _angular.spin_factor(spin_factor or self.spin_factor, owner)
         if sf.applies(comp) and "mass" in sf.roles and "mass" not in comp.quantities:
             raise ValueError(f"{owner}: the spin factor {sf.name!r} needs the resonance mass")
@@ -530,48 +614,91 @@ class IsobarModel:
                 "components": comps}
 
     @classmethod
-    def from_dict(cls, d):
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, d, *, source="the model description"):
+        """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            The plain data of :meth:`to_dict`.
+        source : str
+            What ``d`` is, for messages (:meth:`load` gives the file).
+
+        Raises
+        ------
+        ValueError
+            Naming ``source`` and the place in ``d`` (``components[2].coupling``)
+            of a missing key, a value of the wrong kind or a declaration the
+            model refuses.
+        """
+        r = _DescriptionReader(source)
+        r.mapping(d, "")
         if d.get("format") != "vecampfit.isobar 1":
-            raise ValueError(f"not a vecampfit.isobar model description (format "
-                             f"{d.get('format')!r})")
-        pr = d["parent_radius"]
-        if isinstance(pr, dict):
-            pr = quantity_from_dict(pr)
+            raise ModelDescriptionError(
+                f"{source}: not a vecampfit.isobar model description (format "
+                f"{d.get('format')!r}, expected 'vecampfit.isobar 1')")
+        with r.at("parent_radius"):
+            pr = r.get(d, "parent_radius", "")
+            if isinstance(pr, dict):
+                pr = r.quantity(pr, "parent_radius")
 
         def tup(x):
             return tuple(x) if isinstance(x, list) else x
-        m = cls(tup(d["parent"]), [tup(x) for x in d["daughters"]], name=d["name"],
-                pdg_edition=d["pdg_edition"], labels=d["labels"], spin_factor=d["spin_factor"],
-                parent_form_factor=d["parent_form_factor"], parent_radius=pr,
-                variables={k: tuple(v) for k, v in d["variables"].items()},
-                momenta=d.get("momenta"))
-        for q in d.get("quantities", ()):
-            q = quantity_from_dict(q)
-            if q.name in m._quantities:
-                m._quantities[q.name].value = q.value
-            else:
-                m._register(q, "the model description")
-        for c in d["components"]:
-            cp = dict(c["coupling"])
-            form = cp.pop("form")
-            scale = cp.pop("scale", None)
-            cls_ = COUPLING_FORMS[form]
-            coupling = cls_(*(quantity_from_dict(cp[r]) for r in cls_.roles),
-                            scale=quantity_from_dict(scale) if scale else None)
-            if "lineshape" not in c:
-                m.add_nonresonant(c["key"], coupling, label=c["label"])
-                continue
-            q = {r: quantity_from_dict(v) for r, v in c["quantities"].items()}
-            kw = {r: q.pop(r) for r in list(q) if r not in ("parent_radius",)}
-            if "parent_radius" in q and q["parent_radius"].name != (
-                    m._parent_radius.name if m._parent_radius else None):
-                kw["parent_radius"] = q["parent_radius"]
-            ls = c["lineshape"]
-            m.add_resonance(c["key"], tuple(c["pair"]), c["spin"], coupling=coupling,
-                            lineshape=ls if len(ls) > 1 else ls["name"], particle=c["particle"],
-                            label=c["label"], spin_factor=c["spin_factor"],
-                            parent_form_factor=c["parent_form_factor"], **kw)
+        with r.at(""):
+            variables = r.mapping(r.get(d, "variables", ""), "variables")
+            m = cls(tup(r.get(d, "parent", "")),
+                    [tup(x) for x in r.sequence(r.get(d, "daughters", ""), "daughters")],
+                    name=r.get(d, "name", ""), pdg_edition=r.get(d, "pdg_edition", ""),
+                    labels=r.get(d, "labels", ""), spin_factor=r.get(d, "spin_factor", ""),
+                    parent_form_factor=r.get(d, "parent_form_factor", ""), parent_radius=pr,
+                    variables={k: tuple(r.sequence(v, f"variables.{k}"))
+                               for k, v in variables.items()},
+                    momenta=d.get("momenta"))
+        for i, q in enumerate(r.sequence(d.get("quantities", ()), "quantities")):
+            with r.at(f"quantities[{i}]"):
+                q = r.quantity(q, f"quantities[{i}]")
+                if q.name in m._quantities:
+                    m._quantities[q.name].value = q.value
+                else:
+                    m._register(q, "the model description")
+        for i, c in enumerate(r.sequence(r.get(d, "components", ""), "components")):
+            where = f"components[{i}]"
+            r.mapping(c, where)
+            with r.at(f"{where}.coupling"):
+                cp = dict(r.mapping(r.get(c, "coupling", where), f"{where}.coupling"))
+                form = r.get(cp, "form", f"{where}.coupling")
+                cp.pop("form")
+                scale = cp.pop("scale", None)
+                if form not in COUPLING_FORMS:
+                    raise ValueError(f"coupling form {form!r} is not one of "
+                                     f"{sorted(COUPLING_FORMS)}")
+                cls_ = COUPLING_FORMS[form]
+                coupling = cls_(*(r.quantity(r.get(cp, role, f"{where}.coupling"),
+                                             f"{where}.coupling.{role}")
+                                  for role in cls_.roles),
+                                scale=r.quantity(scale, f"{where}.coupling.scale") if scale
+                                else None)
+            with r.at(where):
+                if "lineshape" not in c:
+                    m.add_nonresonant(r.get(c, "key", where), coupling,
+                                      label=r.get(c, "label", where))
+                    continue
+                quantities = r.mapping(r.get(c, "quantities", where), f"{where}.quantities")
+                q = {role: r.quantity(v, f"{where}.quantities.{role}")
+                     for role, v in quantities.items()}
+                kw = {role: q.pop(role) for role in list(q) if role not in ("parent_radius",)}
+                if "parent_radius" in q and q["parent_radius"].name != (
+                        m._parent_radius.name if m._parent_radius else None):
+                    kw["parent_radius"] = q["parent_radius"]
+                ls = r.mapping(r.get(c, "lineshape", where), f"{where}.lineshape")
+                m.add_resonance(r.get(c, "key", where), tuple(r.sequence(r.get(c, "pair", where),
+                                                                         f"{where}.pair")),
+                                r.get(c, "spin", where), coupling=coupling,
+                                lineshape=ls if len(ls) > 1 else r.get(ls, "name",
+                                                                       f"{where}.lineshape"),
+                                particle=c.get("particle"), label=c.get("label"),
+                                spin_factor=c.get("spin_factor"),
+                                parent_form_factor=c.get("parent_form_factor"), **kw)
         return m
 
     def freeze(self, names=None):
@@ -689,26 +816,91 @@ class IsobarModel:
 
     def save(self, path):
         """Write the model and its starting values as JSON (or YAML for
-        ``.yaml``/``.yml``, with PyYAML installed)."""
+        ``.yaml``/``.yml``, with PyYAML installed).
+
+        The file is written atomically (:mod:`vecampfit.atomic_files`): it
+        holds the old content or the complete new one, never a part.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+
+        Raises
+        ------
+        ImportError
+            A YAML file without PyYAML (``path`` is left unchanged).
+        FileNotFoundError
+            If the folder of ``path`` does not exist.
+        """
+        from vecampfit.atomic_files import atomic_write_text
         d = self.to_dict()
-        with open(path, "w") as f:
-            if str(path).endswith((".yaml", ".yml")):
+        if str(path).endswith((".yaml", ".yml")):
+            try:
                 import yaml
-                yaml.safe_dump(d, f, sort_keys=False)
-            else:
-                json.dump(d, f, indent=1)
-                f.write("\n")
+            except ImportError:
+                raise ImportError(f"cannot write {os.fspath(path)} as YAML: PyYAML is not "
+                                  f"installed (pip install pyyaml), or save as .json; the file "
+                                  f"is unchanged") from None
+            text = yaml.safe_dump(d, sort_keys=False)
+        else:
+            text = json.dumps(d, indent=1) + "\n"
+        atomic_write_text(path, text)
 
     @classmethod
     def load(cls, path):
-        """Read a model written by :meth:`save`."""
-        with open(path) as f:
-            if str(path).endswith((".yaml", ".yml")):
+        """Read a model written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A JSON file, or YAML for ``.yaml``/``.yml`` (with PyYAML).
+
+        Returns
+        -------
+        IsobarModel
+
+        Raises
+        ------
+        ModelDescriptionError
+            (a ``ValueError``) A file that is not UTF-8, not valid JSON or
+            YAML, empty, not a mapping, or whose description lacks a key or
+            holds a value the model refuses; the message names the file
+            and the place in it (line and column, or the path of keys such
+            as ``components[2].coupling.magnitude``).
+        ImportError
+            A YAML file without PyYAML.
+        """
+        name = os.fspath(path)
+        yaml_file = str(name).endswith((".yaml", ".yml"))
+        if yaml_file:
+            try:
                 import yaml
-                d = yaml.safe_load(f)
-            else:
-                d = json.load(f)
-        return cls.from_dict(d)
+            except ImportError:
+                raise ImportError(f"cannot read {name}: it is YAML and PyYAML is not installed "
+                                  f"(pip install pyyaml)") from None
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[:exc.start].count(b"\n") + 1
+            raise ModelDescriptionError(f"{name}: line {line}: byte {raw[exc.start]:#04x} is not "
+                                        f"UTF-8 (model files are UTF-8 text)") from None
+        if not text.strip():
+            raise ModelDescriptionError(f"{name}: the file is empty (expected a model "
+                                        f"description written by IsobarModel.save)")
+        if yaml_file:
+            try:
+                d = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ModelDescriptionError(f"{name}: not valid YAML: {exc}") from None
+        else:
+            try:
+                d = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ModelDescriptionError(f"{name}: line {exc.lineno} column {exc.colno}: not "
+                                            f"valid JSON: {exc.msg}") from None
+        return cls.from_dict(d, source=f"model file {name}")
 
     # ------------------------------------------------------------------
     # Parameter table
