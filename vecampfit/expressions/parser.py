@@ -22,7 +22,7 @@ import math
 import numbers
 
 from . import physics
-from .nodes import ComplexExpr, Expr, as_complex, cos, exp, log, parameter, power, sin
+from .nodes import ComplexExpr, as_complex, cos, exp, log, parameter, power, sin
 
 __all__ = ["parse", "FUNCTIONS", "FormulaError"]
 
