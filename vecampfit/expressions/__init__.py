@@ -26,7 +26,7 @@ Examples
 
 from .evaluate import evaluate
 from .nodes import (I, ComplexExpr, Expr, absolute, add, as_complex, as_expr, atan2, constant, cos,
-                    event, exp, log, mul, num, parameter, pos, power, sin, sqrt, step)
+                    event, exp, group, log, mul, num, parameter, pos, power, sin, sqrt, step)
 from .parser import FUNCTIONS, FormulaError, parse
 from .passes import derivative, hoist, leaves, substitute
 from .physics import (blatt_weisskopf, blatt_weisskopf_coefficients, blatt_weisskopf_polynomial,
@@ -37,7 +37,7 @@ from .printing import CythonPrinter, infix
 
 __all__ = [
     "Expr", "ComplexExpr", "I", "num", "parameter", "constant", "event", "add", "mul", "power",
-    "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "as_expr", "as_complex",
+    "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "group", "as_expr", "as_complex",
     "parse", "FUNCTIONS", "FormulaError", "derivative", "hoist", "leaves", "substitute",
     "evaluate", "CythonPrinter", "infix", "sqrt_physical", "complex_sqrt",
     "breakup_momentum_squared", "breakup_momentum", "phase_space_factor",

@@ -37,6 +37,7 @@ _OPS = {
     "cos": lambda node, a: np.cos(a[0]),
     "pos": lambda node, a: np.maximum(a[0], 0.0),
     "abs": lambda node, a: np.abs(a[0]),
+    "group": lambda node, a: a[0],
     "step": lambda node, a: np.where(np.asarray(a[0]) > 0, 1.0, 0.0),
     "atan2": lambda node, a: np.arctan2(a[0], a[1]),
 }

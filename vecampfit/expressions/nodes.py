@@ -34,7 +34,8 @@ import math
 import numbers
 
 __all__ = ["Expr", "ComplexExpr", "num", "parameter", "constant", "event", "add", "mul",
-           "power", "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "as_expr",
+           "power", "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "group",
+           "as_expr",
            "as_complex", "I", "ZERO", "ONE"]
 
 #: Operations of one argument that fold numbers with ``math``.
@@ -65,7 +66,8 @@ class Expr:
     ----------
     op : str
         ``num``, ``par``, ``const``, ``event``, ``add``, ``mul``, ``pow``,
-        ``exp``, ``log``, ``sin``, ``cos``, ``atan2``, ``abs``, ``pos`` or ``step``.
+        ``exp``, ``log``, ``sin``, ``cos``, ``atan2``, ``abs``, ``pos``, ``step`` or
+        ``group`` (the identity, see :func:`group`).
     args : tuple of Expr
         The operands.
     data : float, str or None
@@ -432,6 +434,24 @@ def pos(x):
     return _unary("pos", x)
 
 
+def group(x):
+    """``x`` kept as one value: a product does not absorb its factors.
+
+    The identity, for algebra the canonical form would undo: in
+    :math:`1/(a + i b)` the imaginary part :math:`b` of a denominator is one
+    value shared by :math:`|D|^2 = a^2 + b^2` and by the numerator
+    :math:`-b/|D|^2`, instead of its factors spreading into the numerator's
+    product (which would need an event field of their own).
+    """
+    x = as_expr(x)
+    if x.op in ("num", "par", "const", "event", "group"):
+        return x
+    if x.op == "mul" and x.args[0].op == "num":
+        # The number stays outside, where it meets the other numbers.
+        return mul(x.args[0], group(mul(*x.args[1:])))
+    return Expr("group", (x,))
+
+
 def absolute(x):
     """:math:`|x|`."""
     return _unary("abs", x)
@@ -459,16 +479,43 @@ class ComplexExpr:
     :math:`|z|^2`, so that a per-event complex denominator costs one
     division.
 
+    A complex value may carry a common real factor: :math:`z = s (a + i b)`
+    (:meth:`scaled`).  Products with real factors multiply :math:`s` only,
+    and the parts are formed as :math:`\\mathrm{Re} = S a`,
+    :math:`\\mathrm{Im} = S b` with :math:`S` one value (:func:`group`): a
+    lineshape :math:`N/D` then costs :math:`S = N/|D|^2` and two products,
+    not two products of every factor of :math:`N`.
+
     Parameters
     ----------
     re, im : Expr or float
     """
 
-    __slots__ = ("re", "im")
+    __slots__ = ("re", "im", "_parts")
 
     def __init__(self, re, im=0.0):
         self.re = as_expr(re)
         self.im = as_expr(im)
+        self._parts = None
+
+    @classmethod
+    def scaled(cls, a, b, scale):
+        """:math:`s (a + i b)` with the real factor ``scale`` kept apart."""
+        a, b, scale = as_expr(a), as_expr(b), as_expr(scale)
+        if scale == ONE:
+            return cls(a, b)
+        s = group(scale)
+        out = cls(mul(s, a), mul(s, b))
+        out._parts = (a, b, scale)
+        return out
+
+    def parts(self):
+        """(a, b, s) with the value :math:`s (a + i b)` (s = 1 unless :meth:`scaled`)."""
+        return self._parts or (self.re, self.im, ONE)
+
+    def is_real(self):
+        """True if the imaginary part is the number zero."""
+        return self.im == ZERO
 
     def __repr__(self):
         from .printing import infix
@@ -483,7 +530,8 @@ class ComplexExpr:
 
     def conjugate(self):
         """:math:`\\bar z`."""
-        return ComplexExpr(self.re, -self.im)
+        a, b, s = self.parts()
+        return ComplexExpr.scaled(a, -b, s)
 
     def abs2(self):
         """:math:`|z|^2` (real)."""
@@ -496,7 +544,8 @@ class ComplexExpr:
     __radd__ = __add__
 
     def __neg__(self):
-        return ComplexExpr(-self.re, -self.im)
+        a, b, s = self.parts()
+        return ComplexExpr.scaled(a, b, -s) if self._parts else ComplexExpr(-self.re, -self.im)
 
     def __sub__(self, other):
         return self + (-as_complex(other))
@@ -506,21 +555,30 @@ class ComplexExpr:
 
     def __mul__(self, other):
         o = as_complex(other)
-        a, b, c, d = self.re, self.im, o.re, o.im
-        return ComplexExpr(add(mul(a, c), mul(-1.0, b, d)), add(mul(a, d), mul(b, c)))
+        a, b, s = self.parts()
+        c, d, t = o.parts()
+        if o.is_real() and o._parts is None:
+            return ComplexExpr.scaled(a, b, mul(s, c))
+        if self.is_real() and self._parts is None:
+            return ComplexExpr.scaled(c, d, mul(t, a))
+        return ComplexExpr.scaled(add(mul(a, c), mul(-1.0, b, d)), add(mul(a, d), mul(b, c)),
+                                  mul(s, t))
 
     __rmul__ = __mul__
 
     def reciprocal(self):
-        """:math:`1/z = \\bar z / |z|^2`."""
-        r = power(self.abs2(), -1)
-        return ComplexExpr(mul(self.re, r), mul(-1.0, self.im, r))
+        """:math:`1/z = \\bar z / |z|^2`: one real division, the parts of
+        :math:`z` kept whole (:func:`group`), the reciprocal of
+        :math:`|z|^2` as the common real factor."""
+        a, b, s = self.parts()
+        a, b = group(a), group(b)
+        r = power(add(mul(a, a), mul(b, b)), -1)
+        return ComplexExpr.scaled(a, mul(-1.0, b), mul(power(s, -1), r))
 
     def __truediv__(self, other):
         o = as_complex(other)
-        if o.im == ZERO:
-            r = power(o.re, -1)
-            return ComplexExpr(mul(self.re, r), mul(self.im, r))
+        if o.is_real():
+            return self * ComplexExpr(power(o.re, -1))
         return self * o.reciprocal()
 
     def __rtruediv__(self, other):

@@ -15,8 +15,8 @@ shared subexpression is visited once):
   computed per event.
 """
 
-from .nodes import (ONE, ZERO, ComplexExpr, Expr, absolute, add, atan2, cos, exp, log, mul, pos,
-                    power, sin, step)
+from .nodes import (ONE, ZERO, ComplexExpr, Expr, absolute, add, atan2, cos, exp, group, log, mul,
+                    pos, power, sin, step)
 
 __all__ = ["substitute", "derivative", "complex_derivative", "hoist", "DERIVATIVE_RULES",
            "leaves"]
@@ -31,6 +31,7 @@ _REBUILD = {
     "cos": lambda node, args: cos(args[0]),
     "pos": lambda node, args: pos(args[0]),
     "abs": lambda node, args: absolute(args[0]),
+    "group": lambda node, args: group(args[0]),
     "step": lambda node, args: step(args[0]),
     "atan2": lambda node, args: atan2(args[0], args[1]),
 }
@@ -54,7 +55,8 @@ def substitute(expr, mapping, memo=None):
     """
     if isinstance(expr, ComplexExpr):
         memo = {} if memo is None else memo
-        return ComplexExpr(substitute(expr.re, mapping, memo), substitute(expr.im, mapping, memo))
+        # A common real factor stays apart (ComplexExpr.scaled).
+        return ComplexExpr.scaled(*(substitute(x, mapping, memo) for x in expr.parts()))
     memo = {} if memo is None else memo
     lookup = mapping if callable(mapping) else mapping.get
 
@@ -121,6 +123,7 @@ DERIVATIVE_RULES = {
     "cos": lambda node, d: mul(-1.0, sin(node.args[0]), d[0]),
     "pos": lambda node, d: mul(step(node.args[0]), d[0]),
     "step": lambda node, d: ZERO,
+    "group": lambda node, d: d[0],
     # d|x| = sgn(x) dx, sgn(x) = 2 [x > 0] - 1 away from zero
     "abs": lambda node, d: mul(add(mul(2.0, step(node.args[0])), -1.0), d[0]),
     # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
@@ -187,10 +190,36 @@ def _group(op, args):
     return add(*args) if op == "add" else mul(*args)
 
 
+def _split(term):
+    """(parameter part, rest) of a product: the numbers and parameter-only
+    factors, and the factors that depend on the event."""
+    factors = term.args if term.op == "mul" else (term,)
+    head = [f for f in factors if f.dependency in ("number", "parameter")]
+    rest = [f for f in factors if f.dependency not in ("number", "parameter")]
+    return mul(*head), mul(*rest)
+
+
+def _collect(node):
+    """A per-event sum with the terms that share their per-event factors
+    collected: p1 R + p2 R = (p1 + p2) R, the parameter sum one slot."""
+    groups = {}
+    for t in node.args:
+        p, rest = _split(t)
+        groups.setdefault(rest, []).append(p)
+    if len(groups) == len(node.args):
+        return node
+    terms = [mul(add(*ps), rest) if len(ps) > 1 else mul(ps[0], rest)
+             for rest, ps in groups.items()]
+    if len(terms) == 1:
+        return terms[0]
+    return Expr("add", terms)
+
+
 def hoist(expr, memo=None):
     """Regroup per-event sums and products by dependency class.
 
-    A sum or product that depends on parameters and events is rebuilt as
+    Terms of a sum that share their per-event factors are collected
+    (:math:`p_1 R + p_2 R = (p_1 + p_2) R`).  A sum or product that depends on parameters and events is rebuilt as
     ``[parameter part] op [event part] op mixed...``, each part one node
     (the printer puts the first in the parameter buffer and the second in
     the event buffer).  The result is for printing only: its regrouped
@@ -213,6 +242,12 @@ def hoist(expr, memo=None):
             return node
         if node in memo:
             return memo[node]
+        if node.op == "add":
+            node = _collect(node)
+            if node.op != "add":
+                out = walk(node)
+                memo[node] = out
+                return out
         if node.op in ("add", "mul"):
             groups = {"number": [], "parameter": [], "event": [], "mixed": []}
             for a in node.args:

@@ -32,6 +32,8 @@ def infix(expr, prec=0):
         return f"({text})" if expr.data < 0 and prec > 0 else text
     if op in ("par", "const", "event"):
         return expr.data
+    if op == "group":
+        return infix(expr.args[0], prec)
     if op == "add":
         parts = []
         for k, a in enumerate(expr.args):
@@ -99,13 +101,40 @@ class CythonPrinter:
                      "pow": "pow", "atan2": "atan2", "fmax": "fmax", "fabs": "fabs"}
         self.math.update(math or {})
         self.memo = {}
+        self.exponents = {}
+        self.uses = {}
+        self._scanned = set()
+
+    def prepare(self, *exprs):
+        """Note the powers of each base in ``exprs`` before printing them.
+
+        A base with a negative half-integer power anywhere (a Blatt-Weisskopf
+        factor :math:`P^{-1/2}` beside :math:`P^{-1}` and :math:`P^{-3/2}`)
+        has all its negative powers printed from one :math:`1/\\sqrt{P}`
+        (one square root and one division for all of them); otherwise its
+        negative powers share one reciprocal :math:`1/P`.  Call it with
+        everything a function body will print (a value and its derivatives).
+        """
+        stack = list(exprs)
+        while stack:
+            node = stack.pop()
+            if node in self._scanned:
+                continue
+            self._scanned.add(node)
+            if node.op == "pow":
+                self.exponents.setdefault(node.args[0], set()).add(node.data)
+            for a in node.args:
+                self.uses[a] = self.uses.get(a, 0) + 1
+            stack.extend(node.args)
 
     def code(self, node, hint="t"):
         """The text of ``node`` (a name or a literal), printing what it needs."""
         if node in self.memo:
             return self.memo[node]
         text = self.leaf(node)
-        if text is None:
+        if text is None and node.op == "group":
+            text = self.code(node.args[0], hint)
+        elif text is None:
             if node.op == "num":
                 text = number_literal(node.data, self.ctype)
             else:
@@ -135,9 +164,18 @@ class CythonPrinter:
                     parts.append(("+ " if k else "") + c(a))
             return " ".join(parts)
         if op == "mul":
+            sign = ""
             if args[0].op == "num" and args[0].data == -1.0:
-                return "-" + " * ".join(c(a) for a in args[1:])
-            return " * ".join(c(a) for a in args)
+                sign, args = "-", args[1:]
+            # A reciprocal that only this product uses divides it (no separate 1/x).
+            den = [a for a in args if a.op == "pow" and a.data == -1 and a not in self.memo
+                   and self.uses.get(a, 0) == 1 and self.leaf(a) is None
+                   and not self._rsqrt(a.args[0])]
+            if den and len(args) > 1:
+                d = den[0]
+                num = " * ".join(c(a) for a in args if a is not d)
+                return f"{sign}{num} / {self._paren(c(d.args[0]))}"
+            return sign + " * ".join(c(a) for a in args)
         if op == "pow":
             return self._pow(args[0], node.data, hint)
         if op in ("exp", "log", "sin", "cos"):
@@ -152,26 +190,48 @@ class CythonPrinter:
             return f"<{self.ctype}> ({c(args[0])} > 0)"
         raise ValueError(f"cannot print the operation {op!r}")
 
+    def _rsqrt(self, base):
+        """True if the negative powers of ``base`` come from 1/sqrt(base)."""
+        exps = self.exponents.get(base, ())
+        return (all((2 * e) == int(2 * e) for e in exps)
+                and any(e < 0 and not isinstance(e, int) for e in exps))
+
+    @staticmethod
+    def _paren(text):
+        return text if text.replace("_", "").isalnum() else f"({text})"
+
+    def _product(self, text, k):
+        """text^k for an integer k > 0 (a name or literal)."""
+        return " * ".join([text] * k) if k <= 4 else self._int_power(text, k)
+
     def _pow(self, base, n, hint):
-        if isinstance(n, int) and n < -1:
-            # x^-n = (1/x)^n: one division per base, shared by every power of it.
-            base, n = Expr("pow", (base,), -1), -n
+        """x^n from one reciprocal (or reciprocal square root) per base."""
+        self.prepare(Expr("pow", (base,), n))
+        exps = self.exponents[base]
+        half = all((2 * e) == int(2 * e) for e in exps)
+        rsqrt = self._rsqrt(base)
         b = self.code(base, hint)
-        if isinstance(n, int):
-            k = abs(n)
-            text = " * ".join([b] * k) if k <= 4 else self._int_power(b, k)
-            return text if n > 0 else f"1 / {b}" if k == 1 else f"1 / ({text})"
-        if n == 0.5:
-            return f"{self.math['sqrt']}({b})"
         if n == -0.5:
             return f"1 / {self.math['sqrt']}({b})"
-        twice = 2 * n
-        if twice == int(twice):
-            # x^(k/2) = x^((k-1)/2) sqrt(x): integer powers and one square root.
-            k = int(twice)
+        if n == -1 and not rsqrt:
+            return f"1 / {b}"
+        if isinstance(n, int) and n > 0:
+            return self._product(b, n)
+        if rsqrt:
+            # Every half-integer power from u = x^(-1/2): x^(-k/2) = u^k and
+            # x^((2m+1)/2) = x^(m+1) u.
+            u = self.code(Expr("pow", (base,), -0.5), hint)
+            if n < 0:
+                return self._product(u, int(-2 * n))
+            m = int(n - 0.5) + 1
+            return f"{self._product(b, m)} * {u}"
+        if isinstance(n, int):
+            return self._product(self.code(Expr("pow", (base,), -1), hint), -n)
+        if half and n > 0:
+            # x^(m + 1/2) = x^m sqrt(x)
+            m = int(n - 0.5)
             root = f"{self.math['sqrt']}({b})"
-            rest = " * ".join([b] * (abs(k) // 2) + [root])
-            return rest if k > 0 else f"1 / ({rest})"
+            return root if m == 0 else f"{self._product(b, m)} * {root}"
         return f"{self.math['pow']}({b}, {number_literal(float(n), self.ctype)})"
 
     def _int_power(self, b, k):

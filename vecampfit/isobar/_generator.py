@@ -35,7 +35,8 @@ from vecampfit import expressions as _expressions
 
 # Functions of the expression printer in block functions: the library's own
 # vectorizable exp, log and power (mathematical_functions), libm's others.
-_LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar"}
+_LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar", "sqrt": "_sqrt",
+              "fabs": "_fabs", "atan2": "_atan2", "fmax": "_fmax", "sin": "_sin", "cos": "_cos"}
 
 # Support routines the templates may use, emitted once each.
 _BREAKUP = '''
@@ -132,8 +133,39 @@ class Layout:
             if (node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num"
                     and node.args[1].op == "event"):
                 return None
+            if node.op == "mul" and node not in self.expression_fields:
+                parts = self._existing_fields(node)
+                if parts is not None:
+                    return parts
             return self.expression_field(node)
         return None
+
+    def _existing_fields(self, node):
+        """An event-only product as a product of event fields that exist
+        already (and at most one new field for what they leave), or None: a
+        derivative's event factors are products of the value's, and reading
+        two fields costs less memory traffic than a third field."""
+        want = {}
+        for f in node.args:
+            b, e = (f.args[0], f.data) if f.op == "pow" else (f, 1)
+            want[b] = want.get(b, 0) + e
+        texts = []
+        for expr, text in list(self.expression_fields.items()):
+            fs = expr.args if expr.op == "mul" else (expr,)
+            have = {}
+            for f in fs:
+                b, e = (f.args[0], f.data) if f.op == "pow" else (f, 1)
+                have[b] = have.get(b, 0) + e
+            if all(b in want and want[b] == e for b, e in have.items()):
+                texts.append(text)
+                for b in have:
+                    del want[b]
+        if not texts:
+            return None
+        if want:
+            rest = _expressions.mul(*(_expressions.power(b, e) for b, e in want.items()))
+            texts.append(self.expression_leaf(rest))
+        return "(" + " * ".join(texts) + ")"
 
     def quantity_slot(self, what, quantity):
         """The slot of ``what`` computed from one quantity (a parameter or a
@@ -735,6 +767,7 @@ def generate(model):
             "from cython cimport floating",
             "from libc.math cimport M_PI, atan2, cos, exp, fabs, fmax, log, pow, sin, sqrt",
             "",
+            "from vecampfit._libm cimport _atan2, _cos, _fabs, _fmax, _sin, _sqrt",
             "from vecampfit.block cimport VECTOR_LENGTH",
             "from vecampfit.fitter.density cimport (component_description, model_description,",
             "                                       single_component_functions)"]

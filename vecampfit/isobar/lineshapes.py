@@ -121,8 +121,9 @@ class ExpressionLineshape(Lineshape):
         return out if w is None else out * w
 
     def _print(self, ctx, expr, tag):
-        printer = ctx.expressions()
         expr = _ex.ComplexExpr(*_hoisted(ctx, expr))
+        printer = ctx.expressions()
+        printer.prepare(expr.re, expr.im)
         return printer.code(expr.re, tag), printer.code(expr.im, tag)
 
     def fill(self, ctx, comp):
@@ -134,15 +135,18 @@ class ExpressionLineshape(Lineshape):
 
     def gradient(self, ctx, comp, inst, tag):
         x = self._bound(comp, inst, ctx.layout)
-        value = self._print(ctx, x, tag)
-        out = {}
-        seen = set()
+        derivatives = {}
         for role, q in comp.quantities.items():
-            if q.kind != "parameter" or q.name in seen or role not in self.roles:
-                continue
-            seen.add(q.name)
-            out[role] = self._print(ctx, _ex.derivative(x, q.name), f"{tag}_d{role}")
-        return value, out
+            if q.kind == "parameter" and role in self.roles and q.name not in \
+                    {d[0] for d in derivatives.values()}:
+                derivatives[role] = (q.name, _ex.derivative(x, q.name))
+        # Every power of a base the value and the derivatives need, before any
+        # is printed (so that they share one reciprocal or reciprocal root).
+        ctx.expressions().prepare(*(e for z in [x] + [d for _, d in derivatives.values()]
+                                    for e in _hoisted(ctx, z)))
+        value = self._print(ctx, x, tag)
+        return value, {role: self._print(ctx, d, f"{tag}_d{role}")
+                       for role, (_, d) in derivatives.items()}
 
     def numpy(self, kin, comp, inst, values):
         a, b, _ = inst
