@@ -361,32 +361,30 @@ def _base():
     return IsobarModel("D0", ["K-", "pi+", "pi0"])
 
 
-def test_one_parent_radius_is_one_slot_and_one_form_factor_call():
-    """Resonances with one parent radius read it from one parameter-buffer
-    slot: their F_P(p) calls in one pair and spin are the same expression, so
-    the C compiler evaluates them once per lane; a resonance with a radius of
-    its own gets its own slot (and its own call)."""
+def test_one_parent_radius_is_one_form_factor_per_pair_ordering():
+    """Resonances with one parent radius share F_P(p): in one pair and spin
+    it is one expression, computed once per lane for each ordering of the
+    pair (r_P^2 one parameter-buffer slot); a resonance with a radius of its
+    own gets its own."""
     import re
 
-    def calls(model):
+    def form_factors(model):
         src = model.source()
         body = src[src.index("cdef void density("):src.index("cdef void density_gradient(")]
-        return (sorted(set(re.findall(r"PB_RP_[PC]_\w+", src))),
-                re.findall(r"blatt_weisskopf_scalar\(([^)]*\))", body))
+        return re.findall(r"= pb\[(PB_X\d+)\] \* ev\[F_p2_(\w+) \*", body)
 
-    slots, args = calls(dplus_model())
-    assert slots == ["PB_RP_P_DP_R"]
-    # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions): two
-    # distinct calls, each written twice.
-    assert len(args) == 4 and len(set(args)) == 2
+    fp = form_factors(dplus_model())
+    # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions).
+    assert sorted(x[1] for x in fp) == ["km_pip2", "km_pip3"]
+    assert len({x[0] for x in fp}) == 1
     m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
                     parent_form_factor="unnormalized", parent_radius=5.0)
     m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0", coupling=Polar(1.0, 0.0))
     m.add_resonance("KST2", ("K-", "pi+"), 1, mass=1.717, width=0.322,
                     parent_radius=Parameter("KST2_RP", 3.0), coupling=Polar(0.5, 60.0))
-    slots, args = calls(m)
-    assert slots == ["PB_RP_P_DP_R", "PB_RP_P_KST2_RP"]
-    assert len(set(args)) == 4
+    fp = form_factors(m)
+    assert sorted(x[1] for x in fp) == ["km_pip2", "km_pip2", "km_pip3", "km_pip3"]
+    assert len({x[0] for x in fp}) == 2
 
 
 def test_error_pair_below_the_resonance_threshold():

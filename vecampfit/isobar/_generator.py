@@ -303,6 +303,12 @@ def _static_reals(ctx, comp, inst, n):
     return []
 
 
+def _whole_term(comp):
+    """True if the lineshape writes the whole term (itself times every real
+    factor) on the expression layer."""
+    return getattr(comp.lineshape, "includes_factors", lambda c: False)(comp)
+
+
 def _product(names):
     return " * ".join(names)
 
@@ -310,6 +316,8 @@ def _product(names):
 def _term_value(ctx, comp, inst, n):
     """Lines for X of one term; returns its (re, im) local names."""
     tag = f"{comp.key}_{n}"
+    if _whole_term(comp):
+        return comp.lineshape.value(ctx, comp, inst, tag)
     weighted = comp.lineshape.takes_weight(comp)
     reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
     reals += _static_reals(ctx, comp, inst, n)
@@ -330,6 +338,9 @@ def _term_gradient(ctx, comp, inst, n):
     """Lines for X of one term and dX/dp for each parameter p it depends on;
     returns (xr, xi), {p: (dre, dim)}."""
     tag = f"{comp.key}_{n}"
+    if _whole_term(comp):
+        x, dl = comp.lineshape.gradient(ctx, comp, inst, tag)
+        return x, _role_derivatives(ctx, comp, dl, tag)
     if not comp.dynamic_factors and _static_fns(comp) and comp.lineshape.takes_weight(comp):
         # Only event-only real factors: the lineshape multiplies them in.
         x, dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l",
@@ -537,7 +548,7 @@ def _fill_expressions(ctx, layout):
 def _fill_function(layout):
     ctx = Context(layout, "fill")
     for comp in layout.model.components:
-        if comp.lineshape is not None:
+        if comp.lineshape is not None and not _whole_term(comp):
             ctx.emit(f"# {comp.describe()}")
             comp.lineshape.fill(ctx, comp)
             for f in comp.dynamic_factors:

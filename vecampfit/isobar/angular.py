@@ -30,6 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from vecampfit import expressions as _ex
 from vecampfit import high_energy_physics as hep
 
 from ._kinematics import breakup_momentum_squared
@@ -70,6 +71,18 @@ class RealFactor:
         """The real factor in numpy (``values``: quantity name -> value)."""
         raise NotImplementedError
 
+    def expression(self, comp):
+        """The factor on the expression layer, or None for a factor that
+        depends on the event only (its numpy form fills an event field).
+
+        Generic leaves, bound to each term (A, B, C) by the lineshape:
+        ``event("s_ab")``, ``event("s_ac")``, ``event("s_bc")`` (squared pair
+        masses, GeV^2), ``event("p2")`` (squared momentum of C in the parent
+        frame), ``constant("ma")``, ``"mb"``, ``"mc"``, ``"mp"`` (masses,
+        GeV) and ``parameter(role)``.
+        """
+        return None
+
 
 class ZemachSpinFactor(RealFactor):
     """Covariant (Zemach) spin factor with the resonance mass in the denominators.
@@ -109,6 +122,19 @@ class ZemachSpinFactor(RealFactor):
     kind = "spin factor"
     roles = ("mass",)
     max_spin = 5
+
+    def expression(self, comp):
+        ev, c = _ex.event, _ex.constant
+        mp2, ma2, mb2, mc2 = (c(x) ** 2 for x in ("mp", "ma", "mb", "mc"))
+        inv = _ex.parameter("mass") ** -2
+        a1 = ev("s_ac") - ev("s_bc") + (mp2 - mc2) * (mb2 - ma2) * inv
+        if comp.spin == 1:
+            return a1
+        tp = ev("s_ab") - 2 * mp2 - 2 * mc2 + (mp2 - mc2) ** 2 * inv
+        tr = ev("s_ab") - 2 * ma2 - 2 * mb2 + (ma2 - mb2) ** 2 * inv
+        q = _ex.group(tp * tr)
+        return _ex.add(*(_ex.num(float(k)) * _ex.power(a1, i) * _ex.power(q, n)
+                         for k, i, n in zemach_coefficients(comp.spin)))
 
     def _constants(self, ctx, comp):
         a, b = comp.pair
@@ -309,6 +335,17 @@ class ParentFormFactor(RealFactor):
         self.roles = ("parent_radius", "mass") if form == "normalized" else ("parent_radius",)
         if form == "laura":
             self.max_spin = 4
+
+    def expression(self, comp):
+        j, r = comp.spin, _ex.parameter("parent_radius")
+        if self.name == "laura":
+            return _ex.blatt_weisskopf(_ex.event(f"pcov2_{j}"), r, j)
+        f = _ex.blatt_weisskopf(_ex.event("p2"), r, j)
+        if self.name == "normalized":
+            mp, mc = _ex.constant("mp"), _ex.constant("mc")
+            p02 = _ex.breakup_momentum_squared(mp ** 2, _ex.parameter("mass"), mc)
+            f = f * _ex.power(_ex.blatt_weisskopf(p02, r, j), -1)
+        return f
 
     def check(self, comp, model):
         super().check(comp, model)

@@ -24,6 +24,7 @@ masses, widths and couplings g, GeV^-1 for radii.
 import numpy as np
 
 from vecampfit import expressions as _ex
+from vecampfit import high_energy_physics as hep
 
 from . import _generator
 
@@ -103,20 +104,46 @@ class ExpressionLineshape(Lineshape):
     #: multiplies them in with its own event-only factors (one event field).
     includes_static_factors = True
 
+    def includes_factors(self, comp):
+        """True if every real factor of the resonance is written on the
+        expression layer too: the term is then one expression (lineshape times
+        factors), differentiated and hoisted as a whole."""
+        return all(f.expression(comp) is not None for f in comp.dynamic_factors)
+
     def _bound(self, comp, inst, layout):
-        """The term's amplitude (lineshape times its event-only factors) in
-        the model's leaves."""
-        a, b, _ = inst
+        """The term's amplitude (lineshape times its real factors) in the
+        model's leaves."""
+        a, b, c = inst
         model = layout.model
-        s_name = f"s_{model.pair_label(a, b)}"
-        layout.event_leaf(s_name, lambda kin, values: kin.s_pair(a, b))
-        mapping = {_ex.event("s"): _ex.event(s_name),
+        hep_ = hep
+
+        def pair(i, j):
+            name = f"s_{model.pair_label(i, j)}"
+            layout.event_leaf(name, lambda kin, values: kin.s_pair(i, j))
+            return _ex.event(name)
+        ab = model.pair_label(a, b)
+        layout.event_leaf(f"p2_{ab}", lambda kin, values: kin.p(a, b) ** 2)
+        j = comp.spin
+        if j:
+            layout.event_leaf(f"pcov2_{j}_{ab}", lambda kin, values: (
+                kin.p(a, b) * hep_.covariant_factor_j(kin.covariant_factor(a, b), j)
+                ** (1.0 / j)) ** 2)
+        mapping = {_ex.event("s"): pair(a, b), _ex.event("s_ab"): pair(a, b),
+                   _ex.event("s_ac"): pair(a, c), _ex.event("s_bc"): pair(b, c),
+                   _ex.event("p2"): _ex.event(f"p2_{ab}"),
+                   _ex.event(f"pcov2_{j}"): _ex.event(f"pcov2_{j}_{ab}"),
                    _ex.constant("ma"): _ex.constant(model.mass_constant(a).name),
-                   _ex.constant("mb"): _ex.constant(model.mass_constant(b).name)}
+                   _ex.constant("mb"): _ex.constant(model.mass_constant(b).name),
+                   _ex.constant("mc"): _ex.constant(model.mass_constant(c).name),
+                   _ex.constant("mp"): _ex.constant(model.mass_constant("parent").name)}
         for role, q in comp.quantities.items():
             mapping[_ex.parameter(role)] = (_ex.parameter(q.name) if q.kind == "parameter"
                                             else _ex.constant(q.name))
-        out = _ex.substitute(self.expression(comp), mapping)
+        expr = self.expression(comp)
+        if self.includes_factors(comp):
+            for f in comp.dynamic_factors:
+                expr = expr * f.expression(comp)
+        out = _ex.substitute(expr, mapping)
         w = _generator.static_leaf(layout, comp, inst)
         return out if w is None else out * w
 
@@ -135,9 +162,10 @@ class ExpressionLineshape(Lineshape):
 
     def gradient(self, ctx, comp, inst, tag):
         x = self._bound(comp, inst, ctx.layout)
+        roles = comp.quantities if self.includes_factors(comp) else self.roles
         derivatives = {}
         for role, q in comp.quantities.items():
-            if q.kind == "parameter" and role in self.roles and q.name not in \
+            if q.kind == "parameter" and role in roles and q.name not in \
                     {d[0] for d in derivatives.values()}:
                 derivatives[role] = (q.name, _ex.derivative(x, q.name))
         # Every power of a base the value and the derivatives need, before any
