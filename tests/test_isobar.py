@@ -1014,3 +1014,38 @@ def test_generated_loops_compute_nothing_that_could_be_hoisted():
     fill = src.split("cdef void fill_parameter_buffer")[1].split("\ncdef ")[0]
     for slot in set(__import__("re").findall(r"pb\[(PB_X\d+)\]", src)):
         assert f"pb[{slot}] = " in fill, slot
+
+
+def test_user_lineshape_with_factors_that_depend_on_parameters(model_cache):
+    """A lineshape of the user's own beside real factors that depend on
+    parameters (the Zemach factor on the resonance mass, the normalized parent
+    form factor on the mass and a free parent radius): the factors are printed
+    from the expression layer and composed by the product rule; density and
+    gradient equal the built-in model's."""
+    from vecampfit.isobar import UserLineshape
+
+    def build(lineshape):
+        m = IsobarModel("D0", ["K-", "pi+", "pi0"], spin_factor="zemach",
+                        parent_form_factor="normalized", parent_radius=Parameter("D_R", 4.0))
+        m.add_resonance("KST", ("K-", "pi+"), 1, lineshape=lineshape, mass=0.8955,
+                        width=0.0473, coupling=Polar(1.0, 0.0))
+        m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149,
+                        coupling=Polar(0.8, 40.0))
+        return m
+    user = build(UserLineshape("my_bw", ("mass", "width"), USER_BW, "test_isobar:my_bw_numpy"))
+    builtin = build("constant_width")
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                400, seed=15)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    out = {}
+    for name, m in (("user", user), ("builtin", builtin)):
+        d = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                      name=f"kstar_factors_{name}", build_dir=model_cache).density("float64", 4)
+        x = np.array([user.values()[n] * 1.01 for n in d.parameters])
+        val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+        out[name] = (val, grad[[d.parameters.index(n) for n in sorted(d.parameters)]])
+    np.testing.assert_allclose(out["user"][0], out["builtin"][0], rtol=1e-12)
+    np.testing.assert_allclose(out["user"][1], out["builtin"][1], rtol=0,
+                               atol=1e-11 * np.max(np.abs(out["builtin"][1])))
+    assert "KST_0_r0" in user.source()      # the factors beside the user's lineshape

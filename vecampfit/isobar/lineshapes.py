@@ -1,18 +1,16 @@
-"""Lineshapes of isobar-model resonances: formula, Cython template, numpy form.
+"""Lineshapes of isobar-model resonances, written once on the expression layer.
 
-Each lineshape is a small class with
-
-* ``roles``: the quantities it reads (mass, width, radius, couplings ...);
-* ``fill(ctx, comp)``: Cython lines of the parameter-buffer filler (double
-  precision) that precompute what depends on the parameters only, with
-  the derivatives its gradient rule needs;
-* ``value(ctx, comp, inst, tag)``: Cython lines of one event (lane ``i``)
-  that set ``<tag>_re`` and ``<tag>_im``;
-* ``gradient(ctx, comp, inst, tag)``: the same and the derivatives with
-  respect to each role, returned as ``{role: (re, im)}`` local names: the
-  lineshape's gradient rule, in one place;
-* ``numpy(kin, comp, inst, values)``: the complex value in numpy (the
-  reference evaluation), through :mod:`vecampfit.high_energy_physics`.
+Every built-in lineshape is an :class:`ExpressionLineshape`: ``roles`` (the
+quantities it reads: mass, width, radius, couplings ...) and
+``expression(comp)``, the complex lineshape of one pair as an expression of
+:mod:`vecampfit.expressions` (most of them one call of
+:mod:`vecampfit.expressions.physics`).  The parameter-buffer slots, the
+event fields, the per-event code, the derivative by every parameter and the
+numpy form all come from that one expression.  A lineshape given as a
+formula string is a :class:`FormulaLineshape`; one written by hand as a
+Cython block routine with its own gradient is a :class:`UserLineshape`
+(which keeps the lower-level protocol ``fill``/``value``/``gradient``/
+``numpy`` that the generator also accepts).
 
 ``comp`` is the resonance (its quantities by role, spin, pair and key),
 ``inst`` the ordered daughters (a, b, c) of one term (two terms for a
@@ -24,10 +22,8 @@ masses, widths and couplings g, GeV^-1 for radii.
 import numpy as np
 
 from vecampfit import expressions as _ex
-from vecampfit import high_energy_physics as hep
 
 from . import _generator
-
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner",
            "ExpressionLineshape", "Flatte", "FormulaLineshape", "KMatrix", "LINESHAPES",
@@ -64,17 +60,6 @@ class Lineshape:
     def numpy(self, kin, comp, inst, values):
         """The complex lineshape in numpy (``values``: quantity name -> value)."""
         raise NotImplementedError
-
-    def takes_weight(self, comp):
-        """True if ``value(..., weight=w)`` multiplies a real factor ``w`` in
-        (where it costs least) and returns the product."""
-        return False
-
-    def event_factor(self, comp):
-        """A real factor of the lineshape that depends on the event only, as
-        ``f(kin, comp, inst, values)``, or None.  The generator multiplies it
-        into the term's event field with the other event-only factors."""
-        return None
 
     def to_dict(self):
         """Plain-data form (for the model's description)."""
@@ -113,39 +98,11 @@ class ExpressionLineshape(Lineshape):
     def _bound(self, comp, inst, layout):
         """The term's amplitude (lineshape times its real factors) in the
         model's leaves."""
-        a, b, c = inst
-        model = layout.model
-        hep_ = hep
-
-        def pair(i, j):
-            name = f"s_{model.pair_label(i, j)}"
-            layout.event_leaf(name, lambda kin, values: kin.s_pair(i, j))
-            return _ex.event(name)
-        ab = model.pair_label(a, b)
-        layout.event_leaf(f"p2_{ab}", lambda kin, values: kin.p(a, b) ** 2)
-        j = comp.spin
-        if j:
-            layout.event_leaf(f"pcov2_{j}_{ab}", lambda kin, values: (
-                kin.p(a, b) * hep_.covariant_factor_j(kin.covariant_factor(a, b), j)
-                ** (1.0 / j)) ** 2)
-        mapping = {_ex.event("s"): pair(a, b), _ex.event("s_ab"): pair(a, b),
-                   _ex.event("s_ac"): pair(a, c), _ex.event("s_bc"): pair(b, c),
-                   _ex.event("p2"): _ex.event(f"p2_{ab}"),
-                   _ex.event(f"pcov2_{j}"): _ex.event(f"pcov2_{j}_{ab}"),
-                   _ex.constant("ma"): _ex.constant(model.mass_constant(a).name),
-                   _ex.constant("mb"): _ex.constant(model.mass_constant(b).name),
-                   _ex.constant("mc"): _ex.constant(model.mass_constant(c).name),
-                   _ex.constant("mp"): _ex.constant(model.mass_constant("parent").name)}
-        for role, q in comp.quantities.items():
-            mapping[_ex.parameter(role)] = (_ex.parameter(q.name) if q.kind == "parameter"
-                                            else _ex.constant(q.name))
         expr = self.expression(comp)
         if self.includes_factors(comp):
             for f in comp.dynamic_factors:
                 expr = expr * f.expression(comp)
-        out = _ex.substitute(expr, mapping)
-        w = _generator.static_leaf(layout, comp, inst)
-        return out if w is None else out * w
+        return _generator.bind_term(layout, comp, inst, expr, static=True)
 
     def _print(self, ctx, expr, tag):
         expr = _ex.ComplexExpr(*_hoisted(ctx, expr))
