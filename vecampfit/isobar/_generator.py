@@ -31,6 +31,8 @@ coupling forms) where the piece is defined.
 
 import json
 
+import numpy as np
+
 from vecampfit import expressions as _expressions
 from vecampfit import high_energy_physics as hep
 
@@ -292,6 +294,29 @@ def bind_term(layout, comp, inst, expr, static=False):
     out = _expressions.substitute(expr, mapping)
     w = static_leaf(layout, comp, inst) if static else None
     return out if w is None else out * w
+
+
+def evaluate_term(kin, comp, inst, expr, values):
+    """A generic piece of a resonance term (leaves as in :func:`bind_term`)
+    evaluated in numpy at the events of ``kin`` (the reference form), with
+    ``values`` the model's quantity values by name."""
+    a, b, c = inst
+    j = comp.spin
+    events = {"s": lambda: kin.s_pair(a, b), "s_ab": lambda: kin.s_pair(a, b),
+              "s_ac": lambda: kin.s_pair(a, c), "s_bc": lambda: kin.s_pair(b, c),
+              "p2": lambda: kin.p(a, b) ** 2,
+              f"pcov2_{j}": lambda: (kin.p(a, b) * hep.covariant_factor_j(
+                  kin.covariant_factor(a, b), j) ** (1.0 / j)) ** 2}
+    masses = {"ma": kin.masses[a], "mb": kin.masses[b], "mc": kin.masses[c], "mp": kin.M}
+
+    def value(node):
+        if node.op == "event":
+            return events[node.data]()
+        if node.op == "const" and node.data in masses:
+            return masses[node.data]
+        return values[comp.quantities[node.data].name]
+    out = _expressions.evaluate(expr, value)
+    return np.asarray(out) * np.ones_like(kin.s_pair(a, b))
 
 
 def _static_reals(ctx, comp, inst, n):

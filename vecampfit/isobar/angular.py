@@ -86,8 +86,9 @@ class RealFactor:
             role: printer.code(d, f"{tag}_d{role}") for role, d in ds.items()}
 
     def numpy(self, kin, comp, inst, values):
-        """The real factor in numpy (``values``: quantity name -> value)."""
-        raise NotImplementedError
+        """The real factor in numpy (``values``: quantity name -> value): its
+        expression evaluated (the reference form)."""
+        return _generator.evaluate_term(kin, comp, inst, self.expression(comp), values)
 
     def expression(self, comp):
         """The factor on the expression layer, or None for a factor that
@@ -153,21 +154,6 @@ class ZemachSpinFactor(RealFactor):
         q = _ex.group(tp * tr)
         return _ex.add(*(_ex.num(float(k)) * _ex.power(a1, i) * _ex.power(q, n)
                          for k, i, n in zemach_coefficients(comp.spin)))
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, c = inst
-        m0 = values[comp.quantities["mass"].name]
-        mp = kin.M
-        ma, mb, mc = kin.masses[a], kin.masses[b], kin.masses[c]
-        a1 = (kin.m(a, c) ** 2 - kin.m(b, c) ** 2
-              + (mp ** 2 - mc ** 2) * (mb ** 2 - ma ** 2) / m0 ** 2)
-        if comp.spin == 1:
-            return a1
-        sab = kin.m(a, b) ** 2
-        t1 = sab - 2 * mp ** 2 - 2 * mc ** 2 + (mp ** 2 - mc ** 2) ** 2 / m0 ** 2
-        t2 = sab - 2 * ma ** 2 - 2 * mb ** 2 + (ma ** 2 - mb ** 2) ** 2 / m0 ** 2
-        q = t1 * t2
-        return sum(float(c) * a1 ** i * q ** k for c, i, k in zemach_coefficients(comp.spin))
 
 
 def zemach_coefficients(j):
@@ -291,19 +277,6 @@ class ParentFormFactor(RealFactor):
                 raise ValueError(f"resonance {comp.key!r}: F_P(p0) of the normalized parent "
                                  f"form factor is undefined at m0 = {m0!r} GeV (parent below "
                                  f"threshold): use parent_form_factor='unnormalized'")
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, c = inst
-        j, r = comp.spin, values[comp.quantities["parent_radius"].name]
-        if self.name == "laura":
-            x = kin.p(a, b) * hep.covariant_factor_j(kin.covariant_factor(a, b), j) ** (1.0 / j)
-            return hep.blatt_weisskopf(x, r, j)
-        f = hep.blatt_weisskopf(kin.p(a, b), r, j)
-        if self.name == "normalized":
-            m0 = values[comp.quantities["mass"].name]
-            p0sq = breakup_momentum_squared(kin.M, m0, kin.masses[c])
-            f = f * hep.blatt_weisskopf_inverse_gradient_q2(p0sq, r, j)[0]
-        return f
 
 
 def spin_factor(name, owner="model"):

@@ -134,16 +134,9 @@ class ExpressionLineshape(Lineshape):
                        for role, (_, d) in derivatives.items()}
 
     def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-
-        def value(node):
-            if node.op == "event":
-                return kin.s_pair(a, b)
-            if node.op == "const" and node.data in ("ma", "mb"):
-                return kin.masses[a if node.data == "ma" else b]
-            return values[comp.quantities[node.data].name]
-        return np.asarray(_ex.evaluate(self.expression(comp), value), dtype=complex) \
-            * np.ones_like(kin.s_pair(a, b))
+        """The lineshape in numpy: its expression evaluated (the reference form)."""
+        return np.asarray(_generator.evaluate_term(kin, comp, inst, self.expression(comp),
+                                                   values), dtype=complex)
 
 
 def _hoisted(ctx, expr):
