@@ -185,6 +185,11 @@ def test_decay_momentum_tail(n, dtype):
     a, b, c = (x.astype(np.float64) for x in (m0, m1, m2))
     reference = np.sqrt((a**2 - (b + c) ** 2) * (a**2 - (b - c) ** 2)) / (2 * a)
     np.testing.assert_allclose(q, reference, rtol=50 * np.finfo(dtype).eps)
+    q2, dq = _check_tail(_kinematics.decay_momentum_gradient_kernel, [m0, m1, m2],
+                         [np.empty(n, dtype), np.empty(n, dtype)], {0, 1, 2})
+    np.testing.assert_array_equal(q2, q)
+    np.testing.assert_allclose(dq, (a**4 - (b**2 - c**2) ** 2) / (4 * a**3 * reference),
+                               rtol=50 * np.finfo(dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

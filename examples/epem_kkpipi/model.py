@@ -519,10 +519,6 @@ def _angles(fields, prefix):
     return theta, phi
 
 
-def _breakup(m0, ma, mb):
-    return math.sqrt((m0 * m0 - (ma + mb) ** 2) * (m0 * m0 - (ma - mb) ** 2)) / (2 * m0)
-
-
 def chain_amplitudes(fields, params, energy_mev, const, chain=1, paths=PATHS, resonances=None):
     r"""Chain amplitudes :math:`A^{(c)}_{\lambda_\gamma}` for both photon helicities.
 
@@ -563,7 +559,8 @@ def chain_amplitudes(fields, params, energy_mev, const, chain=1, paths=PATHS, re
             m0, g0, ma, mb = const["KST_M"], const["KST_G"], m_k, m_pi
         else:
             m0, g0, ma, mb = const["RHO_M"], const["RHO_G"], m_pi, m_pi
-        bw = hep.breit_wigner_q_f(f[f"{p}_m"], f[f"{p}_q"], _breakup(m0, ma, mb), m0, g0, r, 1)
+        q0 = float(kinematics.decay_momentum(m0, ma, mb))
+        bw = hep.breit_wigner_q_f(f[f"{p}_m"], f[f"{p}_q"], q0, m0, g0, r, 1)
         th2, ph2 = _angles(f, f"{p}2")
         th1, ph1 = _angles(f, f"{p}1")
         two = {mu: np.exp(1j * mu * ph2) * qm.d_function(1, mu, 0, th2) * bw for mu in (-1, 0, 1)}
