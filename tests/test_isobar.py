@@ -229,7 +229,7 @@ def test_save_and_load_round_trip(tmp_path):
         assert back.constant_defaults() == m.constant_defaults()
 
 
-def test_source_is_readable_and_complete():
+def test_source_defines_the_model_functions_and_calls_the_gradient_routines():
     src = dplus_model().source()
     for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
                   "cdef void density_gradient", "cdef void component_amplitudes",
