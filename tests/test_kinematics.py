@@ -98,7 +98,8 @@ def test_decay_momentum_gradient_against_sympy():
     assert err < 6 * EPS64
     # float32: the same to a few float32 ulps (masses rounded to float32 first).
     a, b, c = (x.astype(np.float32) for x in (m0, m1, m2))
-    keep = np.array([mpmath.mpf(float(x)) > mpmath.mpf(float(y)) + mpmath.mpf(float(z)) for x, y, z in zip(a, b, c)])
+    keep = np.array([mpmath.mpf(float(x)) > mpmath.mpf(float(y)) + mpmath.mpf(float(z))
+                     for x, y, z in zip(a, b, c)])
     q32, dq32 = kin.decay_momentum_gradient(a[keep], b[keep], c[keep])
     assert dq32.dtype == np.float32
     err32 = max(abs(mpmath.mpf(float(d)) / ref(x, y, z) - 1)

@@ -475,5 +475,7 @@ def test_clebsch_gordan_arguments():
         qm.clebsch_gordan(1, 0, 1, 0.25, 1, 0)
     with pytest.raises(ValueError, match="j must be an integer or half-integer"):
         qm.clebsch_gordan_signed_square(1, 0, 1, 0, 0.3, 0)
-    with pytest.raises(TypeError, match="m must be an integer or half-integer number"):
+    with pytest.raises(TypeError, match="m3 must be an integer or half-integer number"):
         qm.wigner_3j(1, 1, 1, 0, 0, "0")
+    with pytest.raises(ValueError, match="j3 must be non-negative"):
+        qm.wigner_3j(1, 1, -1, 0, 0, 0)

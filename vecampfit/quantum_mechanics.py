@@ -405,9 +405,10 @@ def _signed_sqrt(sign, square):
     return sign * float(Fraction(root, d << shift))
 
 
-def _coupling_arguments(j1, m1, j2, m2, j, m):
-    return (_spin(j1, "j1"), _doubled(m1, "m1"), _spin(j2, "j2"), _doubled(m2, "m2"),
-            _spin(j, "j"), _doubled(m, "m"))
+def _coupling_arguments(j1, m1, j2, m2, j, m, names=("j1", "m1", "j2", "m2", "j", "m")):
+    """The six quantum numbers doubled (spins checked non-negative); ``names`` for messages."""
+    return (_spin(j1, names[0]), _doubled(m1, names[1]), _spin(j2, names[2]), _doubled(m2, names[3]),
+            _spin(j, names[4]), _doubled(m, names[5]))
 
 
 def clebsch_gordan_signed_square(j1, m1, j2, m2, j, m):
@@ -559,7 +560,8 @@ def wigner_3j(j1, j2, j3, m1, m2, m3):
     >>> wigner_3j(1, 1, 0, 1, -1, 0)  # sqrt(1/3)
     0.5773502691896257
     """
-    two_j1, two_m1, two_j2, two_m2, two_j3, two_m3 = _coupling_arguments(j1, m1, j2, m2, j3, m3)
+    two_j1, two_m1, two_j2, two_m2, two_j3, two_m3 = _coupling_arguments(
+        j1, m1, j2, m2, j3, m3, names=("j1", "m1", "j2", "m2", "j3", "m3"))
     sign, square = _racah(two_j1, two_m1, two_j2, two_m2, two_j3, -two_m3)
     if sign == 0:
         return 0.0

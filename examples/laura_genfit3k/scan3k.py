@@ -56,9 +56,10 @@ def canonical_point(values):
     phase of all couplings does not change it: the couplings are taken
     relative to the phi(1020)'s (fixed to 1 in the fit, so that this only
     matters if it is freed) and written as magnitude >= 0 and phase in
-    [-180, 180) degrees (:func:`vecampfit.couplings.canonical_couplings`).  The model's other symmetry, the exchange of the
-    two K+, is built into the amplitude (both pair terms), so it maps a
-    parameter point onto itself and needs no step here.
+    [-180, 180) degrees (:func:`vecampfit.couplings.canonical_couplings`).
+    The model's other symmetry, the exchange of the two K+, is built into
+    the amplitude (both pair terms), so it maps a parameter point onto
+    itself and needs no step here.
 
     Parameters
     ----------
