@@ -344,7 +344,7 @@ def test_a_parent_below_the_threshold_of_its_daughters_is_refused():
     IsobarModel(("X", 0.8), ["K-", "pi+", "pi+"])
 
 
-def test_source_is_readable_and_complete():
+def test_source_defines_the_model_functions_and_the_expression_layer_pieces():
     src = dplus_model().source()
     for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
                   "cdef void density_gradient", "cdef void component_amplitudes",
