@@ -1,0 +1,12 @@
+"""Amplitude models in the community's JSON exchange format.
+
+:func:`read_model` reads a model file into :class:`~vecampfit.dpd.ThreeBodyDecay`
+models built on :mod:`vecampfit.expressions` and reproduces the values the
+file records (``misc.amplitude_model_checksums``).
+"""
+
+from .reader import (FORM_FACTOR_TYPES, LINESHAPE_TYPES, Distribution, ModelFile, ModelFormatError,
+                     parse_complex, read_model)
+
+__all__ = ["read_model", "ModelFile", "Distribution", "ModelFormatError", "parse_complex",
+           "LINESHAPE_TYPES", "FORM_FACTOR_TYPES"]
