@@ -137,8 +137,13 @@ def test_formula_that_does_not_parse(tmp_path):
     data = _lc()
     index = next(n for n, f in enumerate(data["functions"]) if f["name"] == "K700_BuggBW")
     data["functions"][index]["expression"] = "1/(0.824^2 - σ - i * (σ - 0.23)"
-    message = _fails(data, tmp_path, f"functions[{index}].expression", "column")
+    message = _fails(data, tmp_path, f"functions[{index}].expression", "column 3")
     assert "0.824^2" in message
+    data["functions"][index]["expression"] = "1/(0.824^2 - σ +* 2)"
+    # the column in the file's text (the '*' after '+')
+    _fails(data, tmp_path, f"functions[{index}].expression", "column 17")
+    data["functions"][index]["expression"] = "1/(0.824^2 - σ + foo(2))"
+    _fails(data, tmp_path, f"functions[{index}].expression", "column 18", "unknown function 'foo'")
 
 
 def test_topology_not_a_partition(tmp_path):

@@ -123,7 +123,7 @@ class _Context:
         return two // 2
 
 
-def _parse_formula(ctx, text, path, variable):
+def _parse_formula(ctx, text, path):
     """A ``generic_function`` formula: one free name is the variable."""
     names = set()
 
@@ -131,11 +131,35 @@ def _parse_formula(ctx, text, path, variable):
         names.add(name)
         return event(name)
 
+    # Julia's imaginary literal 2im -> 2*i (same length); powers ^ -> ** here,
+    # so that the column of an error can be told in the file's text.
     formula = re.sub(r"(?<![A-Za-z_0-9.])(\d+(?:\.\d*)?)im\b", lambda m: m.group(1) + "*i", text)
+    # Columns of the parsed text -> columns of the file's text: a syntax error
+    # counts characters, an error at a node counts UTF-8 bytes (as ast does).
+    by_char, by_byte, pieces = [], [], []
+    for n, ch in enumerate(formula):
+        piece = "**" if ch == "^" else ch
+        pieces.append(piece)
+        by_char.extend([n + 1] * len(piece))
+        by_byte.extend([n + 1] * len(piece.encode("utf-8")))
+    formula = "".join(pieces)
     try:
         expr = parse(formula, unknown=unknown)
     except FormulaError as e:
-        ctx.fail(path, str(e).replace(repr(formula), repr(text)))
+        message = str(e).replace(repr(formula), repr(text))
+
+        syntax = re.search(r"syntax error at column (\d+): (.*)$", message)
+        if syntax:
+            c = int(syntax.group(1))
+            c = by_char[c - 1] if 0 < c <= len(by_char) else c
+            ctx.fail(path, f"formula {text!r}: syntax error at column {c}: {syntax.group(2)}")
+        # an error at a node is wrapped by its parents: the innermost place is the one
+        inner = list(re.finditer(r"column (\d+): ", message))
+        if inner:
+            c = int(inner[-1].group(1))
+            c = by_byte[c - 1] if 0 < c <= len(by_byte) else c
+            ctx.fail(path, f"formula {text!r}, column {c}: {message[inner[-1].end():]}")
+        ctx.fail(path, message)
     if len(names) > 1:
         ctx.fail(path, f"formula {text!r} has more than one free variable: {sorted(names)}")
     free = names.pop() if names else None
@@ -182,7 +206,7 @@ class _Function:
             self.variable = ctx.get(spec, "x", path, str)
         elif t == "generic_function":
             text = ctx.get(spec, "expression", path, str)
-            self.formula, self.variable = _parse_formula(ctx, text, f"{path}.expression", None)
+            self.formula, self.variable = _parse_formula(ctx, text, f"{path}.expression")
         elif t == "BlattWeisskopf":
             self.radius = ctx.number(spec, "radius", path)
             self.l = ctx.integer(spec, "l", path)
