@@ -173,3 +173,23 @@ def test_massless_daughter_helicities():
     a = float(evaluate(transverse.unpolarized_intensity(), vals))
     b = float(evaluate(every.unpolarized_intensity(), vals))
     assert 0 < a < b
+
+
+@pytest.mark.parametrize("k, m, c", POINTS)
+def test_conversions_between_format_variables_dalitz_variables_and_four_momenta(k, m, c):
+    from vecampfit.dpd.kinematics import (four_momenta, mass_angle_from_sigmas,
+                                          sigmas_from_four_momenta)
+    sig = sigmas_from_mass_angle(k, m, c, MASSES)
+    p = four_momenta(sig, MASSES)
+    for a in (1, 2, 3):
+        mass2 = p[a - 1][3] ** 2 - p[a - 1][:3] @ p[a - 1][:3]
+        assert mass2 == pytest.approx(MASSES[a] ** 2, abs=1e-12)
+    assert np.allclose(p.sum(axis=0), [0, 0, 0, MASSES[0]], atol=1e-14)
+    back = sigmas_from_four_momenta(*p)
+    assert np.allclose(back, sig, rtol=1e-13)
+    # boost the event: invariants do not change
+    q = np.array([_boost_to_rest(np.r_[x[3], x[:3]], np.array([3.0, 0.4, -1.1, 1.7])) for x in p])
+    q = q[:, [1, 2, 3, 0]]
+    assert np.allclose(sigmas_from_four_momenta(*q), sig, rtol=1e-12)
+    mm, cc = mass_angle_from_sigmas(k, back, MASSES)
+    assert mm == pytest.approx(m, rel=1e-13) and cc == pytest.approx(c, abs=1e-12)

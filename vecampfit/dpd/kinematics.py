@@ -53,7 +53,8 @@ from ..expressions.nodes import Expr, add, as_expr, mul, power, sqrt
 
 __all__ = ["cyclic_pair", "spectator_of", "kallen", "sum_of_sigmas", "cos_theta",
            "cos_zeta", "zeta_sign", "sigma_from_cos_theta", "sigmas_from_mass_angle",
-           "breakup_momentum_squared_of"]
+           "breakup_momentum_squared_of", "four_momenta", "sigmas_from_four_momenta",
+           "mass_angle_from_sigmas"]
 
 
 def cyclic_pair(k):
@@ -249,3 +250,63 @@ def cos_zeta(c, k, r, sigmas, masses):
     if _is_expr(num, den):
         return as_expr(num) * power(as_expr(den), -0.5)
     return num / _sqrt(den)
+
+
+def mass_angle_from_sigmas(k, sigmas, masses):
+    """The mass and helicity angle of chain ``k`` from the Dalitz variables (inverse of
+    :func:`sigmas_from_mass_angle`).
+
+    Returns
+    -------
+    tuple
+        :math:`(m_{ij}, \\cos\\theta_{ij})`, GeV and dimensionless.
+    """
+    return np.sqrt(np.asarray(sigmas[k - 1], dtype=float)), cos_theta(k, [np.asarray(x, dtype=float)
+                                                                          for x in sigmas], masses)
+
+
+def four_momenta(sigmas, masses):
+    """Four-momenta of the daughters in the parent's rest frame, in a standard orientation.
+
+    Particle 1 moves along :math:`+z`, the decay plane is the :math:`x`-:math:`z`
+    plane and particle 2 has :math:`p_x \\ge 0`:
+
+    .. math::
+
+        E_a = \\frac{m_0^2 + m_a^2 - \\sigma_a}{2 m_0},\\qquad
+        \\cos\\angle(\\vec p_1, \\vec p_2) = \\frac{E_1 E_2 - (\\sigma_3 - m_1^2 - m_2^2)/2}
+        {|\\vec p_1|\\,|\\vec p_2|},\\qquad \\vec p_3 = -\\vec p_1 - \\vec p_2.
+
+    Parameters
+    ----------
+    sigmas : sequence of 3 floats or arrays
+        :math:`(\\sigma_1, \\sigma_2, \\sigma_3)` in GeV^2.
+    masses : sequence of 4 floats
+        :math:`(m_0, m_1, m_2, m_3)` in GeV.
+
+    Returns
+    -------
+    ndarray
+        Shape ``(3, ..., 4)``: :math:`(p_x, p_y, p_z, E)` of particles 1, 2, 3 in GeV.
+    """
+    m0 = masses[0]
+    sig = [np.asarray(x, dtype=float) for x in sigmas]
+    e = [(m0 ** 2 + masses[a] ** 2 - sig[a - 1]) / (2 * m0) for a in (1, 2, 3)]
+    p = [np.sqrt(np.maximum(e[a - 1] ** 2 - masses[a] ** 2, 0.0)) for a in (1, 2, 3)]
+    c12 = (e[0] * e[1] - (sig[2] - masses[1] ** 2 - masses[2] ** 2) / 2) / (p[0] * p[1])
+    s12 = np.sqrt(np.maximum(1 - c12 ** 2, 0.0))
+    zero = np.zeros_like(e[0])
+    p1 = np.stack([zero, zero, p[0], e[0]], axis=-1)
+    p2 = np.stack([p[1] * s12, zero, p[1] * c12, e[1]], axis=-1)
+    p3 = np.stack([-p[1] * s12, zero, -p[0] - p[1] * c12, e[2]], axis=-1)
+    return np.stack([p1, p2, p3])
+
+
+def sigmas_from_four_momenta(p1, p2, p3):
+    """Dalitz variables :math:`\\sigma_1 = (p_2 + p_3)^2`, :math:`\\sigma_2 = (p_3 + p_1)^2`,
+    :math:`\\sigma_3 = (p_1 + p_2)^2` (GeV^2) from four-momenta :math:`(p_x, p_y, p_z, E)` in
+    any frame (arrays of shape ``(..., 4)``)."""
+    def sq(p):
+        return p[..., 3] ** 2 - p[..., 0] ** 2 - p[..., 1] ** 2 - p[..., 2] ** 2
+    p1, p2, p3 = (np.asarray(p, dtype=float) for p in (p1, p2, p3))
+    return sq(p2 + p3), sq(p3 + p1), sq(p1 + p2)
