@@ -164,3 +164,31 @@ def test_the_dict_form_and_a_valid_copy():
     model = read_model(data)
     assert model.source == "<dict>"
     assert len(model.checksums) == 11
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_read_write_read(name, tmp_path):
+    from vecampfit.model_format import format_complex, write_model
+    model = _model(name)
+    # new weights (a fit result): every weight scaled and rotated
+    new = {}
+    for dist in model.distributions.values():
+        for label in dist.weight_names:
+            z = complex(dist.parameters[f"{label}_re"], dist.parameters[f"{label}_im"]) * (0.9 + 0.1j)
+            new[f"{label}_re"], new[f"{label}_im"] = z.real, z.imag
+    path = tmp_path / name
+    write_model(model, path, new)
+    again = read_model(path)
+    for dname, dist in model.distributions.items():
+        other = again.distributions[dname]
+        assert other.weight_names == dist.weight_names
+        assert other.parameters == {k: new[k] for k in dist.parameters}
+        for point in {cs["point"] for cs in model.checksums if cs["distribution"] == dname}:
+            assert other.value(model.points[point]) == dist.value(model.points[point], new)
+    # unchanged weights: the same values exactly
+    write_model(model, path)
+    same = read_model(path)
+    for cs, cs2 in zip(model.checksums, same.checksums):
+        assert same.checksum_value(cs2) == model.checksum_value(cs)
+    assert parse_complex(format_complex(-0.0036159432575573903 - 0.04180024616911908j)) == \
+        -0.0036159432575573903 - 0.04180024616911908j

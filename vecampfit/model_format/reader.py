@@ -266,11 +266,16 @@ class Distribution:
         Node (as JSON text) -> (mass, phi, cos_theta) names.
     parameters : dict
         Weight parameter name -> value (the file's values).
+    weight_names : list of str
+        Per chain, in the file's order, the label whose ``_re`` and ``_im``
+        parameters are its weight.
     """
 
-    def __init__(self, name, model, reference, variables, parameters):
+    def __init__(self, name, model, reference, variables, parameters, weight_names=()):
         self.name, self.model, self.reference = name, model, reference
         self.variables, self.parameters = variables, parameters
+        #: The weight's parameter label of each chain, in the file's order.
+        self.weight_names = list(weight_names)
         self._intensity = None
 
     @property
@@ -310,10 +315,14 @@ class ModelFile:
         Parameter-point name -> {variable: value}.
     checksums : list of dict
         ``{"point", "distribution", "value"}`` with a float or complex value.
+    data : dict
+        The decoded JSON.
     """
 
-    def __init__(self, source, distributions, functions, points, checksums):
+    def __init__(self, source, distributions, functions, points, checksums, data=None):
         self.source = source
+        #: The decoded JSON the model was read from.
+        self.data = data
         self.distributions, self.functions = distributions, functions
         self.points, self.checksums = points, checksums
 
@@ -427,7 +436,7 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
     chain = DecayChain(k, two_j, lineshape.lineshape, found["production"][0], found["decay"][0],
                        weight=w, production_form_factor=found["production"][1],
                        decay_form_factor=found["decay"][1], name=name)
-    return chain, {f"{label}_re": weight.real, f"{label}_im": weight.imag}
+    return chain, label, {f"{label}_re": weight.real, f"{label}_im": weight.imag}
 
 
 def _read_distribution(ctx, dist, path, functions):
@@ -442,10 +451,11 @@ def _read_distribution(ctx, dist, path, functions):
     ref_k, ref_pair = _topology(ctx, ctx.get(dd, "reference_topology", dp), f"{dp}.reference_topology")
     if ref_pair != kinematics.cyclic_pair(ref_k):
         ctx.fail(f"{dp}.reference_topology", "the pair must be in cyclic order")
-    chains, params, used = [], {}, set()
+    chains, params, used, labels = [], {}, set(), []
     for n, ch in enumerate(ctx.get(dd, "chains", dp, list)):
-        chain, p = _read_chain(ctx, ch, f"{dp}.chains[{n}]", functions, masses, spins, used)
+        chain, label, p = _read_chain(ctx, ch, f"{dp}.chains[{n}]", functions, masses, spins, used)
         chains.append(chain)
+        labels.append(label)
         params.update(p)
     variables = {}
     for n, var in enumerate(dist.get("variables", [])):
@@ -463,7 +473,7 @@ def _read_distribution(ctx, dist, path, functions):
     # 2j + 1 projections of a massless daughter.
     model = ThreeBodyDecay(masses, spins, chains, reference=(1, ref_k, ref_k, ref_k),
                            massless_transverse=False)
-    return Distribution(name, model, ref_k, variables, params)
+    return Distribution(name, model, ref_k, variables, params, labels)
 
 
 def read_model(source):
@@ -497,10 +507,14 @@ def read_model(source):
     functions = {}
     for n, spec in enumerate(ctx.get(data, "functions", "", list)):
         fn = _Function(ctx, spec, f"functions[{n}]")
+        if fn.name in functions:
+            ctx.fail(f"functions[{n}].name", f"a second function named {fn.name!r}")
         functions[fn.name] = fn
     distributions = {}
     for n, dist in enumerate(ctx.get(data, "distributions", "", list)):
         d = _read_distribution(ctx, dist, f"distributions[{n}]", functions)
+        if d.name in distributions:
+            ctx.fail(f"distributions[{n}].name", f"a second distribution named {d.name!r}")
         distributions[d.name] = d
     points = {}
     for n, pt in enumerate(data.get("parameter_points", [])):
@@ -520,5 +534,5 @@ def read_model(source):
             ctx.fail(f"{p}.value", str(e))
         entry["value"] = v.real if isinstance(cs["value"], (int, float)) else v
         checksums.append(entry)
-    return ModelFile(label, distributions, functions, points, checksums)
+    return ModelFile(label, distributions, functions, points, checksums, data)
 
