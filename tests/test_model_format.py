@@ -192,3 +192,28 @@ def test_read_write_read(name, tmp_path):
         assert same.checksum_value(cs2) == model.checksum_value(cs)
     assert parse_complex(format_complex(-0.0036159432575573903 - 0.04180024616911908j)) == \
         -0.0036159432575573903 - 0.04180024616911908j
+
+
+def test_gradient_with_respect_to_weights():
+    """The intensity is an expression of the weight parameters: its derivative (from the
+    expression layer) against central differences over many events."""
+    import numpy as np
+
+    from vecampfit.dpd.kinematics import sigmas_from_mass_angle
+    from vecampfit.expressions import derivative, evaluate
+
+    dist = _model("lc2ppik-lhcb-2683025.json").distributions["default_model"]
+    ms = dist.model.masses
+    rng = np.random.default_rng(7)
+    m31 = rng.uniform(ms[3] + ms[1], ms[0] - ms[2], 500)
+    sig = sigmas_from_mass_angle(2, m31, rng.uniform(-1, 1, 500), ms)
+    values = dict(dist.parameters)
+    values.update(dist.model.values(sig))
+    for name in ("K892_re", "L1520_2_im", "D1232_re"):
+        grad = evaluate(derivative(dist.intensity, name), values)
+        h = 1e-5 * max(1.0, abs(values[name]))
+        up, down = dict(values), dict(values)
+        up[name] += h
+        down[name] -= h
+        fd = (evaluate(dist.intensity, up) - evaluate(dist.intensity, down)) / (2 * h)
+        assert np.max(np.abs(grad - fd)) < 1e-7 * np.max(np.abs(fd)), name
