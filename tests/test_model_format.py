@@ -217,3 +217,17 @@ def test_gradient_with_respect_to_weights():
         down[name] -= h
         fd = (evaluate(dist.intensity, up) - evaluate(dist.intensity, down)) / (2 * h)
         assert np.max(np.abs(grad - fd)) < 1e-7 * np.max(np.abs(fd)), name
+
+
+def test_helicity_that_is_not_a_projection(tmp_path):
+    data = _lc()
+    data["distributions"][0]["decay_description"]["chains"][3]["vertices"][0]["helicities"] = ["5/2", "0"]
+    _fails(data, tmp_path, "distributions[0].decay_description.chains[3].vertices[0].helicities[0]",
+           "5/2 is not a projection of the spin 3/2")
+
+
+def test_ls_that_does_not_couple(tmp_path):
+    data = json.loads((DATA / "lb2pkg-lhcb-2765817.json").read_text())
+    data["distributions"][0]["decay_description"]["chains"][0]["vertices"][0]["l"] = "3"
+    _fails(data, tmp_path, "distributions[0].decay_description.chains[0].vertices[0].l",
+           "do not couple")

@@ -18,6 +18,22 @@ distributions are :class:`~vecampfit.dpd.ThreeBodyDecay` models built on
 ``<chain>_re``, ``<chain>_im`` with the file's values.  A malformed or
 unsupported file raises :class:`ModelFormatError` naming the file and the
 JSON path of the offending entry.
+
+Where the format's description is silent, the values recorded in the
+published files decide:
+
+* the parent's helicity is aligned to chain 1 (the pair (23)) whatever the
+  reference topology (for a half-integer parent the relative sign of the
+  chains of the other pairs depends on it); the daughters' helicities are
+  those of the reference topology;
+* a ``parity`` vertex whose selected helicities are their own partners
+  (both zero) has the factor 1 (:class:`~vecampfit.dpd.ParityVertex`);
+* the helicity sum takes all :math:`2j+1` projections of a massless
+  daughter (``massless_transverse=False`` of
+  :class:`~vecampfit.dpd.ThreeBodyDecay`);
+* a lineshape is a function of the :math:`\\sigma_k` of the chain that uses
+  it, whatever variable name (``x``, or the free name of a formula) the
+  file gives it; a formula may write the imaginary unit ``i`` or ``1im``.
 """
 
 import json
@@ -27,6 +43,7 @@ import re
 from ..expressions.evaluate import evaluate
 from ..expressions.nodes import ComplexExpr, event, parameter
 from ..expressions.parser import FormulaError, parse
+from ..expressions.passes import substitute
 from ..expressions.spin import doubled_spin
 from ..dpd import kinematics
 from ..dpd.lineshapes import (blatt_weisskopf_unnormalized, breit_wigner_format, momentum_power,
@@ -224,7 +241,6 @@ class _Function:
             return polynomial(s, self.coefficients)
         if self.variable is None:
             return self.formula
-        from ..expressions.passes import substitute
         return ComplexExpr(substitute(self.formula.re, {event(self.variable): s}),
                            substitute(self.formula.im, {event(self.variable): s}))
 
@@ -380,6 +396,28 @@ def _read_vertex(ctx, v, path):
     ctx.fail(f"{path}.type", f"unknown vertex type {kind!r} (known: helicity, parity, ls)")
 
 
+def _fmt(two):
+    return str(two // 2) if two % 2 == 0 else f"{two}/2"
+
+
+def _check_vertex(ctx, vertex, path, two_j, products):
+    """A vertex must couple the spin ``two_j`` to the spins of its products."""
+    if isinstance(vertex, LSVertex):
+        ja, jb = products
+        if not (abs(ja - jb) <= vertex.two_s <= ja + jb and (ja + jb - vertex.two_s) % 2 == 0):
+            ctx.fail(f"{path}.s", f"s = {_fmt(vertex.two_s)} is not a coupling of the spins "
+                     f"{_fmt(ja)} and {_fmt(jb)}")
+        if not (abs(vertex.two_l - vertex.two_s) <= two_j <= vertex.two_l + vertex.two_s
+                and (vertex.two_l + vertex.two_s - two_j) % 2 == 0):
+            ctx.fail(f"{path}.l", f"l = {_fmt(vertex.two_l)} and s = {_fmt(vertex.two_s)} do not "
+                     f"couple to the spin {_fmt(two_j)}")
+        return
+    for n, (two_h, two_s) in enumerate(zip((vertex.two_lambda_a, vertex.two_lambda_b), products)):
+        if abs(two_h) > two_s or (two_s - two_h) % 2:
+            ctx.fail(f"{path}.helicities[{n}]", f"{_fmt(two_h)} is not a projection of the spin "
+                     f"{_fmt(two_s)}")
+
+
 def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
     name = ctx.get(ch, "name", path, str)
     k, (i, j) = _topology(ctx, ctx.get(ch, "topology", path), f"{path}.topology")
@@ -414,6 +452,10 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
         else:
             ctx.fail(f"{vp}.node", f"{json.dumps(node)} is not a node of the topology {json.dumps([[i, j], k])}")
         vertex = _read_vertex(ctx, v, vp)
+        if role == "production":
+            _check_vertex(ctx, vertex, vp, spins[0], (two_j, spins[k]))
+        else:
+            _check_vertex(ctx, vertex, vp, two_j, (spins[i], spins[j]))
         ff_name = v.get("formfactor", "")
         ff = None
         if ff_name:
