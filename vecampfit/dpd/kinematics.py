@@ -122,7 +122,8 @@ def cos_theta(k, sigmas, masses):
 
 
 def sigma_from_cos_theta(k, sigma_k, cos_theta_ij, masses):
-    """:math:`\\sigma_j` of chain ``k`` from :math:`\\sigma_k` and :math:`\\cos\\theta_{ij}` (inverse of :func:`cos_theta`).
+    """:math:`\\sigma_j` of chain ``k`` from :math:`\\sigma_k` and :math:`\\cos\\theta_{ij}`
+    (the inverse of :func:`cos_theta`).
 
     .. math::
 

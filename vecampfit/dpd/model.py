@@ -221,7 +221,8 @@ class ThreeBodyDecay:
 
     # -- the model ----------------------------------------------------------------------
     def chain_amplitudes(self, chain):
-        """Real angular parts :math:`R^c_\\lambda` with :math:`A^c_\\lambda = w_c\\,\\sqrt{2j_c+1} X_c f f\\, R^c_\\lambda`.
+        """Real angular parts :math:`R^c_\\lambda` of a chain, in the reference helicities:
+        :math:`A^c_\\lambda = w_c\\,\\sqrt{2j_c+1} X_c f f\\, R^c_\\lambda`.
 
         Returns
         -------

@@ -112,7 +112,8 @@ class LSVertex:
         self.two_l, self.two_s = int(two_l), int(two_s)
 
     def factor(self, two_la, two_lb, two_j, two_ja, two_jb):
-        """:math:`H(\\lambda_a, \\lambda_b)` of a decay of spin ``two_j/2`` into spins ``two_ja/2``, ``two_jb/2``."""
+        """:math:`H(\\lambda_a, \\lambda_b)` of a decay of spin ``two_j/2`` into the spins
+        ``two_ja/2`` and ``two_jb/2``."""
         two_m = two_la - two_lb
         if abs(two_m) > self.two_s or abs(two_m) > two_j:
             return 0.0

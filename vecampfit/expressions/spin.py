@@ -159,7 +159,8 @@ def wigner_small_d(j, m1, m2, cos_half, sin_half):
 
 
 def wigner_small_d_cos(j, m1, m2, cos_theta, sign=1):
-    """:math:`d^j_{m_1 m_2}(\\pm\\theta)` as an expression of :math:`\\cos\\theta`, :math:`0 \\le \\theta \\le \\pi`.
+    """:math:`d^j_{m_1 m_2}(\\pm\\theta)` as an expression of :math:`\\cos\\theta`
+    (:math:`0 \\le \\theta \\le \\pi`).
 
     .. math::
 

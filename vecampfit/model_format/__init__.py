@@ -11,5 +11,6 @@ from .reader import (FORM_FACTOR_TYPES, LINESHAPE_TYPES, Distribution, ModelFile
                      parse_complex, read_model)
 from .writer import format_complex, model_dict, write_model
 
-__all__ = ["read_model", "write_model", "model_dict", "format_complex", "ModelFile", "Distribution", "ModelFormatError", "parse_complex",
+__all__ = ["read_model", "write_model", "model_dict", "format_complex", "ModelFile", "Distribution",
+           "ModelFormatError", "parse_complex",
            "LINESHAPE_TYPES", "FORM_FACTOR_TYPES"]

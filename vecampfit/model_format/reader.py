@@ -59,7 +59,8 @@ LINESHAPE_TYPES = ("BreitWigner", "MultichannelBreitWigner", "Polynomial", "gene
 #: Function types that are vertex form factors of the breakup momentum.
 FORM_FACTOR_TYPES = ("BlattWeisskopf", "MomentumPower")
 
-_COMPLEX = re.compile(r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*(?:([-+])\s*([0-9.]+(?:[eE][-+]?\d+)?)\s*i)?\s*$")
+_REAL = r"[0-9.]+(?:[eE][-+]?\d+)?"
+_COMPLEX = re.compile(rf"^\s*([-+]?{_REAL})\s*(?:([-+])\s*({_REAL})\s*i)?\s*$")
 
 
 class ModelFormatError(ValueError):
@@ -450,7 +451,8 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
         elif node == [i, j]:
             role = "decay"
         else:
-            ctx.fail(f"{vp}.node", f"{json.dumps(node)} is not a node of the topology {json.dumps([[i, j], k])}")
+            ctx.fail(f"{vp}.node", f"{json.dumps(node)} is not a node of the topology "
+                     f"{json.dumps([[i, j], k])}")
         vertex = _read_vertex(ctx, v, vp)
         if role == "production":
             _check_vertex(ctx, vertex, vp, spins[0], (two_j, spins[k]))
