@@ -193,3 +193,168 @@ def test_conversions_between_format_variables_dalitz_variables_and_four_momenta(
     assert np.allclose(sigmas_from_four_momenta(*q), sig, rtol=1e-12)
     mm, cc = mass_angle_from_sigmas(k, back, MASSES)
     assert mm == pytest.approx(m, rel=1e-13) and cc == pytest.approx(c, abs=1e-12)
+
+
+# -- the amplitude against the helicity formalism with explicit Lorentz transformations --------
+
+def _rot(a, b, g):
+    """4x4 rotation R_z(a) R_y(b) R_z(g) on (E, px, py, pz)."""
+    def rz(x):
+        c, s = math.cos(x), math.sin(x)
+        return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+    def ry(x):
+        c, s = math.cos(x), math.sin(x)
+        return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    out = np.eye(4)
+    out[1:, 1:] = rz(a) @ ry(b) @ rz(g)
+    return out
+
+
+def _boost_z(p, m):
+    """Boost along z taking a particle of mass m at rest to momentum p along z."""
+    e = math.hypot(p, m)
+    out = np.eye(4)
+    out[0, 0] = out[3, 3] = e / m
+    out[0, 3] = out[3, 0] = p / m
+    return out
+
+
+def _angles(v):
+    """(phi, theta) of the 3-vector of a four-vector."""
+    return math.atan2(v[2], v[1]), math.acos(v[3] / np.linalg.norm(v[1:]))
+
+
+def _pure_boost(p, m):
+    phi, theta = _angles(p)
+    r = _rot(phi, theta, 0.0)
+    return r @ _boost_z(np.linalg.norm(p[1:]), m) @ r.T
+
+
+def _euler_zyz(r):
+    """(alpha, beta, gamma) with r = R_z(alpha) R_y(beta) R_z(gamma)."""
+    beta = math.acos(max(-1.0, min(1.0, r[2, 2])))
+    if abs(math.sin(beta)) < 1e-12:
+        return math.atan2(r[1, 0], r[0, 0]), beta, 0.0
+    return math.atan2(r[1, 2], r[0, 2]), beta, math.atan2(r[2, 1], -r[2, 0])
+
+
+_D_CACHE = {}
+
+
+def _wigner_D(two_j, two_m1, two_m2, alpha, beta, gamma):
+    """sympy's D^j_{m1 m2}(alpha, beta, gamma) = exp(-i m1 alpha) d(beta) exp(-i m2 gamma)."""
+    sympy = pytest.importorskip("sympy")
+    from sympy.physics.quantum.spin import Rotation
+    key = (two_j, two_m1, two_m2)
+    if key not in _D_CACHE:
+        a, b, g = sympy.symbols("a b g", real=True)
+        half = sympy.Rational(1, 2)
+        expr = Rotation.D(two_j * half, two_m1 * half, two_m2 * half, a, b, g).doit()
+        _D_CACHE[key] = sympy.lambdify((a, b, g), expr, "numpy")
+    return complex(_D_CACHE[key](alpha, beta, gamma))
+
+
+def _explicit_intensity(model, momenta):
+    """sum |A|^2 from the helicity formalism: every chain in explicit helicity frames (the
+    second particle of each two-body decay turned by R_y(pi), phase (-1)^(j - lambda)), its
+    daughters' helicity states turned into canonical states (pure boosts from the parent's
+    rest frame) by the Wigner rotations B(p)^-1 L computed from the 4x4 matrices."""
+    m, js = model.masses, model.two_spins
+    p = {c: momenta[c - 1][[3, 0, 1, 2]] for c in (1, 2, 3)}      # (E, px, py, pz)
+    total = {}
+    for chain in model.chains:
+        k = chain.k
+        i, j = cyclic_pair(k)
+        pr = p[i] + p[j]
+        mr = math.sqrt(pr[0] ** 2 - pr[1:] @ pr[1:])
+        phi_r, theta_r = _angles(pr)
+        l_r = _rot(phi_r, theta_r, 0.0) @ _boost_z(np.linalg.norm(pr[1:]), mr)
+        pi_r = np.linalg.solve(l_r, p[i])
+        phi_i, theta_i = _angles(pi_r)
+        q = np.linalg.norm(pi_r[1:])
+        frames = {
+            i: l_r @ _rot(phi_i, theta_i, 0.0) @ _boost_z(q, m[i]),
+            j: l_r @ _rot(phi_i, theta_i, 0.0) @ _rot(0.0, math.pi, 0.0) @ _boost_z(q, m[j]),
+            k: _rot(phi_r, theta_r, 0.0) @ _rot(0.0, math.pi, 0.0) @ _boost_z(
+                np.linalg.norm(pr[1:]), m[k]),
+        }
+        wigner = {}
+        for c in (1, 2, 3):
+            w = np.linalg.solve(_pure_boost(p[c], m[c]), frames[c])
+            assert np.allclose(w[0], [1, 0, 0, 0], atol=1e-9)      # a rotation
+            wigner[c] = _euler_zyz(w[1:, 1:])
+        weight = complex(chain.weight) * complex(chain.lineshape(None))
+        for hel in model.helicity_combinations():
+            amp = 0.0
+            for lam in model.helicity_combinations():
+                if lam[0] != hel[0]:
+                    continue
+                l0, li, lj, lk = lam[0], lam[i], lam[j], lam[k]
+                a = 0.0
+                for tau in range(-chain.two_j, chain.two_j + 1, 2):
+                    if abs(tau - lk) > js[0] or abs(li - lj) > chain.two_j:
+                        continue
+                    h = (chain.production.factor(tau, lk, js[0], chain.two_j, js[k])
+                         * chain.decay.factor(li, lj, chain.two_j, js[i], js[j]))
+                    if h == 0:
+                        continue
+                    a += (_wigner_D(js[0], l0, tau - lk, phi_r, theta_r, 0.0).conjugate() * h
+                          * _wigner_D(chain.two_j, tau, li - lj, phi_i, theta_i, 0.0).conjugate()
+                          * (-1) ** ((js[k] - lk) // 2) * (-1) ** ((js[j] - lj) // 2))
+                for c in (1, 2, 3):
+                    a *= _wigner_D(js[c], hel[c], lam[c], *wigner[c]) if js[c] else 1.0
+                amp += a
+            total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
+    return sum(abs(a) ** 2 for a in total.values())
+
+
+def _vector_model(reference):
+    # 0 (spin 1) -> 1 (spin 1, massive) 2 (spin 0) 3 (spin 0), chains in all three pairs
+    masses = (2.5, 0.78, 0.14, 0.494)
+    chains = [
+        DecayChain(1, 2, lambda s: 1.0 - 0.3j, LSVertex(0, 2), LSVertex(2, 0), weight=1.0),
+        DecayChain(1, 2, lambda s: 0.4 + 0.2j, LSVertex(2, 0), LSVertex(2, 0), weight=0.5),
+        DecayChain(2, 2, lambda s: 0.8 + 0.5j, LSVertex(0, 2), LSVertex(0, 2), weight=-0.7 + 0.2j),
+        DecayChain(2, 2, lambda s: 0.3, LSVertex(2, 2), LSVertex(2, 2), weight=0.9j),
+        DecayChain(3, 4, lambda s: -0.5 + 0.9j, LSVertex(2, 4), LSVertex(2, 2), weight=0.6 - 0.4j),
+        DecayChain(3, 0, lambda s: 0.7, LSVertex(2, 0), LSVertex(0, 2), weight=0.3 + 0.3j),
+    ]
+    return ThreeBodyDecay(masses, (2, 2, 0, 0), chains, reference=reference)
+
+
+@pytest.mark.parametrize("k, m, c", [(2, 1.6, -0.3), (1, 0.9, 0.6), (3, 1.2, 0.85)])
+def test_amplitude_against_explicit_lorentz_transformations(k, m, c):
+    """Parent and daughter of spin 1, chains in the three pairs: the DPD intensity equals the
+    helicity formalism's with explicit boosts, for every choice of the reference chain and any
+    orientation of the event."""
+    from vecampfit.dpd.kinematics import four_momenta
+    model = _vector_model(1)
+    sig = sigmas_from_mass_angle(k, m, c, model.masses)
+    momenta = four_momenta(sig, model.masses)
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        r = _rot(*rng.uniform(-math.pi, math.pi, 3))[1:, 1:]
+        rotated = np.array([np.r_[r @ x[:3], x[3]] for x in momenta])
+        explicit = _explicit_intensity(model, rotated)
+        for reference in (1, 2, 3):
+            dpd = float(evaluate(_vector_model(reference).unpolarized_intensity(), model.values(sig)))
+            assert dpd == pytest.approx(explicit, rel=1e-12), reference
+
+
+def test_the_explicit_comparison_fails_with_wrong_conventions(monkeypatch):
+    import vecampfit.dpd.model as dpd_model
+    from vecampfit.dpd import kinematics
+    from vecampfit.dpd.kinematics import four_momenta
+    model = _vector_model(1)
+    sig = sigmas_from_mass_angle(2, 1.6, -0.3, model.masses)
+    explicit = _explicit_intensity(model, four_momenta(sig, model.masses))
+    right = zeta_sign
+
+    def intensity(reference):
+        return float(evaluate(_vector_model(reference).unpolarized_intensity(), model.values(sig)))
+    monkeypatch.setattr(kinematics, "zeta_sign", lambda c, k, r: right(c, k, r) if c == 0 else -right(c, k, r))
+    assert abs(intensity(1) / explicit - 1) > 1e-2
+    monkeypatch.setattr(kinematics, "zeta_sign", right)
+    monkeypatch.setattr(dpd_model, "_second_particle_phase", lambda two_j, two_lambda: 1.0)
+    assert abs(intensity(1) / explicit - 1) > 1e-2
