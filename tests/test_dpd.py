@@ -353,8 +353,126 @@ def test_the_explicit_comparison_fails_with_wrong_conventions(monkeypatch):
 
     def intensity(reference):
         return float(evaluate(_vector_model(reference).unpolarized_intensity(), model.values(sig)))
-    monkeypatch.setattr(kinematics, "zeta_sign", lambda c, k, r: right(c, k, r) if c == 0 else -right(c, k, r))
+    monkeypatch.setattr(kinematics, "zeta_sign",
+                        lambda c, k, r: right(c, k, r) if c == 0 else -right(c, k, r))
     assert abs(intensity(1) / explicit - 1) > 1e-2
     monkeypatch.setattr(kinematics, "zeta_sign", right)
     monkeypatch.setattr(dpd_model, "_second_particle_phase", lambda two_j, two_lambda: 1.0)
     assert abs(intensity(1) / explicit - 1) > 1e-2
+
+
+# -- half-integer daughters: the same comparison in SL(2, C) --------------------------------------
+
+_PAULI = [np.eye(2), np.array([[0, 1], [1, 0]]), np.array([[0, -1j], [1j, 0]]), np.diag([1.0, -1.0])]
+
+
+def _su2(a, b, g):
+    """SU(2) element of R_z(a) R_y(b) R_z(g) (the one with these Euler angles)."""
+    def rz(x):
+        return np.diag([np.exp(-0.5j * x), np.exp(0.5j * x)])
+    c, s = math.cos(b / 2), math.sin(b / 2)
+    return rz(a) @ np.array([[c, -s], [s, c]]) @ rz(g)
+
+
+def _sl2_boost_z(p, m):
+    eta = math.asinh(p / m)
+    return np.diag([math.exp(eta / 2), math.exp(-eta / 2)]).astype(complex)
+
+
+def _act(a, p):
+    """The Lorentz transformation of the SL(2, C) element a on a four-vector (E, px, py, pz)."""
+    x = sum(c * s for c, s in zip(p, _PAULI))
+    y = a @ x @ a.conj().T
+    return np.array([y[0, 0] + y[1, 1], y[0, 1] + y[1, 0], 1j * (y[0, 1] - y[1, 0]),
+                     y[0, 0] - y[1, 1]]).real / np.array([2, 2, 2, 2])
+
+
+def _explicit_intensity_sl2(model, momenta):
+    """As :func:`_explicit_intensity`, with every frame an SL(2, C) element, so that the
+    Wigner rotation of a spin-1/2 daughter is an SU(2) matrix, D^(1/2)(W) = W, with its sign.
+    The second particle of a two-body decay is the first one turned by R_y(-pi) (for a
+    half-integer spin R_y(+pi) is minus that: a convention, which the DPD formula fixes)."""
+    m, js = model.masses, model.two_spins
+    p = {c: momenta[c - 1][[3, 0, 1, 2]] for c in (1, 2, 3)}
+    total = {}
+    flip = _su2(0.0, -math.pi, 0.0)
+    for chain in model.chains:
+        k = chain.k
+        i, j = cyclic_pair(k)
+        pr = p[i] + p[j]
+        mr = math.sqrt(pr[0] ** 2 - pr[1:] @ pr[1:])
+        phi_r, theta_r = _angles(pr)
+        l_r = _su2(phi_r, theta_r, 0.0) @ _sl2_boost_z(np.linalg.norm(pr[1:]), mr)
+        pi_r = _act(np.linalg.inv(l_r), p[i])
+        phi_i, theta_i = _angles(pi_r)
+        q = np.linalg.norm(pi_r[1:])
+        frames = {
+            i: l_r @ _su2(phi_i, theta_i, 0.0) @ _sl2_boost_z(q, m[i]),
+            j: l_r @ _su2(phi_i, theta_i, 0.0) @ flip @ _sl2_boost_z(q, m[j]),
+            k: _su2(phi_r, theta_r, 0.0) @ flip @ _sl2_boost_z(np.linalg.norm(pr[1:]), m[k]),
+        }
+        wigner = {}
+        for c in (1, 2, 3):
+            ph, th = _angles(p[c])
+            rot = _su2(ph, th, 0.0)
+            boost = rot @ _sl2_boost_z(np.linalg.norm(p[c][1:]), m[c]) @ rot.conj().T
+            w = np.linalg.solve(boost, frames[c])
+            assert np.allclose(w @ w.conj().T, np.eye(2), atol=1e-9)      # a rotation
+            wigner[c] = w
+        weight = complex(chain.weight) * complex(chain.lineshape(None))
+        for hel in model.helicity_combinations():
+            amp = 0.0
+            for lam in model.helicity_combinations():
+                if lam[0] != hel[0]:
+                    continue
+                l0, li, lj, lk = lam[0], lam[i], lam[j], lam[k]
+                a = 0.0
+                for tau in range(-chain.two_j, chain.two_j + 1, 2):
+                    if abs(tau - lk) > js[0] or abs(li - lj) > chain.two_j:
+                        continue
+                    h = (chain.production.factor(tau, lk, js[0], chain.two_j, js[k])
+                         * chain.decay.factor(li, lj, chain.two_j, js[i], js[j]))
+                    if h == 0:
+                        continue
+                    a += (_wigner_D(js[0], l0, tau - lk, phi_r, theta_r, 0.0).conjugate() * h
+                          * _wigner_D(chain.two_j, tau, li - lj, phi_i, theta_i, 0.0).conjugate()
+                          * (-1) ** ((js[k] - lk) // 2) * (-1) ** ((js[j] - lj) // 2))
+                for c in (1, 2, 3):
+                    if js[c] == 1:
+                        a *= wigner[c][(1 - hel[c]) // 2, (1 - lam[c]) // 2]
+                    elif js[c]:
+                        raise NotImplementedError("spin-1/2 or spin-0 daughters here")
+                amp += a
+            total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
+    return sum(abs(a) ** 2 for a in total.values())
+
+
+def _two_fermion_model(reference):
+    # 0 (spin 1) -> p (1/2) pbar (1/2) pi (0), chains in all three pairs
+    masses = (3.0, 0.938, 0.938, 0.14)
+    chains = [
+        DecayChain(1, 1, lambda s: 1.0 - 0.3j, LSVertex(0, 2), LSVertex(0, 1), weight=1.0),
+        DecayChain(2, 3, lambda s: 0.8 + 0.5j, LSVertex(0, 2), LSVertex(2, 1), weight=-0.7 + 0.2j),
+        DecayChain(3, 2, lambda s: -0.5 + 0.9j, LSVertex(2, 2), LSVertex(0, 2), weight=0.6 - 0.4j),
+        DecayChain(3, 2, lambda s: 0.4, LSVertex(2, 2), LSVertex(4, 2), weight=0.3 + 0.3j),
+    ]
+    return ThreeBodyDecay(masses, (2, 1, 1, 0), chains, reference=reference)
+
+
+@pytest.mark.parametrize("k, m, c", [(2, 1.6, -0.3), (1, 1.3, 0.6), (3, 2.2, 0.85)])
+def test_half_integer_daughters_against_explicit_lorentz_transformations(k, m, c):
+    """Spin-1 parent, proton and antiproton daughters, half-integer isobars in two pairs: the
+    DPD intensity, for every reference chain, equals the explicit SL(2, C) evaluation."""
+    from vecampfit.dpd.kinematics import four_momenta
+    model = _two_fermion_model(1)
+    sig = sigmas_from_mass_angle(k, m, c, model.masses)
+    momenta = four_momenta(sig, model.masses)
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        r = _rot(*rng.uniform(-math.pi, math.pi, 3))[1:, 1:]
+        rotated = np.array([np.r_[r @ x[:3], x[3]] for x in momenta])
+        explicit = _explicit_intensity_sl2(model, rotated)
+        found = [float(evaluate(_two_fermion_model(ref).unpolarized_intensity(), model.values(sig)))
+                 for ref in (1, 2, 3)]
+        for value in found:
+            assert value == pytest.approx(explicit, rel=1e-12)

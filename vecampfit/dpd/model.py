@@ -34,7 +34,10 @@ with :math:`X_c` the lineshape of the isobar (spin :math:`j_c`) in
 decay vertex (:math:`q` the momentum of :math:`i` in the isobar's rest
 frame), :math:`H` the recoupling factors of the vertices
 (:mod:`~vecampfit.dpd.vertices`) and :math:`(-1)^{j - \\lambda}` the phase of
-the second particle of each two-body decay.  A massless daughter of spin
+the second particle of each two-body decay (its helicity state is that of
+the first particle turned by :math:`R_y(-\\pi)`; the tests compare the
+intensity with the helicity formalism in explicit Lorentz transformations
+for parents and daughters of integer and half-integer spin).  A massless daughter of spin
 :math:`j` has the helicities :math:`\\pm j` only.
 
 The unpolarized intensity is :math:`I = \\sum_{\\lambda_0 \\lambda_1
