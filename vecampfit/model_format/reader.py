@@ -23,9 +23,14 @@ Where the format's description is silent, the values recorded in the
 published files decide:
 
 * the parent's helicity is aligned to chain 1 (the pair (23)) whatever the
-  reference topology (for a half-integer parent the relative sign of the
-  chains of the other pairs depends on it); the daughters' helicities are
-  those of the reference topology;
+  reference topology; the daughters' helicities are those of the reference
+  topology.  For a half-integer parent the relative sign of the chains in
+  the other pairs depends on this choice (the parent's rotations around the
+  three pairs add up to :math:`2\\pi`): aligned to the reference topology's
+  chain, the intensity of the published :math:`\\Lambda_c^+` chains is the
+  helicity formalism's in explicit Lorentz transformations (see the tests),
+  aligned to chain 1 it is what the published values need, with which the
+  published weights were obtained;
 * a ``parity`` vertex whose selected helicities are their own partners
   (both zero) has the factor 1 (:class:`~vecampfit.dpd.ParityVertex`);
 * the helicity sum takes all :math:`2j+1` projections of a massless
