@@ -42,10 +42,16 @@ def _cases(max_two_j=9):
                 yield two_j, a, b
 
 
+def _compared():
+    """Every element for j <= 5/2; for j = 3 .. 9/2 the elements with m1 >= |m2| (the others
+    follow by the symmetries tested in test_symmetries), to keep sympy's time down."""
+    return [(two_j, a, b) for two_j, a, b in _cases() if two_j <= 5 or a >= abs(b)]
+
+
 def _max_deviation(d_of):
-    """Largest |d_of(...) - sympy| over j <= 9/2, all projections and ANGLES."""
+    """Largest |d_of(...) - sympy| over j <= 9/2 (see _compared) and ANGLES."""
     worst = 0.0
-    for two_j, a, b in _cases():
+    for two_j, a, b in _compared():
         for theta in ANGLES:
             ref = _sympy_d(two_j, a, b, theta)
             worst = max(worst, abs(d_of(two_j, a, b, theta) - ref))
@@ -125,3 +131,12 @@ def test_projection_outside_the_spin():
     assert doubled_spin("-3/2") == -3 and doubled_spin(Fraction(5, 2)) == 5
     with pytest.raises(ValueError, match="negative"):
         doubled_spin("-1/2", allow_negative=False)
+
+
+def test_symmetries():
+    """d_{m1 m2} = (-1)^(m1 - m2) d_{m2 m1} = d_{-m2, -m1}, every element up to j = 9/2."""
+    for two_j, a, b in _cases():
+        for theta in ANGLES:
+            d = _ours_cos(two_j, a, b, theta)
+            assert _ours_cos(two_j, b, a, theta) * (-1) ** ((a - b) // 2) == pytest.approx(d, abs=1e-15)
+            assert _ours_cos(two_j, -b, -a, theta) == pytest.approx(d, abs=1e-15)
