@@ -53,7 +53,7 @@ from ..expressions.nodes import Expr, add, as_expr, mul, power, sqrt
 
 __all__ = ["cyclic_pair", "spectator_of", "kallen", "sum_of_sigmas", "cos_theta",
            "cos_zeta", "zeta_sign", "sigma_from_cos_theta", "sigmas_from_mass_angle",
-           "breakup_momentum_squared_of", "four_momenta", "sigmas_from_four_momenta",
+           "four_momenta", "sigmas_from_four_momenta",
            "mass_angle_from_sigmas"]
 
 
@@ -171,15 +171,6 @@ def sigmas_from_mass_angle(k, m_ij, cos_theta_ij, masses):
     out = [None, None, None]
     out[k - 1], out[j - 1], out[i - 1] = sk, sj, si
     return tuple(out)
-
-
-def breakup_momentum_squared_of(s, ma, mb):
-    """Squared breakup momentum :math:`q^2 = \\lambda(s, m_a^2, m_b^2) / (4s)` (GeV^2) of
-    a system of squared mass ``s`` into masses ``ma``, ``mb`` (negative below threshold)."""
-    if _is_expr(s, ma, mb):
-        s, ma, mb = as_expr(s), as_expr(ma), as_expr(mb)
-        return mul(0.25, kallen(s, power(ma, 2), power(mb, 2)), power(s, -1))
-    return kallen(s, ma * ma, mb * mb) / (4 * s)
 
 
 def zeta_sign(c, k, r):

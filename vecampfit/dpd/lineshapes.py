@@ -10,8 +10,7 @@ Below the threshold of a channel its breakup momentum is continued as
 """
 
 from ..expressions.nodes import ComplexExpr, add, as_complex, as_expr, mul, power
-from ..expressions.physics import blatt_weisskopf_polynomial, sqrt_physical
-from .kinematics import breakup_momentum_squared_of
+from ..expressions.physics import blatt_weisskopf_polynomial, breakup_momentum_squared, sqrt_physical
 
 __all__ = ["blatt_weisskopf_unnormalized_squared", "blatt_weisskopf_unnormalized",
            "momentum_power", "multichannel_breit_wigner", "breit_wigner_format", "polynomial"]
@@ -85,7 +84,7 @@ def multichannel_breit_wigner(s, mass, channels):
     s, m = as_expr(s), as_expr(mass)
     width_re, width_im = [], []
     for ch in channels:
-        q2 = breakup_momentum_squared_of(s, as_expr(ch["ma"]), as_expr(ch["mb"]))
+        q2 = breakup_momentum_squared(s, as_expr(ch["ma"]), as_expr(ch["mb"]))
         q = sqrt_physical(q2)
         factor = mul(as_expr(ch["gsq"]), 2.0, power(s, -0.5),
                      blatt_weisskopf_unnormalized_squared(q2, ch["d"], int(ch["l"])))
@@ -128,7 +127,7 @@ def breit_wigner_format(s, mass, width, ma, mb, l, d):
         (GeV^-2).
     """
     m = as_expr(mass)
-    q02 = breakup_momentum_squared_of(power(m, 2), as_expr(ma), as_expr(mb))
+    q02 = breakup_momentum_squared(power(m, 2), as_expr(ma), as_expr(mb))
     gsq = mul(as_expr(width), m, 0.5, power(q02, -0.5),
               power(blatt_weisskopf_unnormalized_squared(q02, d, l), -1))
     return multichannel_breit_wigner(s, m, [dict(gsq=gsq, ma=ma, mb=mb, l=l, d=d)])

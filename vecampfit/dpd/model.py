@@ -50,6 +50,7 @@ the parameters in the weights and lineshapes.
 import itertools
 
 from ..expressions.nodes import ComplexExpr, add, as_complex, as_expr, event, mul
+from ..expressions.physics import breakup_momentum_squared
 from ..expressions.spin import wigner_small_d_cos
 from . import kinematics
 
@@ -164,10 +165,10 @@ class ThreeBodyDecay:
         out = as_complex(chain.lineshape(sk))
         real = [float(chain.two_j + 1) ** 0.5]
         if chain.production_form_factor is not None:
-            p2 = kinematics.breakup_momentum_squared_of(m[0] ** 2, sk ** 0.5, m[k])
+            p2 = breakup_momentum_squared(m[0] ** 2, sk ** 0.5, m[k])
             real.append(as_expr(chain.production_form_factor(p2)))
         if chain.decay_form_factor is not None:
-            q2 = kinematics.breakup_momentum_squared_of(sk, m[i], m[j])
+            q2 = breakup_momentum_squared(sk, m[i], m[j])
             real.append(as_expr(chain.decay_form_factor(q2)))
         return out * mul(*real)
 
