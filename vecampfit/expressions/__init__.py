@@ -34,6 +34,7 @@ from .physics import (blatt_weisskopf, blatt_weisskopf_coefficients, blatt_weiss
                       constant_width_breit_wigner, flatte, k_matrix, phase_space_factor,
                       sqrt_physical)
 from .printing import CythonPrinter, infix
+from .spin import doubled_spin, wigner_small_d, wigner_small_d_cos, wigner_small_d_terms
 
 __all__ = [
     "Expr", "ComplexExpr", "I", "num", "parameter", "constant", "event", "add", "mul", "power",
@@ -43,4 +44,5 @@ __all__ = [
     "breakup_momentum_squared", "breakup_momentum", "phase_space_factor",
     "blatt_weisskopf_coefficients", "blatt_weisskopf_polynomial", "blatt_weisskopf",
     "breit_wigner", "constant_width_breit_wigner", "flatte", "k_matrix",
+    "doubled_spin", "wigner_small_d", "wigner_small_d_cos", "wigner_small_d_terms",
 ]
