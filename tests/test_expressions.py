@@ -329,3 +329,21 @@ def test_breit_wigner_and_flatte_derivatives_equal_sympy():
         want = fn(point["m0"], point["g1"], point["g2"], s_vals)
         got = ex.evaluate(ex.derivative(e, name), dict(point, s=s_vals))
         np.testing.assert_allclose(got, want, rtol=1e-11, err_msg=name)
+
+
+def test_formula_error_columns_are_those_of_the_formula_as_written():
+    """Powers written ^ (two characters for Python's parser) and non-ASCII
+    names (several UTF-8 bytes) do not shift the reported column."""
+    with pytest.raises(ex.FormulaError, match=r"column 13: unknown function 'sqr'") as e:
+        ex.parse("a^2 + b^3 + sqr(s)")
+    assert e.value.column == 13
+    with pytest.raises(ex.FormulaError) as e:
+        ex.parse("αβ^2 + rho(s, 1)")
+    assert e.value.column == 8 and "rho takes 3 argument(s)" in str(e.value)
+    with pytest.raises(ex.FormulaError) as e:
+        ex.parse("x^2 + (y")
+    assert "syntax error" in str(e.value)
+    # The innermost place is named once.
+    with pytest.raises(ex.FormulaError) as e:
+        ex.parse("1 + exp(2 * (a + i*b)^0.5)")
+    assert str(e.value).count("column") == 1 and e.value.column == 13

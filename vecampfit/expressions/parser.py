@@ -28,7 +28,18 @@ __all__ = ["parse", "FUNCTIONS", "FormulaError"]
 
 
 class FormulaError(ValueError):
-    """A formula that cannot be parsed, naming the formula and the place."""
+    """A formula that cannot be parsed, naming the formula and the place.
+
+    Attributes
+    ----------
+    column : int or None
+        The 1-based column in the formula as written (characters), where
+        known.
+    """
+
+    def __init__(self, message, column=None):
+        super().__init__(message)
+        self.column = column
 
 
 def _real(z, what):
@@ -129,15 +140,38 @@ def parse(formula, symbols=None, functions=None, unknown=parameter):
     symbols = dict(symbols or {})
     table = dict(FUNCTIONS)
     table.update(functions or {})
-    text = formula.replace("^", "**")
+    # Powers ^ become ** for Python's parser; the columns of its messages (in
+    # characters for syntax errors, in UTF-8 bytes for nodes) are mapped back
+    # to the formula as written.
+    pieces, by_char, by_byte = [], [], []
+    for n, ch in enumerate(formula):
+        piece = "**" if ch == "^" else ch
+        pieces.append(piece)
+        by_char.extend([n + 1] * len(piece))
+        by_byte.extend([n + 1] * len(piece.encode("utf-8")))
+    text = "".join(pieces)
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
-        raise FormulaError(f"formula {formula!r}: syntax error at column {e.offset}: "
-                           f"{e.msg}") from None
+        c = e.offset or 0
+        c = by_char[c - 1] if 0 < c <= len(by_char) else c
+        raise FormulaError(f"formula {formula!r}: syntax error at column {c}: {e.msg}",
+                           column=c) from None
 
     def fail(node, msg):
-        raise FormulaError(f"formula {formula!r}, column {node.col_offset + 1}: {msg}")
+        b = node.col_offset
+        c = by_byte[b] if 0 <= b < len(by_byte) else b + 1
+        raise FormulaError(f"formula {formula!r}, column {c}: {msg}", column=c)
+
+    def wrapped(node, fn, *args):
+        """fn(*args); an error without a place gets the node's (the innermost
+        place is kept)."""
+        try:
+            return fn(*args)
+        except FormulaError as e:
+            if e.column is not None:
+                raise
+            fail(node, str(e))
 
     def walk(node):
         if isinstance(node, ast.Expression):
@@ -163,10 +197,8 @@ def parse(formula, symbols=None, functions=None, unknown=parameter):
             op = _BINARY.get(type(node.op))
             if op is None:
                 fail(node, f"operator {type(node.op).__name__} is not supported")
-            try:
-                return op(walk(node.left), walk(node.right))
-            except FormulaError as e:
-                fail(node, str(e))
+            left, right = walk(node.left), walk(node.right)
+            return wrapped(node, op, left, right)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
                 return -walk(node.operand)
@@ -184,10 +216,8 @@ def parse(formula, symbols=None, functions=None, unknown=parameter):
             count, fn = table[name]
             if len(node.args) != count:
                 fail(node, f"{name} takes {count} argument(s), got {len(node.args)}")
-            try:
-                return as_complex(fn(*[walk(a) for a in node.args]))
-            except FormulaError as e:
-                fail(node, str(e))
+            args = [walk(a) for a in node.args]
+            return as_complex(wrapped(node, fn, *args))
         fail(node, f"{type(node).__name__} is not part of the formula syntax")
 
     return walk(tree)

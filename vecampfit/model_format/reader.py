@@ -154,35 +154,13 @@ def _parse_formula(ctx, text, path):
         names.add(name)
         return event(name)
 
-    # Julia's imaginary literal 2im -> 2*i (same length); powers ^ -> ** here,
-    # so that the column of an error can be told in the file's text.
+    # Julia's imaginary literal 2im -> 2*i (same length, so that the parser's
+    # columns are those of the file's text).
     formula = re.sub(r"(?<![A-Za-z_0-9.])(\d+(?:\.\d*)?)im\b", lambda m: m.group(1) + "*i", text)
-    # Columns of the parsed text -> columns of the file's text: a syntax error
-    # counts characters, an error at a node counts UTF-8 bytes (as ast does).
-    by_char, by_byte, pieces = [], [], []
-    for n, ch in enumerate(formula):
-        piece = "**" if ch == "^" else ch
-        pieces.append(piece)
-        by_char.extend([n + 1] * len(piece))
-        by_byte.extend([n + 1] * len(piece.encode("utf-8")))
-    formula = "".join(pieces)
     try:
         expr = parse(formula, unknown=unknown)
     except FormulaError as e:
-        message = str(e).replace(repr(formula), repr(text))
-
-        syntax = re.search(r"syntax error at column (\d+): (.*)$", message)
-        if syntax:
-            c = int(syntax.group(1))
-            c = by_char[c - 1] if 0 < c <= len(by_char) else c
-            ctx.fail(path, f"formula {text!r}: syntax error at column {c}: {syntax.group(2)}")
-        # an error at a node is wrapped by its parents: the innermost place is the one
-        inner = list(re.finditer(r"column (\d+): ", message))
-        if inner:
-            c = int(inner[-1].group(1))
-            c = by_byte[c - 1] if 0 < c <= len(by_byte) else c
-            ctx.fail(path, f"formula {text!r}, column {c}: {message[inner[-1].end():]}")
-        ctx.fail(path, message)
+        ctx.fail(path, str(e).replace(repr(formula), repr(text)))
     if len(names) > 1:
         ctx.fail(path, f"formula {text!r} has more than one free variable: {sorted(names)}")
     free = names.pop() if names else None
