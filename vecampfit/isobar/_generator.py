@@ -34,6 +34,7 @@ import json
 import numpy as np
 
 from vecampfit import expressions as _expressions
+from vecampfit.expressions.printing import number_literal
 from vecampfit import high_energy_physics as hep
 
 # Functions of the expression printer in block functions: the library's own
@@ -110,50 +111,103 @@ class Layout:
     def expression_leaf(self, node):
         """How a block function reads an expression node it does not compute:
         parameter-only nodes from the parameter buffer, event-only nodes from
-        the event buffer (an event quantity itself, or a field of its own);
-        None for what is computed per event."""
+        the event buffer; None for what is computed per event.
+
+        The event buffer is read from memory at every call, so an event-only
+        node becomes a field of its own only where the fields that exist
+        cannot give it with a few multiplications: a sum of event quantities
+        (:math:`s_{AC} - s_{BC}`) is computed per event, and a product is
+        read as a product of existing fields and their integer powers
+        (:math:`q^3/m = (q/m)\\, q^2`) where they cover it.
+        """
         dep = node.dependency
         if dep == "parameter":
             return self.expression_slot(node)
-        if dep == "event":
-            if node.op == "event":
-                return self.field(node.data, self.event_leaves[node.data])
-            if (node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num"
-                    and node.args[1].op == "event"):
+        if dep != "event":
+            return None
+        if node.op == "event":
+            return self.field(node.data, self.event_leaves[node.data])
+        if node in self.expression_fields:
+            return self.expression_fields[node]
+        if node.op == "add" and all(_cheap_event_term(t) for t in node.args):
+            return None
+        if node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num":
+            if node.args[1].op == "event" or node.args[1] in self.expression_fields:
                 return None
-            if node.op == "mul" and node not in self.expression_fields:
-                parts = self._existing_fields(node)
-                if parts is not None:
-                    return parts
-            return self.expression_field(node)
-        return None
+        if node.op in ("mul", "pow"):
+            parts = self._existing_fields(node)
+            if parts is not None:
+                return parts
+        return self.expression_field(node)
+
+    def _candidate_fields(self):
+        """(factors {base: exponent}, text) of the event fields that exist,
+        largest first."""
+        out = []
+        for expr, text in self.expression_fields.items():
+            out.append((_factors(expr), text))
+        for name in self.fields:
+            if name in self.event_leaves:
+                out.append(({_expressions.event(name): 1}, self.field(name, None)))
+        out.sort(key=lambda c: -len(c[0]))
+        return out
 
     def _existing_fields(self, node):
-        """An event-only product as a product of event fields that exist
-        already (and at most one new field for what they leave), or None: a
-        derivative's event factors are products of the value's, and reading
-        two fields costs less memory traffic than a third field."""
-        want = {}
-        for f in node.args:
-            b, e = (f.args[0], f.data) if f.op == "pow" else (f, 1)
-            want[b] = want.get(b, 0) + e
+        """An event-only product as a product of integer powers of event
+        fields that exist already (and one new field for what they leave), or
+        None if none of them divides it."""
+        want = _factors(node)
         texts = []
-        for expr, text in list(self.expression_fields.items()):
-            fs = expr.args if expr.op == "mul" else (expr,)
-            have = {}
-            for f in fs:
-                b, e = (f.args[0], f.data) if f.op == "pow" else (f, 1)
-                have[b] = have.get(b, 0) + e
-            if all(b in want and want[b] == e for b, e in have.items()):
-                texts.append(text)
-                for b in have:
+        for have, text in self._candidate_fields():
+            k = None
+            for b, e in have.items():
+                w = want.get(b, 0)
+                if w == 0 or (w > 0) != (e > 0) or abs(w) < abs(e):
+                    k = 0
+                    break
+                ratio = int(w / e)
+                k = ratio if k is None else min(k, ratio)
+            if not k:
+                continue
+            texts += [text] * k
+            for b, e in have.items():
+                want[b] = _exponent(want[b] - k * e)
+                if want[b] == 0:
                     del want[b]
+            if not want:
+                break
         if not texts:
             return None
         if want:
             rest = _expressions.mul(*(_expressions.power(b, e) for b, e in want.items()))
-            texts.append(self.expression_leaf(rest))
+            texts.append(self.expression_leaf(rest) or self.expression_field(rest))
+        if node.op == "mul" and node.args[0].op == "num":
+            texts.insert(0, number_literal(node.args[0].data, "floating"))
         return "(" + " * ".join(texts) + ")"
+
+
+def _factors(expr):
+    """{base: exponent} of a product (or a single factor)."""
+    out = {}
+    for f in (expr.args if expr.op == "mul" else (expr,)):
+        if f.op == "num":
+            continue
+        b, e = (f.args[0], f.data) if f.op == "pow" else (f, 1)
+        out[b] = _exponent(out.get(b, 0) + e)
+    return out
+
+
+def _exponent(e):
+    return int(e) if float(e).is_integer() else e
+
+
+def _cheap_event_term(t):
+    """A term of an event-only sum that costs at most one multiplication
+    per event: a number, an event quantity or a number times one."""
+    if t.op in ("num", "event"):
+        return True
+    return (t.op == "mul" and len(t.args) == 2 and t.args[0].op == "num"
+            and t.args[1].op == "event")
 
 
 class Context:
