@@ -8,7 +8,7 @@ import pytest
 
 from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
                               LikelihoodError, Parameter, ParameterTable)
-from vecampfit.fitter import _evaluation as evaluation_module
+from vecampfit.fitter import _reduction as reduction_module
 from vecampfit.model_compiler import compile_model
 
 LENGTHS = [1, 4, 8]
@@ -178,7 +178,7 @@ def test_threads_give_bit_identical_results(toy, fit, chunk_events, monkeypatch)
     # With 64-event chunks the threads take many chunks each, in an order
     # that changes from call to call (dynamic schedule).
     if chunk_events is not None:
-        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk_events)
+        monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk_events)
     lk1, _, p = make("block", toy, 4, fit, threads=1)
     lk2, _, _ = make("block", toy, 4, fit, threads=2)
     v1, g1 = lk1.evaluate(p, gradient=True)
@@ -257,7 +257,7 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
                                                                         monkeypatch):
     # Small chunks, handed out dynamically: the invalid events lie in
     # different chunks and blocks, and the first of them must be named.
-    monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", 64)
+    monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", 64)
     rng = np.random.default_rng(7)
     x_mc = rng.uniform(0, 0.9, 5003)
     x_mc[[4100, 2999, 3000, 1234]] = 1.5          # 1 - x < 0 there
@@ -291,7 +291,7 @@ def test_a_negative_density_is_found_where_a_background_keeps_the_argument_posit
     x_data = rng.uniform(0, 0.9, 3001)
     x_data[[2500, 1700]] = 1.2
     for chunk in (64, 2048):
-        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk)
+        monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk)
         for weights in (None, rng.uniform(0.5, 1.5, x_data.size)):
             lk = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
             pt = lk.add_point(linear_density(toy, 8, "block"))

@@ -94,9 +94,9 @@ COMMON = textwrap.dedent('''
 ''')
 
 EVALUATE = COMMON + textwrap.dedent('''
-    from vecampfit.fitter import _evaluation
+    from vecampfit.fitter import _reduction
     if len(sys.argv) > 3:         # chunks per group of the reduction
-        _evaluation.GROUP_CHUNKS = int(sys.argv[3])
+        _reduction.GROUP_CHUNKS = int(sys.argv[3])
     def hexes(likelihood, x, free=None):
         likelihood.free_parameters = free
         v, g = likelihood.evaluate(x, gradient=True)
@@ -205,7 +205,7 @@ EVALUATE = COMMON + textwrap.dedent('''
     from vecampfit.fitter.mpi import Communicator
     ROWS = np.random.default_rng(5).standard_normal((40, 4)) * np.logspace(0, 12, 40)[:, None]
     if COMM is None:
-        out["rows"] = [float(v).hex() for v in _evaluation.reduce_rows(ROWS)]
+        out["rows"] = [float(v).hex() for v in _reduction.reduce_rows(ROWS)]
     else:
         c = Communicator(COMM)
         layout = c.layout(2048)

@@ -11,7 +11,18 @@ Public names:
 * :class:`Density` -- a density in block (Cython) or Python form;
   :meth:`Density.from_model` reads a compiled model that describes itself;
 * :func:`read_parameter_file`, :func:`write_parameter_file`,
-  :class:`ParameterTable`, :class:`Parameter` -- the paper's parameter files.
+  :class:`ParameterTable`, :class:`Parameter` -- the paper's parameter files;
+* :mod:`vecampfit.fitter.errors` -- the exceptions (:class:`DensityError`,
+  :class:`EventBufferError`, :class:`LikelihoodError`,
+  :class:`ParameterFileError`), also importable from here.
+
+The modules import each other one way: :mod:`~vecampfit.fitter.errors` and
+the reduction (``_reduction``) import nothing of the fitter; the signatures
+of C functions (``_signatures``), the kernels' dispatch, the event buffers,
+the evaluators and :mod:`~vecampfit.fitter.components` build on them;
+:mod:`~vecampfit.fitter.density` on those; the likelihood on the densities
+and :mod:`~vecampfit.fitter.mpi`; :class:`Fitter` on the likelihood and the
+result files.
 
 :mod:`vecampfit.fitter.mpi` spreads one likelihood over MPI ranks
 (``Fitter(..., comm=MPI.COMM_WORLD)`` and :func:`vecampfit.fitter.mpi.serve`,
@@ -24,13 +35,12 @@ and export ``vecampfit_model()`` (the model protocol, ``docs/fitter.rst``);
 :class:`Density` constructor.
 """
 
-from .density import Density, DensityError
-from .events import EventBuffer, EventBufferError
+from .density import Density
+from .errors import DensityError, EventBufferError, LikelihoodError, ParameterFileError
+from .events import EventBuffer
 from .fitter import Fitter
-from .likelihood import (AsymmetricGaussianPrior, FitPoint, Likelihood, LikelihoodError,
-                         NORMALIZATIONS)
-from .parameters import (Parameter, ParameterFileError, ParameterTable, read_parameter_file,
-                         write_parameter_file)
+from .likelihood import AsymmetricGaussianPrior, FitPoint, Likelihood, NORMALIZATIONS
+from .parameters import Parameter, ParameterTable, read_parameter_file, write_parameter_file
 
 __all__ = ["AsymmetricGaussianPrior", "Density", "DensityError", "EventBuffer",
            "EventBufferError", "FitPoint", "Fitter", "Likelihood", "LikelihoodError",

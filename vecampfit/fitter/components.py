@@ -42,7 +42,8 @@ is rebuilt when a parameter that is not a coupling changes.
 
 import numpy as np
 
-from .density import DensityError, _pointer, parse_signature
+from ._signatures import function_pointer, parse_signature
+from .errors import DensityError
 
 __all__ = ["COUPLING_FORMS", "Components"]
 
@@ -162,7 +163,7 @@ class Components:
         self.n_parameters = len(parameters)
         self.function = function
         self.precision, self.vector_length = parse_signature(function.signature, "components")
-        self.function_pointer = _pointer(function)
+        self.function_pointer = function_pointer(function)
         self.depends = None
         self.single_pointers = None
         self.undeclared_parameters = np.zeros(0, dtype=np.intp)
@@ -199,7 +200,7 @@ class Components:
                                    f"L={L}, the components' for {self.precision} "
                                    f"L={self.vector_length}")
         self._single = single          # keeps the capsules alive
-        self.single_pointers = [_pointer(f) for f in single]
+        self.single_pointers = [function_pointer(f) for f in single]
         covered = set(np.concatenate(self.depends).tolist()) if self.depends else set()
         missing = [parameters[k] for k in self.other_parameters if k not in covered]
         # A parameter no component declares is one no X_k depends on: it may

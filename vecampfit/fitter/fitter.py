@@ -43,7 +43,9 @@ import sys
 import time
 
 import numpy as np
+from iminuit import Minuit
 
+from . import results
 from .likelihood import Likelihood
 from .parameters import ParameterTable
 
@@ -287,7 +289,6 @@ class Fitter:
         """The :class:`iminuit.Minuit` object on :attr:`likelihood` (created on
         first use; events are prepared at the first evaluation)."""
         if self._minuit is None:
-            from iminuit import Minuit
             lk = self.likelihood
             if not lk.points:
                 raise ValueError("the fit has no fit point (add_point)")
@@ -552,7 +553,6 @@ class Fitter:
             Over MPI ranks: on a rank other than 0, or for the density file
             (per event; each rank holds only its events).
         """
-        from . import results
         if density is not None and point is not None:
             self.point(point)
         mpi = self.likelihood.mpi

@@ -28,7 +28,7 @@ fraction and yield derivatives; for a block density the sums are computed
 without the GIL, in chunks of blocks reduced in a fixed order, so that the
 value does not depend on the number of threads.  Every sum over events is
 one row of partial sums per chunk of events, the rows added in chunk order
-(:func:`~vecampfit.fitter._evaluation.reduce_rows`): with a communicator
+(:func:`~vecampfit.fitter._reduction.reduce_rows`): with a communicator
 (``Likelihood(..., comm=MPI.COMM_WORLD)``, :mod:`vecampfit.fitter.mpi`) the
 chunks are spread over MPI ranks and the value and gradient keep the bits
 of one process.
@@ -48,25 +48,21 @@ import warnings
 
 import numpy as np
 
-from ._evaluation import (CHUNK_EVENTS, CachedEvaluator, Problem, chunk_events, chunk_sums,
-                          combine_serial, evaluator_for_fit)
-from .density import Density, DensityError
+from ..root_io import count_entries, iterate_events
+from ..statistics import asymmetric_gaussian_prior
+from ._evaluation import CachedEvaluator, Problem, evaluator_for_fit
+from ._reduction import CHUNK_EVENTS, chunk_events, chunk_sums, combine_serial
+from .density import Density
+from .errors import DensityError, EventBufferError, LikelihoodError, ParameterFileError
 from .events import EventBuffer
-from .parameters import ParameterFileError, ParameterTable
+from .mpi import Communicator, read_entry_share
+from .parameters import ParameterTable
 
 __all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "LikelihoodError",
            "NORMALIZATIONS", "CHUNK_EVENTS"]
 
 #: Normalization methods of a fit point.
 NORMALIZATIONS = ("mc", "grid", "formula", "none")
-
-
-class LikelihoodError(ValueError):
-    """The likelihood cannot be computed: a density is NaN, infinite or
-    negative, a normalization is not positive, the argument of a logarithm
-    is not positive, or the total yield of an extended fit is not positive.
-    The message names the fit point, the density, the event and the
-    parameter values."""
 
 
 def available_cpus():
@@ -150,7 +146,6 @@ class AsymmetricGaussianPrior:
 
     def value_and_derivative(self, p):
         """:math:`C(p)` and :math:`dC/dp` (:func:`vecampfit.statistics.asymmetric_gaussian_prior`)."""
-        from ..statistics import asymmetric_gaussian_prior
         c, dc = asymmetric_gaussian_prior(p, self.central, self.sigma_minus, self.sigma_plus)
         return float(c), float(dc)
 
@@ -415,7 +410,6 @@ class FitPoint:
                     step_size, select=None):
         """Over MPI ranks: read this rank's run of entries, move the records
         at the edges to the ranks owning their chunks, append this rank's chunks."""
-        from .mpi import read_entry_share
         mpi = self._likelihood.mpi
         layout = self._layouts[group]
         state = layout.state()
@@ -447,18 +441,15 @@ class FitPoint:
 
     def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size,
               select=None):
-        from .. import root_io
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         buffers = list(buffers)
         marks = [(buf, buf.mark()) for buf in buffers]
         try:
-            count = getattr(root_io, "count_entries", None)
-            if count is not None:
-                n = count(path, tree)
-                for buf in buffers:
-                    buf.reserve(n)
-            for records, weights in root_io.iterate_events(
+            n = count_entries(path, tree)
+            for buf in buffers:
+                buf.reserve(n)
+            for records, weights in iterate_events(
                     path, tree, branches, weight_branch=weight_branch, map_records=map_records,
                     step_size=step_size, select=select):
                 add(records, weights)
@@ -540,7 +531,6 @@ class FitPoint:
             layout = self._layouts[group]
             first = next(iter(buffers.values()))
             if required and layout.total == 0:
-                from .events import EventBufferError
                 raise EventBufferError(f"{first.what}: no events")
             mpi.finish_layout(layout)
             for buf in buffers.values():
@@ -691,7 +681,6 @@ class Likelihood:
         self.mpi = None
         self._combine = combine_serial
         if comm is not None:
-            from .mpi import Communicator
             self.mpi = Communicator(comm)
             self._combine = self.mpi.combine
         #: Names of the parameters Minuit may move (None: all); set by the

@@ -12,6 +12,7 @@ and text after ``#`` are ignored.  Numbers are read as Fortran or C reals
 (``1E-3``, ``1.5D0``, ``0.77``).
 """
 
+import difflib
 import math
 import os
 import re
@@ -20,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..atomic_files import atomic_write_text
+from .errors import ParameterFileError
 
 __all__ = ["Parameter", "ParameterFileError", "ParameterTable", "read_parameter_file",
            "write_parameter_file"]
@@ -28,11 +30,6 @@ __all__ = ["Parameter", "ParameterFileError", "ParameterTable", "read_parameter_
 _FIELDS = ("value", "step", "lower", "upper", "random_change")
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:\-\[\]()]*$")
-
-
-class ParameterFileError(ValueError):
-    """A parameter file (or table) that cannot be used; the message names the
-    file and line."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +155,6 @@ class ParameterTable:
         try:
             return self._index[name]
         except KeyError:
-            import difflib
             lower = {n.lower(): n for n in self.names}
             close = [lower[c] for c in difflib.get_close_matches(str(name).lower(), list(lower),
                                                                  n=3)]

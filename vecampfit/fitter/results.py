@@ -26,8 +26,10 @@ and ``total`` (their sum, the fitted probability density per unit
 """
 
 import numpy as np
+from scipy.linalg import eigh
 
 from ..atomic_files import atomic_write_root, atomic_write_text
+from .parameters import write_parameter_file
 
 __all__ = ["atomic_write_text", "atomic_write_root", "write_result_parameters",
            "write_result_text", "write_result_root", "write_density_root"]
@@ -35,7 +37,6 @@ __all__ = ["atomic_write_text", "atomic_write_root", "write_result_parameters",
 
 def write_result_parameters(fitter, path):
     """Parameter file with the fitted values as initial values."""
-    from .parameters import write_parameter_file
     write_parameter_file(path, fitter.parameters, fitter.values)
 
 
@@ -64,7 +65,6 @@ def write_result_text(fitter, path):
 
 def write_result_root(fitter, path):
     """ROOT file with F, parameters, errors, error matrix and its eigen-decomposition."""
-    from scipy.linalg import eigh
     m = fitter.minuit
     n = len(fitter.parameters)
     cov = fitter.covariance()
