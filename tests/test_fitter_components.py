@@ -7,7 +7,7 @@ cache reach the full path's minimum."""
 import numpy as np
 import pytest
 
-from vecampfit.fitter import (Density, DensityError, Fitter, Likelihood, Parameter,
+from vecampfit.fitter import (Density, DensityError, Fitter, Likelihood, FitParameter,
                               ParameterTable)
 from vecampfit.fitter.components import Components
 from vecampfit.model_compiler import compile_model
@@ -31,8 +31,8 @@ def reference(m, p):
 
 
 def table(extra=()):
-    return ParameterTable([Parameter(n, v, 0.01) for n, v in P0.items()]
-                          + [Parameter(n, v, 0.01, lo, hi) for n, v, lo, hi in extra])
+    return ParameterTable([FitParameter(n, v, 0.01) for n, v in P0.items()]
+                          + [FitParameter(n, v, 0.01, lo, hi) for n, v, lo, hi in extra])
 
 
 RNG = np.random.default_rng(11)
@@ -97,7 +97,7 @@ def test_components_and_couplings(model):
     np.testing.assert_allclose(d.evaluate({"m": M_DATA}, p), reference(M_DATA, P0), rtol=1e-13)
     with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter \\(or "
                                            "constant\\)"):
-        Components(["a"], [("polar", "A9", "P2")], comp.function, d.parameters)
+        Components(["a"], [("polar_radians", "A9", "P2")], comp.function, d.parameters)
     with pytest.raises(DensityError, match="the coupling's two parameters are both 'R3'"):
         Components(["a"], [("cartesian", "R3", "R3")], comp.function, d.parameters)
     # A fixed magnitude and a scale, given as a number or as a model constant.
@@ -125,6 +125,27 @@ def test_components_and_couplings(model):
                                atol=1e-8)
     with pytest.raises(DensityError, match="is not \\(form, a, b\\[, scale\\]\\)"):
         Components(["a"], [("exponential", "R3", "I3")], comp.function, d.parameters)
+
+
+def test_polar_forms_say_their_unit(model):
+    """"polar_degrees" and "polar_radians" read the phase in their unit; the old
+    spelling "polar" (radians in the fitter, degrees in the isobar layer) is
+    read as radians with a warning that names both."""
+    d = Density.from_model(model, "float64")
+    p = np.array(list(P0.values()))
+    p[d.parameters.index("P2")] = 0.5
+    radians = Components(["a"], [("polar_radians", "A2", "P2")], d.components.function,
+                         d.parameters)
+    degrees = Components(["a"], [("polar_degrees", "A2", "P2")], d.components.function,
+                         d.parameters)
+    assert radians.couplings(p)[0] == 0.8 * np.exp(0.5j)
+    np.testing.assert_allclose(degrees.couplings(p)[0], 0.8 * np.exp(0.5j * np.pi / 180),
+                               rtol=1e-15)
+    with pytest.warns(DeprecationWarning, match="'polar' is deprecated: it means a phase in "
+                                                "radians here and in degrees in the isobar layer"):
+        old = Components(["a"], [("polar", "A2", "P2")], d.components.function, d.parameters)
+    assert old.couplings(p)[0] == radians.couplings(p)[0]
+    np.testing.assert_array_equal(old.coupling_jacobian(p), radians.coupling_jacobian(p))
 
 
 @pytest.mark.parametrize("kind", ["background", "extended", "two_points"])

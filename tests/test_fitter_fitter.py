@@ -9,7 +9,7 @@ import pytest
 import uproot
 from scipy.stats import truncnorm
 
-from vecampfit.fitter import (Density, Fitter, Parameter, ParameterTable, read_parameter_file)
+from vecampfit.fitter import (Density, Fitter, FitParameter, ParameterTable, read_parameter_file)
 from vecampfit.model_compiler import compile_model
 
 from toy_reference import gauss_integral, gauss_integral_gradient
@@ -42,8 +42,8 @@ def sample_linear(n, rng, c):
 
 
 def params(*extra, mu=0.5, sigma=0.15, random=0.0):
-    return ParameterTable([Parameter("mu", mu, 0.01, 0, 1, random),
-                           Parameter("sigma", sigma, 0.01, 0.01, 1, random), *extra])
+    return ParameterTable([FitParameter("mu", mu, 0.01, 0, 1, random),
+                           FitParameter("sigma", sigma, 0.01, 0.01, 1, random), *extra])
 
 
 def fit(fitter, names=None):
@@ -89,7 +89,7 @@ def test_background_fraction_recovered_with_and_without_gradient(toy):
     mc = rng.uniform(0, 1, 200000)
     out = []
     for use_gradient in (True, False):
-        f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0)), seed=3,
+        f = Fitter(params(FitParameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0)), seed=3,
                    use_gradient=use_gradient, verbose=False)
         pt = f.add_point(signal(toy))
         pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
@@ -116,7 +116,7 @@ def test_extended_fit_recovers_yields(toy):
     ns_true, nb_true = 2500, 700
     ns, nb = rng.poisson(ns_true), rng.poisson(nb_true)
     x = np.concatenate([sample_gauss(ns, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("NS", 2000, 10, 0, 0, 0), Parameter("NB", 1000, 10, 0, 0, 0)),
+    f = Fitter(params(FitParameter("NS", 2000, 10, 0, 0, 0), FitParameter("NB", 1000, 10, 0, 0, 0)),
                extended=True, seed=4, verbose=False)
     pt = f.add_point(signal(toy), signal_yield="NS")
     pt.add_background(linear(toy), "NB", [0.8])
@@ -132,7 +132,8 @@ def test_extended_fit_recovers_yields(toy):
 
 def test_simultaneous_fit_of_two_points_with_shared_parameters(toy):
     rng = np.random.default_rng(14)
-    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0.01, 0, 1, 0)),
+    f = Fitter(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0),
+                      FitParameter("FB", 0.2, 0.01, 0, 1, 0)),
                seed=5, verbose=False)
     truth = {"FA": 0.15, "FB": 0.45}
     sig = signal(toy)  # one density (and parameter buffer) shared by both points
@@ -228,7 +229,7 @@ def test_argument_errors_name_the_argument():
 
 
 def test_fix_release_by_name_index_and_range(toy):
-    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0, 0, 1, 0)),
+    f = Fitter(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0), FitParameter("FB", 0.2, 0, 0, 1, 0)),
                seed=1, verbose=False)
     pt = f.add_point(signal(toy))
     pt.add_data({"x": np.linspace(0.1, 0.9, 50)})
@@ -250,7 +251,7 @@ def test_result_files(toy, tmp_path):
     rng = np.random.default_rng(17)
     nb = 600
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=7,
+    f = Fitter(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=7,
                verbose=False)
     pt = f.add_point(signal(toy))
     pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
@@ -302,7 +303,7 @@ def test_covariance_of_the_free_parameters(toy):
     rng = np.random.default_rng(19)
     nb = 500
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=3,
+    f = Fitter(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=3,
                verbose=False)
     pt = f.add_point(signal(toy))
     pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])

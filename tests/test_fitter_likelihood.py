@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
-                              LikelihoodError, Parameter, ParameterTable)
+                              LikelihoodError, FitParameter, ParameterTable)
 from vecampfit.fitter import _reduction as reduction_module
 from vecampfit.model_compiler import compile_model
 
@@ -43,7 +43,7 @@ def linear_density(toy, L, kind, precision="float64"):
 
 
 def table(*names_values):
-    return ParameterTable([Parameter(n, v, 0.01) for n, v in names_values])
+    return ParameterTable([FitParameter(n, v, 0.01) for n, v in names_values])
 
 
 RNG = np.random.default_rng(2024)
@@ -440,8 +440,8 @@ def test_threads_and_vector_length_are_checked(monkeypatch):
 def test_the_likelihood_is_an_iminuit_cost_function(toy):
     from iminuit import Minuit
     rng = np.random.default_rng(3)
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.01, 0, 1, 0),
-                                    Parameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.01, 0, 1, 0),
+                                    FitParameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
                     vector_length=8, threads=1)
     pt = lk.add_point(block_density(toy, 8))
     pt.add_data({"x": np.clip(rng.normal(0.45, 0.12, 3000), 0, 1)})
@@ -496,3 +496,17 @@ def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy, tmp_path):
     pt.load_data_file(path)
     assert all(buf.n_events == 10 + X_DATA.size for buf in pt.data.values())
     np.testing.assert_array_equal(pt.data_events.field("x")[10:], X_DATA)
+
+
+def test_precision_is_the_relative_precision_minuit_assumes(toy):
+    """iminuit reads ``precision`` from a cost function: the likelihood gives
+    a number, 4 eps of float64 (what Minuit2 assumes for double precision),
+    for float32 densities too (the sums are in float64); the precision of
+    the densities is ``density_precision``."""
+    from iminuit import Minuit
+    for precision in ("float64", "float32"):
+        lk, _, p = make("block", toy, 8, "mc_background", precision=precision)
+        assert lk.precision == 4 * np.finfo(np.float64).eps == 2.0 ** -50
+        assert lk.density_precision == precision
+        m = Minuit(lk, *lk.initial_values)
+        assert m.precision == lk.precision

@@ -43,7 +43,7 @@ COMMON = textwrap.dedent('''
     import numpy as np
     sys.path.insert(0, os.environ["VF_TESTS_DIR"])
     from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
-    from vecampfit.fitter import Density, Fitter, Likelihood, Parameter, ParameterTable
+    from vecampfit.fitter import Density, Fitter, Likelihood, FitParameter, ParameterTable
     from vecampfit.fitter.mpi import serve
     from vecampfit.model_compiler import compile_model
 
@@ -61,7 +61,7 @@ COMMON = textwrap.dedent('''
     COMPONENTS = compile_model(f"{MODELS}/component_model.pyx", [4], build_dir=CACHE)[4]
 
     def table(*nv):
-        return ParameterTable([Parameter(n, v, 0.01) for n, v in nv])
+        return ParameterTable([FitParameter(n, v, 0.01) for n, v in nv])
 
     def gauss_block():
         return Density.from_model(TOY, "float64", model="gauss", name="gauss")
@@ -163,8 +163,8 @@ EVALUATE = COMMON + textwrap.dedent('''
           "I3": -0.4}
     M_DATA = RNG.uniform(0.5, 1.6, 4501)
     M_MC = RNG.uniform(0.4, 1.7, 8193)
-    L = Likelihood(ParameterTable([Parameter(n, v, 0.01) for n, v in P0.items()]
-                                  + [Parameter("FB", 0.2, 0.01, 0, 1)]),
+    L = Likelihood(ParameterTable([FitParameter(n, v, 0.01) for n, v in P0.items()]
+                                  + [FitParameter("FB", 0.2, 0.01, 0, 1)]),
                    vector_length=4, threads=THREADS, comm=COMM, cache="always")
     pt = L.add_point(Density.from_model(COMPONENTS, "float64"))
     pt.add_background(Density(lambda ev, p: np.ones_like(ev["m"]), parameters=[],

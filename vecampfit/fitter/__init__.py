@@ -11,7 +11,9 @@ Public names:
 * :class:`Density` -- a density in block (Cython) or Python form;
   :meth:`Density.from_model` reads a compiled model that describes itself;
 * :func:`read_parameter_file`, :func:`write_parameter_file`,
-  :class:`ParameterTable`, :class:`Parameter` -- the paper's parameter files;
+  :class:`ParameterTable`, :class:`FitParameter` -- the paper's parameter files
+  (``Parameter``, the old name of :class:`FitParameter`, still works with a
+  :class:`DeprecationWarning`);
 * :mod:`vecampfit.fitter.errors` -- the exceptions (:class:`DensityError`,
   :class:`EventBufferError`, :class:`LikelihoodError`,
   :class:`ParameterFileError`), also importable from here.
@@ -40,9 +42,15 @@ from .errors import DensityError, EventBufferError, LikelihoodError, ParameterFi
 from .events import EventBuffer
 from .fitter import Fitter
 from .likelihood import AsymmetricGaussianPrior, FitPoint, Likelihood, NORMALIZATIONS
-from .parameters import Parameter, ParameterTable, read_parameter_file, write_parameter_file
+from .parameters import (FitParameter, ParameterTable, read_parameter_file, write_parameter_file,
+                         deprecated_name as _deprecated_name)
 
 __all__ = ["AsymmetricGaussianPrior", "Density", "DensityError", "EventBuffer",
            "EventBufferError", "FitPoint", "Fitter", "Likelihood", "LikelihoodError",
-           "NORMALIZATIONS", "Parameter", "ParameterFileError", "ParameterTable",
+           "NORMALIZATIONS", "FitParameter", "ParameterFileError", "ParameterTable",
            "read_parameter_file", "write_parameter_file"]
+
+
+def __getattr__(name):
+    # Deprecated names (vecampfit.fitter.Parameter is now FitParameter).
+    return _deprecated_name(__name__, name)
