@@ -38,17 +38,20 @@ and export ``vecampfit_model()`` (the model protocol, ``docs/fitter.rst``);
 """
 
 from .density import Density
-from .errors import DensityError, EventBufferError, LikelihoodError, ParameterFileError
+from .errors import (DensityError, EventBufferError, LikelihoodError, ParameterFileError,
+                     RestrictionError)
 from .events import EventBuffer
-from .fitter import Fitter
-from .likelihood import AsymmetricGaussianPrior, FitPoint, Likelihood, NORMALIZATIONS
+from .fitter import Fitter, Stage
+from .likelihood import (AsymmetricGaussianPrior, FitPoint, Likelihood, NORMALIZATIONS,
+                         RestrictedLikelihood)
 from .parameters import (FitParameter, ParameterTable, read_parameter_file, write_parameter_file,
                          deprecated_name as _deprecated_name)
 
 __all__ = ["AsymmetricGaussianPrior", "Density", "DensityError", "EventBuffer",
-           "EventBufferError", "FitPoint", "Fitter", "Likelihood", "LikelihoodError",
-           "NORMALIZATIONS", "FitParameter", "ParameterFileError", "ParameterTable",
-           "read_parameter_file", "write_parameter_file"]
+           "EventBufferError", "FitParameter", "FitPoint", "Fitter", "Likelihood",
+           "LikelihoodError", "NORMALIZATIONS", "ParameterFileError", "ParameterTable",
+           "RestrictedLikelihood", "RestrictionError", "Stage", "read_parameter_file",
+           "write_parameter_file"]
 
 
 def __getattr__(name):

@@ -9,7 +9,9 @@ parameter values.  All are subclasses of :class:`ValueError`.
 * :class:`EventBufferError` -- event fields that do not match a density;
 * :class:`LikelihoodError` -- a likelihood that cannot be computed at the
   parameters;
-* :class:`ParameterFileError` -- a parameter file or table that cannot be used.
+* :class:`ParameterFileError` -- a parameter file or table that cannot be used;
+* :class:`RestrictionError` -- a parameter moved that a restricted likelihood
+  holds fixed.
 
 They are also importable from :mod:`vecampfit.fitter` and from the module
 that raises them first (:mod:`~vecampfit.fitter.density`,
@@ -17,7 +19,8 @@ that raises them first (:mod:`~vecampfit.fitter.density`,
 :mod:`~vecampfit.fitter.parameters`).
 """
 
-__all__ = ["DensityError", "EventBufferError", "LikelihoodError", "ParameterFileError"]
+__all__ = ["DensityError", "EventBufferError", "LikelihoodError", "ParameterFileError",
+           "RestrictionError"]
 
 
 class DensityError(ValueError):
@@ -43,3 +46,9 @@ class LikelihoodError(ValueError):
 class ParameterFileError(ValueError):
     """A parameter file (or table) that cannot be used; the message names the
     file and line, or the parameter and what needs it."""
+
+
+class RestrictionError(ValueError):
+    """A call of a restricted likelihood
+    (:meth:`vecampfit.fitter.Likelihood.restricted`) moved a parameter that
+    is not among its free parameters; the message names the parameter."""

@@ -489,14 +489,15 @@ class Communicator:
     # -- rank 0 drives, the others serve ----------------------------------------------
 
     @contextmanager
-    def collective(self, name, args, likelihood):
+    def collective(self, name, args, likelihood, free=None):
         """Around a collective call of the likelihood: on rank 0 inside
         :func:`serve`, the outermost such call is first announced to the
-        other ranks, which run ``getattr(likelihood, name)(*args)`` with
-        rank 0's free parameters (calls made inside it, such as the
-        preparation inside the first evaluation, are not announced again)."""
+        other ranks, which run ``getattr(likelihood, name)(*args,
+        free=free)`` (``free``: the free parameters of the call, if given;
+        calls made inside it, such as the preparation inside the first
+        evaluation, are not announced again)."""
         if self.serving and self.rank == 0 and self._depth == 0:
-            self.comm.bcast(("call", name, args, likelihood.free_parameters), root=0)
+            self.comm.bcast(("call", name, args, free), root=0)
         self._depth += 1
         try:
             yield
@@ -519,9 +520,8 @@ class Communicator:
             if command[0] == "stop":
                 return command[1]
             _, name, args, free = command
-            likelihood.free_parameters = free
             try:
-                getattr(likelihood, name)(*args)
+                getattr(likelihood, name)(*args, **({} if free is None else {"free": free}))
             except Exception:
                 pass
 
