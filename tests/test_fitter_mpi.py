@@ -98,9 +98,8 @@ EVALUATE = COMMON + textwrap.dedent('''
     if len(sys.argv) > 3:         # chunks per group of the reduction
         _reduction.GROUP_CHUNKS = int(sys.argv[3])
     def hexes(likelihood, x, free=None):
-        likelihood.free_parameters = free
-        v, g = likelihood.evaluate(x, gradient=True)
-        v2, _ = likelihood.evaluate(x)
+        v, g = likelihood.evaluate(x, gradient=True, free=free)
+        v2, _ = likelihood.evaluate(x, free=free)
         return [float(v).hex(), float(v2).hex()] + [float(a).hex() for a in g]
 
     out = {}
@@ -175,7 +174,7 @@ EVALUATE = COMMON + textwrap.dedent('''
     free = ["A2", "P2", "R3", "I3", "FB"]
     out["cached"] = hexes(L, x, free)
     out["cached_rebuild"] = hexes(L, x + np.r_[0.01, np.zeros(8)], free)
-    assert L.signal_evaluator(pt.signal, True).__class__.__name__ == "CachedEvaluator"
+    assert L.signal_evaluator(pt.signal, True, free).__class__.__name__ == "CachedEvaluator"
 
     # Files: each rank reads its entries; map_records drops MC events
     # (x < 0.05), so records move between ranks after reading; pieces end
@@ -220,9 +219,9 @@ EVALUATE = COMMON + textwrap.dedent('''
 ''')
 
 FIT = COMMON + textwrap.dedent('''
-    f = Fitter(table(("mu", .5), ("sigma", .2), ("fb1", .2)), vector_length=4,
-               threads=THREADS, comm=COMM, seed=3, verbose=False)
-    pt = f.add_point(gauss_block())
+    f = Fitter(Likelihood(table(("mu", .5), ("sigma", .2), ("fb1", .2)), vector_length=4,
+                          threads=THREADS, comm=COMM), seed=3, verbose=False)
+    pt = f.likelihood.add_point(gauss_block())
     pt.add_background(linear_block(), "fb1", [0.5])
     pt.add_data({"x": X_DATA}, W_DATA)
     pt.add_normalization_events({"x": X_MC})
@@ -232,11 +231,11 @@ FIT = COMMON + textwrap.dedent('''
             f.migrad()
             f.hesse()
             f.write_results(parameters=out)
-            print("RESULT " + json.dumps({"values": [float(v).hex() for v in f.values],
-                                          "errors": [float(v).hex() for v in f.errors],
-                                          "calls": f.n_calls}))
+            print("RESULT " + json.dumps({"values": [float(v).hex() for v in f.minuit.values],
+                                          "errors": [float(v).hex() for v in f.minuit.errors],
+                                          "calls": f.likelihood.n_calls}))
     if RANK != 0:
-        print(f"RANK {RANK} calls {f.n_calls}")
+        print(f"RANK {RANK} calls {f.likelihood.n_calls}")
 ''')
 
 FAIL = COMMON + textwrap.dedent('''
@@ -281,24 +280,22 @@ FAIL = COMMON + textwrap.dedent('''
         report["after"] = float(L.evaluate([0.45, 0.18])[0]).hex()
     elif case in ("invalid", "raises"):
         kw = {"bad_above": 0.999} if case == "invalid" else {"raise_above": 0.999}
-        f = Fitter(table(("mu", .5), ("sigma", .2)), vector_length=4, threads=THREADS,
-                   comm=COMM, seed=1, verbose=False)
-        pt = f.add_point(gauss_python(**kw), normalization="formula")
+        f = Fitter(lk(("mu", .5), ("sigma", .2)), seed=1, verbose=False)
+        pt = f.likelihood.add_point(gauss_python(**kw), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": X_SORTED})
         with serve(f) as root:
             if root:
                 try:
-                    f.evaluate([0.45, 0.18])
+                    f.likelihood.evaluate([0.45, 0.18])
                 except Exception as exc:
                     report["evaluate"] = [type(exc).__name__, str(exc)]
                 # The ranks still serve after the failure.
                 report["integral"] = float(f.likelihood.normalization_integral(
-                    f.points[0], [0.45, 0.18])).hex()
+                    f.likelihood.points[0], [0.45, 0.18])).hex()
     elif case == "uncaught":
-        f = Fitter(table(("mu", .5), ("sigma", .2)), vector_length=4, threads=THREADS,
-                   comm=COMM, seed=1, verbose=False)
-        pt = f.add_point(gauss_python(bad_above=0.999), normalization="formula")
+        f = Fitter(lk(("mu", .5), ("sigma", .2)), seed=1, verbose=False)
+        pt = f.likelihood.add_point(gauss_python(bad_above=0.999), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": X_SORTED})
         try:

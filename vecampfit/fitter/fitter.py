@@ -230,12 +230,6 @@ class Fitter:
                           "vector_length=..., ...), add its fit points with "
                           "likelihood.add_point(...), then Fitter(likelihood, seed=...)",
                           DeprecationWarning, stacklevel=2)
-            for name in ("extended", "release_normalization_events"):
-                flag = likelihood_arguments.get(name, False)
-                # A string such as "no" is true: say so instead of acting on it.
-                if not (isinstance(flag, (bool, np.bool_)) or
-                        (isinstance(flag, (int, np.integer)) and flag in (0, 1))):
-                    raise TypeError(f"{name} must be True or False, got {flag!r}")
             likelihood = Likelihood(likelihood, **likelihood_arguments)
         elif isinstance(likelihood, Likelihood):
             if likelihood_arguments:

@@ -697,6 +697,12 @@ class Likelihood:
                              f"{unused_parameters!r}")
         if cache not in ("auto", "always", "never"):
             raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
+        for name, flag in (("extended", extended),
+                           ("release_normalization_events", release_normalization_events)):
+            # A string such as "no" is true: say so instead of acting on it.
+            if not (isinstance(flag, (bool, np.bool_)) or
+                    (isinstance(flag, (int, np.integer)) and flag in (0, 1))):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         self.cache = cache
         self.release_normalization_events = bool(release_normalization_events)
         #: The :class:`~vecampfit.fitter.mpi.Communicator` of the ranks (None: one process).
