@@ -2,12 +2,20 @@
 grid or formula normalization, backgrounds, extended and simultaneous fits,
 priors and explicit gradients, minimized with iminuit (paper sections 2, 4, 5).
 
+One path: a :class:`Likelihood` is the cost function, handed to
+``iminuit.Minuit`` directly, or to :class:`Fitter`, which runs the paper's
+command sequence on Minuit.  ``docs/what_to_use_when.rst`` says which
+density form, normalization, cache and driver to take.
+
 Public names:
 
-* :class:`Fitter` -- likelihood plus Minuit, fix/release, MIGRAD, HESSE,
-  MINOS, result files;
-* :class:`Likelihood`, :class:`FitPoint`, :class:`LikelihoodError` -- the
-  function :math:`\\mathcal{F}` and its gradient;
+* :class:`Likelihood`, :class:`FitPoint` -- the function
+  :math:`\\mathcal{F}` and its gradient, an iminuit cost function;
+  :meth:`Likelihood.restricted` gives a :class:`RestrictedLikelihood`, the
+  cost told which parameters move (cached components, ``docs/cached_fits.rst``);
+* :class:`Fitter`, :class:`Stage` -- random initial values from a seed,
+  the parameter file's steps and limits, fix/release, MIGRAD, HESSE, MINOS
+  in stages, result files, on ``fitter.minuit``;
 * :class:`Density` -- a density in block (Cython) or Python form;
   :meth:`Density.from_model` reads a compiled model that describes itself;
 * :func:`read_parameter_file`, :func:`write_parameter_file`,
@@ -16,7 +24,8 @@ Public names:
   :class:`DeprecationWarning`);
 * :mod:`vecampfit.fitter.errors` -- the exceptions (:class:`DensityError`,
   :class:`EventBufferError`, :class:`LikelihoodError`,
-  :class:`ParameterFileError`), also importable from here.
+  :class:`ParameterFileError`, :class:`RestrictionError`), also importable
+  from here.
 
 The modules import each other one way: :mod:`~vecampfit.fitter.errors` and
 the reduction (``_reduction``) import nothing of the fitter; the signatures
@@ -27,7 +36,7 @@ and :mod:`~vecampfit.fitter.mpi`; :class:`Fitter` on the likelihood and the
 result files.
 
 :mod:`vecampfit.fitter.mpi` spreads one likelihood over MPI ranks
-(``Fitter(..., comm=MPI.COMM_WORLD)`` and :func:`vecampfit.fitter.mpi.serve`,
+(``Likelihood(..., comm=MPI.COMM_WORLD)`` and :func:`vecampfit.fitter.mpi.serve`,
 ``docs/mpi.rst``); mpi4py is needed only when a communicator is given.
 
 Cython models cimport ``model_description`` from ``vecampfit.fitter.density``

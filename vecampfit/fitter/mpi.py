@@ -3,13 +3,14 @@ r"""One likelihood over MPI ranks.
 Every rank runs the same script (SPMD)::
 
     from mpi4py import MPI
-    from vecampfit.fitter import Fitter, read_parameter_file
+    from vecampfit.fitter import Fitter, Likelihood, read_parameter_file
     from vecampfit.fitter.mpi import serve
 
-    fitter = Fitter(read_parameter_file("parameters.dat"), comm=MPI.COMM_WORLD)
-    point = fitter.add_point(signal)
+    likelihood = Likelihood(read_parameter_file("parameters.dat"), comm=MPI.COMM_WORLD)
+    point = likelihood.add_point(signal)
     point.load_normalization_file("mc.root")      # each rank reads its share
     point.load_data_file("data.root")
+    fitter = Fitter(likelihood, seed=1)
     with serve(fitter) as root:                   # ranks > 0 serve here
         if root:                                  # rank 0 drives Minuit
             fitter.migrad()
