@@ -39,7 +39,8 @@ from .components import components_from_description
 from .errors import DensityError
 from .events import EventBuffer
 
-__all__ = ["Density", "DensityError"]
+# DensityError (from .errors) stays importable from here.
+__all__ = ["Density"]
 
 #: Elements of the guard zone behind a parameter buffer (see Density.parameter_buffer).
 GUARD_ELEMENTS = 8

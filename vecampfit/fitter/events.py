@@ -18,7 +18,8 @@ import numpy as np
 from ._reduction import chunk_events, chunk_sums, reduce_rows
 from .errors import EventBufferError
 
-__all__ = ["EventBuffer", "EventBufferError"]
+# EventBufferError (from .errors) stays importable from here.
+__all__ = ["EventBuffer"]
 
 #: Growth factor of a buffer that was not reserved large enough.
 _GROWTH = 1.5

@@ -68,8 +68,9 @@ from .events import EventBuffer
 from .mpi import Communicator, read_entry_share
 from .parameters import ParameterTable
 
-__all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "LikelihoodError",
-           "NORMALIZATIONS", "CHUNK_EVENTS", "RestrictedLikelihood"]
+# LikelihoodError (from .errors) stays importable from here.
+__all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "NORMALIZATIONS",
+           "CHUNK_EVENTS", "RestrictedLikelihood"]
 
 #: Normalization methods of a fit point.
 NORMALIZATIONS = ("mc", "grid", "formula", "none")

@@ -24,8 +24,8 @@ import numpy as np
 from ..atomic_files import atomic_write_text
 from .errors import ParameterFileError
 
-__all__ = ["FitParameter", "ParameterFileError", "ParameterTable", "read_parameter_file",
-           "write_parameter_file"]
+# ParameterFileError (from .errors) stays importable from here.
+__all__ = ["FitParameter", "ParameterTable", "read_parameter_file", "write_parameter_file"]
 
 #: The numeric fields of a parameter, in the order of the file's columns.
 _FIELDS = ("value", "step", "lower", "upper", "random_change")
