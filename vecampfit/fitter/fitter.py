@@ -152,20 +152,24 @@ class _StageCost:
     def _parameters(self):
         return self._fitter.likelihood._parameters
 
-    def _call(self, method, x):
+    def _restricted(self):
         if self.restricted is None:
             self._fitter._restrict()
-        try:
-            return getattr(self.restricted, method)(x)
-        except RestrictionError:
-            self._fitter._restrict()
-            return getattr(self.restricted, method)(x)
+        return self.restricted
 
     def __call__(self, x):
-        return self._call("__call__", x)
+        try:
+            return self._restricted()(x)
+        except RestrictionError:
+            self._fitter._restrict()
+            return self.restricted(x)
 
     def grad(self, x):
-        return self._call("grad", x)
+        try:
+            return self._restricted().grad(x)
+        except RestrictionError:
+            self._fitter._restrict()
+            return self.restricted.grad(x)
 
 
 class Fitter:

@@ -1473,14 +1473,15 @@ class RestrictedLikelihood:
         return self.likelihood.has_gradient
 
     def _check(self, x):
-        fixed = x[self._fixed]
+        if x.shape != (len(self.likelihood.parameters),):
+            return          # the likelihood names the wrong count
+        fixed = x[self._fixed].tobytes()
         if self._reference is None:
-            if x.shape != (len(self.likelihood.parameters),):
-                return      # the likelihood names the wrong count
-            self._reference = fixed.copy()
-        elif not np.array_equal(fixed, self._reference):
+            self._reference = fixed
+        elif fixed != self._reference:
             names = self.likelihood.parameters.names
-            moved = [names[k] for k, a, b in zip(self._fixed, fixed, self._reference)
+            reference = np.frombuffer(self._reference)
+            moved = [names[k] for k, a, b in zip(self._fixed, x[self._fixed], reference)
                      if not a == b]
             raise RestrictionError(
                 f"parameter(s) {', '.join(moved)} moved, but this cost is restricted to the "
