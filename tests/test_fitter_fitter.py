@@ -408,6 +408,10 @@ def test_stages_are_the_commands_one_by_one(toy):
         a.run({"release": ["mu"]})
     with pytest.raises(TypeError, match="Stage.hesse must be True or False"):
         Stage(hesse="yes")
+    assert Stage(minos=False).minos == () and Stage(minos=True).minos is True
+    assert Stage(release="mu", minos="sigma") == Stage(release=["mu"], minos=("sigma",))
+    with pytest.raises(TypeError, match="Stage.release must be names or indices, got True"):
+        Stage(release=True)
 
 
 def test_the_old_api_works_and_says_what_replaced_it(toy, tmp_path):

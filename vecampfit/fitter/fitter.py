@@ -106,8 +106,9 @@ class Stage:
         Maximum number of calls of MIGRAD.
     hesse : bool
         Run HESSE after MIGRAD.
-    minos : sequence of str or int, or True
-        Run MINOS for these parameters (True: every free parameter).
+    minos : sequence of str or int, or bool
+        Run MINOS for these parameters (True: every free parameter; False
+        or empty: none).
     """
 
     release: tuple = ()
@@ -119,14 +120,17 @@ class Stage:
     minos: object = ()
 
     def __post_init__(self):
-        for name in ("release", "fix"):
+        for name in ("release", "fix", "minos"):
             value = getattr(self, name)
-            if isinstance(value, (str, int, np.integer)):
+            if name == "minos" and value is True:
+                continue
+            if value is False or value is None:
+                value = ()
+            elif isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"Stage.{name} must be names or indices, got {value!r}")
+            elif isinstance(value, (str, int, np.integer)):
                 value = (value,)
             object.__setattr__(self, name, tuple(value))
-        if self.minos is not True:
-            value = (self.minos,) if isinstance(self.minos, (str, int, np.integer)) else self.minos
-            object.__setattr__(self, "minos", tuple(value))
         for name in ("fix_all", "migrad", "hesse"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"Stage.{name} must be True or False, got "
