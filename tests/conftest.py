@@ -29,6 +29,25 @@ def models_dir():
     return MODELS_DIR
 
 
+TOY_MODEL = os.path.join(MODELS_DIR, "fitter_toy_model.pyx")
+
+
+@pytest.fixture(scope="session")
+def toy_models(model_cache):
+    """The fitter's toy model (``tests/models/fitter_toy_model.pyx``, densities
+    ``gauss`` and ``linear``) compiled for L = 1, 4 and 8: ``{L: module}``."""
+    from vecampfit.model_compiler import compile_model
+    return compile_model(TOY_MODEL, [1, 4, 8], build_dir=model_cache)
+
+
+@pytest.fixture(scope="session")
+def toy_model_l8(model_cache):
+    """The fitter's toy model compiled for L = 8 alone: the module (the same
+    compiled module as ``toy_models[8]``, from the cache, when both are used)."""
+    from vecampfit.model_compiler import compile_model
+    return compile_model(TOY_MODEL, [8], build_dir=model_cache)[8]
+
+
 # Reference implementations shared by several test modules (tests/*_reference.py)
 # are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

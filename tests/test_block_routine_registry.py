@@ -91,7 +91,7 @@ def test_docs_table_lists_every_registered_routine():
 
 
 @pytest.mark.parametrize("routine", registry.ROUTINES, ids=lambda r: f"{r.module}.{r.name}")
-def test_registered_routine_is_cimportable(routine):
+def test_registered_routine_is_declared_with_its_arguments_and_has_a_kernel(routine):
     parameters = _pxd_parameters(routine.module, routine.name)
     assert parameters is not None, f"{routine.name} is not declared in {_files(routine.module)[0]}"
     assert set(routine.arguments) <= set(parameters)
@@ -100,7 +100,7 @@ def test_registered_routine_is_cimportable(routine):
 
 
 @pytest.mark.parametrize("entry", registry.HAND_WRITTEN, ids=lambda e: f"{e[0]}.{e[1]}")
-def test_hand_written_routine_is_cimportable(entry):
+def test_hand_written_routine_is_declared_and_has_its_wrapper(entry):
     module, name, wrapper = entry
     assert _pxd_parameters(module, name) is not None
     assert callable(getattr(importlib.import_module(_files(module)[2]), wrapper))
@@ -185,6 +185,11 @@ def test_decay_momentum_tail(n, dtype):
     a, b, c = (x.astype(np.float64) for x in (m0, m1, m2))
     reference = np.sqrt((a**2 - (b + c) ** 2) * (a**2 - (b - c) ** 2)) / (2 * a)
     np.testing.assert_allclose(q, reference, rtol=50 * np.finfo(dtype).eps)
+    q2, dq = _check_tail(_kinematics.decay_momentum_gradient_kernel, [m0, m1, m2],
+                         [np.empty(n, dtype), np.empty(n, dtype)], {0, 1, 2})
+    np.testing.assert_array_equal(q2, q)
+    np.testing.assert_allclose(dq, (a**4 - (b**2 - c**2) ** 2) / (4 * a**3 * reference),
+                               rtol=50 * np.finfo(dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -241,9 +241,12 @@ def test_grid_layout_follows_the_scheme(setup):
         e3 = (mb * mb - s - mk * mk) / (2 * math.sqrt(s))
         p2, p3 = math.sqrt(e2 * e2 - mk * mk), math.sqrt(max(e3 * e3 - mk * mk, 0))
         return 4 * p2 * p3
+    # The integrand is the width of the m23^2 range at m12^2 = s, as kinematics gives it.
+    s_test = np.linspace(4 * mk * mk, (mb - mk) ** 2, 9)[1:-1]
+    lo, hi = kinematics.dalitz_m23_squared_range(s_test, mb, mk, mk, mk)
+    np.testing.assert_allclose(hi - lo, [width(s) for s in s_test], rtol=1e-12)
     area = quad(width, 4 * mk * mk, (mb - mk) ** 2, limit=200)[0]
     assert setup.weights.sum() == pytest.approx(area, rel=2e-4)
-    assert kinematics is not None
 
 
 def nearby(seed):

@@ -270,3 +270,62 @@ def test_printer_computes_each_node_once_and_one_reciprocal_per_base():
         name, rhs = line.split(" = ", 1)
         env[name] = eval(rhs.replace("<floating> ", "float"), {}, env)
     assert abs(eval(out, {}, env) - ex.evaluate(expr, env)) < 1e-14
+
+
+def test_breit_wigner_and_flatte_derivatives_equal_sympy():
+    """The derived gradient of the Breit-Wigner (with and without phase-space
+    factor, L = 0..3, with the radius free) and of the Flatte lineshape
+    against sympy's derivative of the same formulas written here, at random
+    points including the neighbourhood of the second channel's threshold."""
+    sm = {n: sympy.Symbol(n, positive=True) for n in ("m0", "g0", "r", "s")}
+    ma, mb = 0.493677, 0.13957
+    s_vals = np.concatenate([RNG.uniform((ma + mb) ** 2 + 1e-3, 3.0, 40),
+                             [(ma + mb) ** 2 + 1e-9]])
+    point = {"m0": 0.8955, "g0": 0.0473, "r": 1.7}
+
+    def q2(s):
+        return (s - (ma + mb) ** 2) * (s - (ma - mb) ** 2) / (4 * s)
+
+    def poly(x, l):
+        return [1, 1 + x, 9 + 3 * x + x ** 2, 225 + 45 * x + 6 * x ** 2 + x ** 3][l]
+    worst = 0.0
+    for l in range(4):
+        for ps in (False, True):
+            s, m0, g0, r = sm["s"], sm["m0"], sm["g0"], sm["r"]
+            f = 1 / sympy.sqrt(poly(q2(s) * r ** 2, l))
+            f0 = 1 / sympy.sqrt(poly(q2(m0 ** 2) * r ** 2, l))
+            width = g0 * (q2(s) / q2(m0 ** 2)) ** sympy.Rational(2 * l + 1, 2) * m0 \
+                / sympy.sqrt(s) * f ** 2 / f0 ** 2
+            ref = (f / f0) / (m0 ** 2 - s - sympy.I * m0 * width)
+            if ps:
+                ref = ref * (q2(s) / q2(m0 ** 2)) ** sympy.Rational(l, 2)
+            e = ex.breit_wigner(ex.event("s"), ex.parameter("m0"), ex.parameter("g0"), ma, mb,
+                                l, ex.parameter("r"), phase_space=ps)
+            for name in ("m0", "g0", "r"):
+                fn = sympy.lambdify([sm["m0"], sm["g0"], sm["r"], sm["s"]],
+                                    sympy.diff(ref, sm[name]), "numpy")
+                want = fn(point["m0"], point["g0"], point["r"], s_vals)
+                got = ex.evaluate(ex.derivative(e, name), dict(point, s=s_vals))
+                err = np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300))
+                worst = max(worst, err)
+    print(f"Breit-Wigner derivatives against sympy: {worst:.1e}")
+    assert worst < 1e-11
+    # Flatte across the K K-bar threshold.
+    mpi, mk = 0.13957, 0.493677
+    s = sympy.Symbol("s", positive=True)
+    g1, g2, m0 = (sympy.Symbol(n, positive=True) for n in ("g1", "g2", "m0"))
+
+    def rho(m):
+        return sympy.sqrt(1 - 4 * m ** 2 / s)
+    ref = 1 / (m0 ** 2 - s - sympy.I * m0 * (g1 * rho(mpi) + g2 * rho(mk)))
+    e = ex.flatte(ex.event("s"), ex.parameter("m0"), ex.parameter("g1"), ex.parameter("g2"),
+                  (mpi, mpi), (mk, mk))
+    # 1 - 4 mK^2/s cancels near the threshold (in the reference too): 1e-4 GeV^2 away.
+    s_vals = np.concatenate([np.linspace(0.2, 1.5, 50), 4 * mk ** 2 + np.array([-1e-4, 1e-4])])
+    point = {"m0": 0.98, "g1": 0.165, "g2": 0.695}
+    for name in ("m0", "g1", "g2"):
+        fn = sympy.lambdify([m0, g1, g2, s], sympy.diff(ref, {"m0": m0, "g1": g1, "g2": g2}[name]),
+                            modules=[{"sqrt": lambda x: np.sqrt(x + 0j)}, "numpy"])
+        want = fn(point["m0"], point["g1"], point["g2"], s_vals)
+        got = ex.evaluate(ex.derivative(e, name), dict(point, s=s_vals))
+        np.testing.assert_allclose(got, want, rtol=1e-11, err_msg=name)

@@ -12,7 +12,7 @@ from vecampfit import _build_config
 from vecampfit.fitter import _dispatch, _kernels
 from vecampfit.fitter import _evaluation as evaluation_module
 
-from test_fitter_likelihood import FITS, make, toy  # noqa: F401  (toy is a fixture)
+from test_fitter_likelihood import FITS, make
 
 # x86-64-v3 per the x86-64 psABI, as Linux names the flags in /proc/cpuinfo:
 # the level includes x86-64-v2 (and the baseline, which every x86-64 CPU has).
@@ -120,12 +120,12 @@ def test_x86_64_v3_on_request_exactly_when_the_cpu_has_it(monkeypatch):
 
 
 @pytest.mark.parametrize("fit", FITS)
-def test_every_kernel_build_gives_the_paper_formula(toy, fit, monkeypatch):  # noqa: F811
+def test_every_kernel_build_gives_the_paper_formula(toy_models, fit, monkeypatch):
     values = {}
     for module, target in available():
         monkeypatch.setattr(evaluation_module, "_kernels", module)
         for precision, tolerance in (("float64", 1e-12), ("float32", 1e-5)):
-            lk, ref, p = make("block", toy, 8, fit, precision=precision, threads=2)
+            lk, ref, p = make("block", toy_models, 8, fit, precision=precision, threads=2)
             value, grad = lk.evaluate(p, gradient=True)
             rel = abs(value - ref(p)) / abs(ref(p))
             print(f"{fit} {target} {precision}: relative difference to numpy {rel:.2e}")

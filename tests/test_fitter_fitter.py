@@ -13,24 +13,18 @@ from scipy.stats import truncnorm
 from vecampfit.fitter import (Density, FitParameter, Fitter, Likelihood, ParameterTable, Stage,
                               read_parameter_file)
 from vecampfit.fitter.results import covariance_matrix, errors, values
-from vecampfit.model_compiler import compile_model
 
 from toy_reference import gauss_integral, gauss_integral_gradient
 
 TRUE_MU, TRUE_SIGMA = 0.45, 0.12
 
 
-@pytest.fixture(scope="module")
-def toy(model_cache, models_dir):
-    return compile_model(f"{models_dir}/fitter_toy_model.pyx", [8], build_dir=model_cache)[8]
+def signal(toy_model_l8, precision="float64"):
+    return Density.from_model(toy_model_l8, precision, model="gauss", name="gauss")
 
 
-def signal(toy, precision="float64"):
-    return Density.from_model(toy, precision, model="gauss", name="gauss")
-
-
-def linear(toy, precision="float64"):
-    return Density.from_model(toy, precision, model="linear", name="linear")
+def linear(toy_model_l8, precision="float64"):
+    return Density.from_model(toy_model_l8, precision, model="linear", name="linear")
 
 
 def sample_gauss(n, rng, mu=TRUE_MU, sigma=TRUE_SIGMA):
@@ -58,13 +52,13 @@ def fit(fitter, names=None):
     return values(fitter.minuit), errors(fitter.minuit)
 
 
-def test_mc_grid_and_formula_normalization_agree(toy):
+def test_mc_grid_and_formula_normalization_agree(toy_model_l8):
     rng = np.random.default_rng(11)
     x = sample_gauss(3000, rng)
     results = {}
     for how in ("mc", "grid", "formula"):
         f = Fitter(Likelihood(params()), seed=1, verbose=False)
-        pt = f.likelihood.add_point(signal(toy), normalization=how)
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization=how)
         pt.add_data({"x": x})
         if how == "mc":
             pt.add_normalization_events({"x": rng.uniform(0, 1, 400000)})
@@ -84,7 +78,7 @@ def test_mc_grid_and_formula_normalization_agree(toy):
     assert np.all(np.abs(v_m - v_f) < 0.3 * e_f)
 
 
-def test_background_fraction_recovered_with_and_without_gradient(toy):
+def test_background_fraction_recovered_with_and_without_gradient(toy_model_l8):
     rng = np.random.default_rng(12)
     n, fb = 4000, 0.3
     nb = rng.binomial(n, fb)
@@ -94,8 +88,8 @@ def test_background_fraction_recovered_with_and_without_gradient(toy):
     for use_gradient in (True, False):
         f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0))),
                    seed=3, use_gradient=use_gradient, verbose=False)
-        pt = f.likelihood.add_point(signal(toy))
-        pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+        pt = f.likelihood.add_point(signal(toy_model_l8))
+        pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
         pt.add_data({"x": x})
         pt.add_normalization_events({"x": mc})
         # The paper's sequence: shape parameters first, then the fraction too.
@@ -114,7 +108,7 @@ def test_background_fraction_recovered_with_and_without_gradient(toy):
     np.testing.assert_allclose(out[0][0], out[1][0], atol=1e-3 * out[0][1].max())
 
 
-def test_extended_fit_recovers_yields(toy):
+def test_extended_fit_recovers_yields(toy_model_l8):
     rng = np.random.default_rng(13)
     ns_true, nb_true = 2500, 700
     ns, nb = rng.poisson(ns_true), rng.poisson(nb_true)
@@ -122,8 +116,8 @@ def test_extended_fit_recovers_yields(toy):
     f = Fitter(Likelihood(params(FitParameter("NS", 2000, 10, 0, 0, 0),
                                  FitParameter("NB", 1000, 10, 0, 0, 0)), extended=True),
                seed=4, verbose=False)
-    pt = f.likelihood.add_point(signal(toy), signal_yield="NS")
-    pt.add_background(linear(toy), "NB", [0.8])
+    pt = f.likelihood.add_point(signal(toy_model_l8), signal_yield="NS")
+    pt.add_background(linear(toy_model_l8), "NB", [0.8])
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 200000)})
     v, e = fit(f)
@@ -134,16 +128,16 @@ def test_extended_fit_recovers_yields(toy):
     assert abs(v[2] + v[3] - x.size) < 1e-3 * np.sqrt(x.size)
 
 
-def test_simultaneous_fit_of_two_points_with_shared_parameters(toy):
+def test_simultaneous_fit_of_two_points_with_shared_parameters(toy_model_l8):
     rng = np.random.default_rng(14)
     f = Fitter(Likelihood(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0),
                                  FitParameter("FB", 0.2, 0.01, 0, 1, 0))), seed=5, verbose=False)
     truth = {"FA": 0.15, "FB": 0.45}
-    sig = signal(toy)  # one density (and parameter buffer) shared by both points
+    sig = signal(toy_model_l8)  # one density (and parameter buffer) shared by both points
     for name, slope, n in (("FA", 0.8, 2000), ("FB", -0.6, 2500)):
         nb = rng.binomial(n, truth[name])
         pt = f.likelihood.add_point(sig)
-        pt.add_background(linear(toy), name, [slope])
+        pt.add_background(linear(toy_model_l8), name, [slope])
         pt.add_data({"x": np.concatenate([sample_gauss(n - nb, rng), sample_linear(nb, rng,
                                                                                     slope)])})
         pt.add_normalization_events({"x": rng.uniform(0, 1, 100000)})
@@ -153,13 +147,13 @@ def test_simultaneous_fit_of_two_points_with_shared_parameters(toy):
     assert abs(v[2] - truth["FA"]) < 3 * e[2] and abs(v[3] - truth["FB"]) < 3 * e[3]
 
 
-def test_priors_pull_the_fit(toy):
+def test_priors_pull_the_fit(toy_model_l8):
     rng = np.random.default_rng(15)
     x = sample_gauss(2000, rng)
 
     def run(prior):
         f = Fitter(Likelihood(params()), seed=6, verbose=False)
-        pt = f.likelihood.add_point(signal(toy), normalization="formula")
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": x})
         if prior:
@@ -183,7 +177,7 @@ def test_priors_pull_the_fit(toy):
 
 
 @pytest.mark.slow
-def test_pulls_over_pseudoexperiments(toy):
+def test_pulls_over_pseudoexperiments(toy_model_l8):
     rng = np.random.default_rng(16)
     pulls = []
     for k in range(60):
@@ -191,7 +185,7 @@ def test_pulls_over_pseudoexperiments(toy):
         # MIGRAD's line searches may probe a narrow Gaussian that vanishes at
         # some data event: let it step back instead of stopping the fit.
         f = Fitter(Likelihood(params(random=0.03), on_invalid="large"), seed=100 + k, verbose=False)
-        pt = f.likelihood.add_point(signal(toy), normalization="formula")
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": x})
         v, e = fit(f)
@@ -205,7 +199,7 @@ def test_pulls_over_pseudoexperiments(toy):
     assert np.all(np.abs(width - 1) < 3 / np.sqrt(2 * (n - 1)))
 
 
-def test_seed_and_random_initial_values(toy, capsys):
+def test_seed_and_random_initial_values(toy_model_l8, capsys):
     table = params(random=0.05)
     a = Fitter(Likelihood(table), seed=42)
     assert "Random seed: 42" in capsys.readouterr().out
@@ -242,10 +236,10 @@ def test_argument_errors_name_the_argument():
     assert Fitter(Likelihood(table), seed=2 ** 70, randomize=0, verbose=False).seed == 2 ** 70
 
 
-def test_fix_release_by_name_index_and_range(toy):
+def test_fix_release_by_name_index_and_range(toy_model_l8):
     f = Fitter(Likelihood(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0),
                                  FitParameter("FB", 0.2, 0, 0, 1, 0))), seed=1, verbose=False)
-    pt = f.likelihood.add_point(signal(toy))
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_data({"x": np.linspace(0.1, 0.9, 50)})
     pt.add_normalization_events({"x": np.linspace(0, 1, 500)})
     m = f.minuit
@@ -261,14 +255,14 @@ def test_fix_release_by_name_index_and_range(toy):
     assert m.limits["FA"] == (0, 1) and m.limits["sigma"] == (0.01, 1)
 
 
-def test_result_files(toy, tmp_path):
+def test_result_files(toy_model_l8, tmp_path):
     rng = np.random.default_rng(17)
     nb = 600
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
     f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
                seed=7, verbose=False)
-    pt = f.likelihood.add_point(signal(toy))
-    pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+    pt = f.likelihood.add_point(signal(toy_model_l8))
+    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
     mc = rng.uniform(0, 1, 50000)
     pt.add_normalization_events({"x": mc})
@@ -313,14 +307,14 @@ def test_result_files(toy, tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())
 
 
-def test_covariance_of_the_free_parameters(toy):
+def test_covariance_of_the_free_parameters(toy_model_l8):
     rng = np.random.default_rng(19)
     nb = 500
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
     f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
                seed=3, verbose=False)
-    pt = f.likelihood.add_point(signal(toy))
-    pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+    pt = f.likelihood.add_point(signal(toy_model_l8))
+    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
     assert not np.any(covariance_matrix(f.minuit))    # nothing fitted yet
@@ -338,9 +332,9 @@ def test_covariance_of_the_free_parameters(toy):
         covariance_matrix(f.minuit, ["mu", "nu"])
 
 
-def test_index_errors_name_what_was_asked_and_what_exists(toy, tmp_path):
+def test_index_errors_name_what_was_asked_and_what_exists(toy_model_l8, tmp_path):
     f = Fitter(Likelihood(params()), seed=1, verbose=False)
-    pt = f.likelihood.add_point(signal(toy), normalization="none")
+    pt = f.likelihood.add_point(signal(toy_model_l8), normalization="none")
     pt.add_data({"x": np.linspace(0.2, 0.8, 20)})
     with pytest.raises(IndexError, match=r"parameter index 7 is out of range: the fit has 2 "
                                          r"parameters \(0\.\.1\)"):
@@ -353,14 +347,14 @@ def test_index_errors_name_what_was_asked_and_what_exists(toy, tmp_path):
         f.fix_range(1, 0)
 
 
-def test_fixing_before_the_events_are_loaded_prepares_nothing(toy, tmp_path):
+def test_fixing_before_the_events_are_loaded_prepares_nothing(toy_model_l8, tmp_path):
     """The paper's sequence may fix parameters before the MC is read; a
     missing MC file is then an error naming the file, and once it is read
     the fit runs."""
     from vecampfit import root_io
     rng = np.random.default_rng(21)
     f = Fitter(Likelihood(params()), seed=1, verbose=False)
-    pt = f.likelihood.add_point(signal(toy))
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_data({"x": sample_gauss(1000, rng)})
     f.fix_all()
     f.release("mu", "sigma")
@@ -373,24 +367,24 @@ def test_fixing_before_the_events_are_loaded_prepares_nothing(toy, tmp_path):
     assert abs(v[0] - TRUE_MU) < 4 * e[0]
 
 
-def _background_fit(toy, rng):
+def _background_fit(toy_model_l8, rng):
     nb = 500
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
     lk = Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)))
-    pt = lk.add_point(signal(toy))
-    pt.add_background(linear(toy), "BACKGROUND_FRACTION", [0.8])
+    pt = lk.add_point(signal(toy_model_l8))
+    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": np.linspace(0, 1, 20001)})
     return lk
 
 
-def test_stages_are_the_commands_one_by_one(toy):
+def test_stages_are_the_commands_one_by_one(toy_model_l8):
     """Fitter.run(Stage, ...) is fix_all/fix/release, MIGRAD, HESSE and MINOS
     in order: the same fit, bit for bit, as the commands given one by one."""
-    a = Fitter(_background_fit(toy, np.random.default_rng(23)), seed=2, verbose=False)
+    a = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
     a.run(Stage(fix_all=True, release=["mu", "sigma"]),
           Stage(release="BACKGROUND_FRACTION", fix=0, hesse=True, minos=["sigma"]))
-    b = Fitter(_background_fit(toy, np.random.default_rng(23)), seed=2, verbose=False)
+    b = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
     b.fix_all()
     b.release("mu", "sigma")
     b.migrad()
@@ -414,7 +408,7 @@ def test_stages_are_the_commands_one_by_one(toy):
         Stage(release=True)
 
 
-def test_the_old_api_works_and_says_what_replaced_it(toy, tmp_path):
+def test_the_old_api_works_and_says_what_replaced_it(toy_model_l8, tmp_path):
     """Scripts written for Fitter(table, ...) and the attributes the fitter
     repeated from the likelihood and Minuit keep working; each warns,
     naming its replacement, and gives what the replacement gives."""
@@ -442,7 +436,7 @@ def test_the_old_api_works_and_says_what_replaced_it(toy, tmp_path):
                                                     f"use {expect[name]}"):
             return call()
 
-    pt = old_name("add_point", lambda: old.add_point(signal(toy), normalization="formula"))
+    pt = old_name("add_point", lambda: old.add_point(signal(toy_model_l8), normalization="formula"))
     pt.set_integral_function(gauss_integral, gauss_integral_gradient)
     pt.add_data({"x": x})
     old.migrad()

@@ -9,15 +9,6 @@ import pytest
 from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
                               LikelihoodError, FitParameter, ParameterTable)
 from vecampfit.fitter import _reduction as reduction_module
-from vecampfit.model_compiler import compile_model
-
-LENGTHS = [1, 4, 8]
-
-
-@pytest.fixture(scope="module")
-def toy(model_cache, models_dir):
-    return compile_model(f"{models_dir}/fitter_toy_model.pyx", LENGTHS, build_dir=model_cache)
-
 
 from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
 
@@ -31,15 +22,15 @@ def python_density():
     return Density(f, fg, parameters=["mu", "sigma"], event_fields=["x"], name="gauss")
 
 
-def block_density(toy, L, precision="float64"):
-    return Density.from_model(toy[L], precision, model="gauss", name="gauss")
+def block_density(toy_models, L, precision="float64"):
+    return Density.from_model(toy_models[L], precision, model="gauss", name="gauss")
 
 
-def linear_density(toy, L, kind, precision="float64"):
+def linear_density(toy_models, L, kind, precision="float64"):
     if kind == "python":
         return Density(lambda ev, p: 1 + p[0] * ev["x"], parameters=["c"], event_fields=["x"],
                        name="linear")
-    return Density.from_model(toy[L], precision, model="linear", name="linear")
+    return Density.from_model(toy_models[L], precision, model="linear", name="linear")
 
 
 def table(*names_values):
@@ -54,10 +45,10 @@ W_MC = RNG.uniform(0.2, 2.0, X_MC.size)
 P = np.array([0.45, 0.18, 0.22, 0.1])     # mu, sigma, f_B1, f_B2
 
 
-def make(kind, toy, L, fit, precision="float64", threads=1):
+def make(kind, toy_models, L, fit, precision="float64", threads=1):
     """A likelihood of the given fit kind and its numpy reference F(p)."""
-    dens = python_density() if kind == "python" else block_density(toy, L, precision)
-    lin = lambda: linear_density(toy, L, kind, precision)  # noqa: E731
+    dens = python_density() if kind == "python" else block_density(toy_models, L, precision)
+    lin = lambda: linear_density(toy_models, L, kind, precision)  # noqa: E731
     if fit == "mc_background":
         lk = Likelihood(table(("mu", .5), ("sigma", .2), ("fb1", .2), ("fb2", .1)),
                         precision=precision, vector_length=L, threads=threads)
@@ -144,8 +135,8 @@ FITS = ["mc_background", "grid", "formula", "none", "extended", "simultaneous_pr
 
 @pytest.mark.parametrize("fit", FITS)
 @pytest.mark.parametrize("kind,L", [("python", 8), ("block", 1), ("block", 4), ("block", 8)])
-def test_value_equals_paper_formula(toy, fit, kind, L):
-    lk, ref, p = make(kind, toy, L, fit)
+def test_value_equals_paper_formula(toy_models, fit, kind, L):
+    lk, ref, p = make(kind, toy_models, L, fit)
     value, _ = lk.evaluate(p)
     expected = ref(p)
     rel = abs(value - expected) / abs(expected)
@@ -155,8 +146,8 @@ def test_value_equals_paper_formula(toy, fit, kind, L):
 
 @pytest.mark.parametrize("fit", FITS)
 @pytest.mark.parametrize("kind", ["python", "block"])
-def test_gradient_against_finite_differences(toy, fit, kind):
-    lk, ref, p = make(kind, toy, 8, fit)
+def test_gradient_against_finite_differences(toy_models, fit, kind):
+    lk, ref, p = make(kind, toy_models, 8, fit)
     value, grad = lk.evaluate(p, gradient=True)
     assert value == lk.evaluate(p)[0]
     fd = np.empty_like(p)
@@ -174,13 +165,13 @@ def test_gradient_against_finite_differences(toy, fit, kind):
 
 @pytest.mark.parametrize("chunk_events", [None, 64])
 @pytest.mark.parametrize("fit", ["mc_background", "simultaneous_priors"])
-def test_threads_give_bit_identical_results(toy, fit, chunk_events, monkeypatch):
+def test_threads_give_bit_identical_results(toy_models, fit, chunk_events, monkeypatch):
     # With 64-event chunks the threads take many chunks each, in an order
     # that changes from call to call (dynamic schedule).
     if chunk_events is not None:
         monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk_events)
-    lk1, _, p = make("block", toy, 4, fit, threads=1)
-    lk2, _, _ = make("block", toy, 4, fit, threads=2)
+    lk1, _, p = make("block", toy_models, 4, fit, threads=1)
+    lk2, _, _ = make("block", toy_models, 4, fit, threads=2)
     v1, g1 = lk1.evaluate(p, gradient=True)
     for _ in range(5):
         v2, g2 = lk2.evaluate(p, gradient=True)
@@ -188,9 +179,9 @@ def test_threads_give_bit_identical_results(toy, fit, chunk_events, monkeypatch)
         assert np.array_equal(g1, g2)
 
 
-def test_float32_densities_sum_in_double(toy):
-    lk64, ref, p = make("block", toy, 8, "mc_background")
-    lk32, _, _ = make("block", toy, 8, "mc_background", precision="float32")
+def test_float32_densities_sum_in_double(toy_models):
+    lk64, ref, p = make("block", toy_models, 8, "mc_background")
+    lk32, _, _ = make("block", toy_models, 8, "mc_background", precision="float32")
     v64, g64 = lk64.evaluate(p, gradient=True)
     v32, g32 = lk32.evaluate(p, gradient=True)
     rel = abs(v32 - v64) / abs(v64)
@@ -200,30 +191,30 @@ def test_float32_densities_sum_in_double(toy):
     np.testing.assert_allclose(g32, g64, rtol=1e-3, atol=1e-3 * np.abs(g64).max())
 
 
-def test_wrong_precision_or_vector_length_is_an_error(toy):
+def test_wrong_precision_or_vector_length_is_an_error(toy_models):
     lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
     with pytest.raises(DensityError, match="vector length 4"):
-        lk.add_point(block_density(toy, 4))
+        lk.add_point(block_density(toy_models, 4))
     lk32 = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8, precision="float32")
     with pytest.raises(DensityError, match="float64"):
-        lk32.add_point(block_density(toy, 8))
-    c = toy[8].vecampfit_model()["gauss"]["functions"]["float64"]
+        lk32.add_point(block_density(toy_models, 8))
+    c = toy_models[8].vecampfit_model()["gauss"]["functions"]["float64"]
     with pytest.raises(DensityError, match="expected a density_gradient"):
         Density(c["density"], c["density"], parameters=["mu", "sigma"], event_fields=["x"])
     with pytest.raises(DensityError, match="expected a density function"):
         Density(c["fill_parameter_buffer"], parameters=["mu", "sigma"], event_fields=["x"])
 
 
-def test_invalid_density_values_name_point_density_and_event(toy):
+def test_invalid_density_values_name_point_density_and_event(toy_models):
     lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
-    pt = lk.add_point(block_density(toy, 8))
+    pt = lk.add_point(block_density(toy_models, 8))
     pt.add_data({"x": X_DATA})
     pt.add_normalization_events({"x": X_MC})
     with pytest.raises(LikelihoodError, match=r"fit point 0: signal density 'gauss'.*nan"):
         lk.evaluate([np.nan, 0.2])
     # A data event far from mu: the Gaussian underflows to 0 there.
     lkz = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8)
-    ptz = lkz.add_point(block_density(toy, 8))
+    ptz = lkz.add_point(block_density(toy_models, 8))
     ptz.add_data({"x": np.concatenate([X_DATA[:10], [50.0]])})
     ptz.add_normalization_events({"x": X_MC})
     with pytest.raises(LikelihoodError, match="likelihood argument is not positive at data event "
@@ -253,7 +244,7 @@ def test_invalid_density_values_name_point_density_and_event(toy):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, threads,
+def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy_models, threads,
                                                                         monkeypatch):
     # Small chunks, handed out dynamically: the invalid events lie in
     # different chunks and blocks, and the first of them must be named.
@@ -262,7 +253,7 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
     x_mc = rng.uniform(0, 0.9, 5003)
     x_mc[[4100, 2999, 3000, 1234]] = 1.5          # 1 - x < 0 there
     lk = Likelihood(table(("c", -1.0)), vector_length=8, threads=threads)
-    pt = lk.add_point(linear_density(toy, 8, "block"))
+    pt = lk.add_point(linear_density(toy_models, 8, "block"))
     pt.add_data({"x": rng.uniform(0, 0.9, 3001)})
     pt.add_normalization_events({"x": x_mc})
     with pytest.raises(LikelihoodError, match=r"density is -0\.5 at normalization event 1234 "):
@@ -271,7 +262,7 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
     x_data = rng.uniform(0.3, 0.7, 3001)
     x_data[[2900, 777, 1500]] = 50.0              # the Gaussian underflows to 0 there
     lkz = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=8, threads=threads)
-    ptz = lkz.add_point(block_density(toy, 8))
+    ptz = lkz.add_point(block_density(toy_models, 8))
     ptz.add_data({"x": x_data})
     ptz.add_normalization_events({"x": rng.uniform(0, 1, 5003)})
     for gradient in (False, True):
@@ -280,7 +271,7 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy, th
 
 
 def test_a_negative_density_is_found_where_a_background_keeps_the_argument_positive(
-        toy, monkeypatch):
+        toy_models, monkeypatch):
     # 1 - x < 0 at data events 1700 and 2500, but f_B b(x) keeps the likelihood
     # argument positive there: the signal density itself must be named, in
     # value and gradient calls, with and without weights, in small and
@@ -294,7 +285,7 @@ def test_a_negative_density_is_found_where_a_background_keeps_the_argument_posit
         monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk)
         for weights in (None, rng.uniform(0.5, 1.5, x_data.size)):
             lk = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
-            pt = lk.add_point(linear_density(toy, 8, "block"))
+            pt = lk.add_point(linear_density(toy_models, 8, "block"))
             pt.add_background(flat, "fb")
             pt.add_data({"x": x_data}, weights)
             pt.add_normalization_events({"x": rng.uniform(0, 0.9, 5003)})
@@ -304,14 +295,14 @@ def test_a_negative_density_is_found_where_a_background_keeps_the_argument_posit
                     lk.evaluate([-1.0, 0.9], gradient=gradient)
             x_ok = np.where(x_data > 1, 0.5, x_data)
             lk2 = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
-            pt2 = lk2.add_point(linear_density(toy, 8, "block"))
+            pt2 = lk2.add_point(linear_density(toy_models, 8, "block"))
             pt2.add_background(flat, "fb")
             pt2.add_data({"x": x_ok}, weights)
             pt2.add_normalization_events({"x": rng.uniform(0, 0.9, 5003)})
             assert np.isfinite(lk2.evaluate([-1.0, 0.9])[0])
 
 
-def test_bad_set_up_is_reported(toy):
+def test_bad_set_up_is_reported(toy_models):
     lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)))
     pt = lk.add_point(python_density(), normalization="formula")
     with pytest.raises(ValueError, match="formula normalization is for fits without background"):
@@ -340,21 +331,21 @@ def test_bad_set_up_is_reported(toy):
 # Parameters bound by name, bad set-ups named before anything runs
 # ----------------------------------------------------------------------------
 
-def test_densities_bind_their_parameters_by_name(toy):
+def test_densities_bind_their_parameters_by_name(toy_models):
     """The order of the table does not matter, a density may use a subset,
     and two points share the parameters they name alike."""
-    lk, ref, p = make("block", toy, 4, "simultaneous_priors")
+    lk, ref, p = make("block", toy_models, 4, "simultaneous_priors")
     value, grad = lk.evaluate(p, gradient=True)
     order = [3, 1, 0, 2]          # fb, sigma, mu, fa
     names = [("mu", .5), ("sigma", .2), ("fa", .2), ("fb", .1)]
     shuffled = Likelihood(table(*[names[k] for k in order]), vector_length=4, threads=1)
     xa, xb = X_DATA[:600], X_DATA[600:]
-    pa = shuffled.add_point(block_density(toy, 4))
-    pa.add_background(linear_density(toy, 4, "block"), "fa", {"c": 0.5})
+    pa = shuffled.add_point(block_density(toy_models, 4))
+    pa.add_background(linear_density(toy_models, 4, "block"), "fa", {"c": 0.5})
     pa.add_data({"x": xa})
     pa.add_normalization_events({"x": X_MC})
-    pb = shuffled.add_point(block_density(toy, 4))
-    pb.add_background(linear_density(toy, 4, "block"), "fb", [-0.5])
+    pb = shuffled.add_point(block_density(toy_models, 4))
+    pb.add_background(linear_density(toy_models, 4, "block"), "fb", [-0.5])
     pb.add_data({"x": xb})
     pb.add_normalization_events({"x": X_MC[:2000]}, W_MC[:2000])
     shuffled.add_prior("sigma", 0.2, 0.01, 0.03)
@@ -366,18 +357,18 @@ def test_densities_bind_their_parameters_by_name(toy):
     np.testing.assert_array_equal(shuffled.parameter_map(pa.signal), [2, 1])
 
 
-def test_a_table_that_lacks_a_model_parameter_names_it_and_the_file(toy, tmp_path):
+def test_a_table_that_lacks_a_model_parameter_names_it_and_the_file(toy_models, tmp_path):
     from vecampfit.fitter import ParameterFileError, read_parameter_file
     path = tmp_path / "parameters.dat"
     path.write_text("mu 0.5 0.01 0 0 0\n")          # one line short of the model
     lk = Likelihood(read_parameter_file(path), vector_length=4)
     with pytest.raises(ParameterFileError, match=rf"needs parameter\(s\) sigma, which {path} does "
                                                  r"not have"):
-        lk.add_point(block_density(toy, 4))
+        lk.add_point(block_density(toy_models, 4))
     # A parameter of the table that nothing uses (a typo, a stale line).
     path.write_text("mu 0.5 0.01 0 0 0\nsigma 0.2 0.01 0 0 0\nsigmaa 0.2 0.01 0 0 0\n")
     lk = Likelihood(read_parameter_file(path), vector_length=4)
-    pt = lk.add_point(block_density(toy, 4))
+    pt = lk.add_point(block_density(toy_models, 4))
     pt.add_data({"x": X_DATA})
     pt.add_normalization_events({"x": X_MC})
     with pytest.raises(ParameterFileError, match=rf"{path}: parameter\(s\) sigmaa are used by no "
@@ -388,26 +379,26 @@ def test_a_table_that_lacks_a_model_parameter_names_it_and_the_file(toy, tmp_pat
     assert np.isfinite(lk.evaluate([0.5, 0.2, 0.2])[0])
 
 
-def test_background_parameter_values_must_match_the_density(toy, tmp_path):
+def test_background_parameter_values_must_match_the_density(toy_models, tmp_path):
     from vecampfit.fitter import ParameterFileError, read_parameter_file
     lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)), vector_length=4)
-    pt = lk.add_point(block_density(toy, 4))
+    pt = lk.add_point(block_density(toy_models, 4))
     with pytest.raises(DensityError, match=r"background 1: 2 parameter values given for density "
                                            r"'linear', which has 1 \(c\)"):
-        pt.add_background(linear_density(toy, 4, "block"), "f", [0.5, 0.1])
+        pt.add_background(linear_density(toy_models, 4, "block"), "f", [0.5, 0.1])
     with pytest.raises(DensityError, match="missing: c; unknown: C"):
-        pt.add_background(linear_density(toy, 4, "block"), "f", {"C": 0.5})
+        pt.add_background(linear_density(toy_models, 4, "block"), "f", {"C": 0.5})
     path = tmp_path / "background.dat"
     path.write_text("d 0.5 0.01 0 0 0\n")
     with pytest.raises(ParameterFileError, match=rf"{path} has no line for parameter\(s\) c"):
-        pt.add_background(linear_density(toy, 4, "block"), "f", read_parameter_file(path))
+        pt.add_background(linear_density(toy_models, 4, "block"), "f", read_parameter_file(path))
     path.write_text("c 0.5 0.01 0 0 0\n")
-    bg = pt.add_background(linear_density(toy, 4, "block"), "f", read_parameter_file(path))
+    bg = pt.add_background(linear_density(toy_models, 4, "block"), "f", read_parameter_file(path))
     np.testing.assert_array_equal(bg.parameters, [0.5])
 
 
-def test_extended_fit_with_a_non_positive_total_yield_is_an_error(toy):
-    lk, _, p = make("block", toy, 4, "extended")
+def test_extended_fit_with_a_non_positive_total_yield_is_an_error(toy_models):
+    lk, _, p = make("block", toy_models, 4, "extended")
     bad = p.copy()
     bad[2:] = [100.0, -100.0]
     with pytest.raises(LikelihoodError, match=r"total yield N = 0\.0 is not positive \(signal "
@@ -437,13 +428,13 @@ def test_threads_and_vector_length_are_checked(monkeypatch):
             Likelihood(table(("mu", .5)), vector_length=bad)
 
 
-def test_the_likelihood_is_an_iminuit_cost_function(toy):
+def test_the_likelihood_is_an_iminuit_cost_function(toy_models):
     from iminuit import Minuit
     rng = np.random.default_rng(3)
     lk = Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.01, 0, 1, 0),
                                     FitParameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
                     vector_length=8, threads=1)
-    pt = lk.add_point(block_density(toy, 8))
+    pt = lk.add_point(block_density(toy_models, 8))
     pt.add_data({"x": np.clip(rng.normal(0.45, 0.12, 3000), 0, 1)})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
     m = Minuit(lk, *lk.initial_values)
@@ -458,9 +449,9 @@ def test_the_likelihood_is_an_iminuit_cost_function(toy):
                                   lk.evaluate(np.array(m.values), gradient=True)[1])
 
 
-def test_a_failed_preparation_leaves_the_buffers_as_they_were(toy):
+def test_a_failed_preparation_leaves_the_buffers_as_they_were(toy_models):
     lk = Likelihood(table(("mu", .5), ("sigma", .2)), vector_length=4)
-    pt = lk.add_point(block_density(toy, 4))
+    pt = lk.add_point(block_density(toy_models, 4))
     pt.add_data({"x": X_DATA})
     with pytest.raises(EventBufferError, match="normalization events of fit point 0: no events"):
         lk.evaluate([0.5, 0.2])
@@ -473,13 +464,13 @@ def test_a_failed_preparation_leaves_the_buffers_as_they_were(toy):
     assert value == pytest.approx(ref, rel=1e-12)
 
 
-def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy, tmp_path):
+def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy_models, tmp_path):
     from vecampfit import root_io
     path = tmp_path / "data.root"
     root_io.write_tree(path, {"x": X_DATA})
     lk = Likelihood(table(("mu", .5), ("sigma", .2), ("f", .1)), vector_length=4)
-    pt = lk.add_point(block_density(toy, 4))
-    pt.add_background(linear_density(toy, 4, "block"), "f", [0.5])
+    pt = lk.add_point(block_density(toy_models, 4))
+    pt.add_background(linear_density(toy_models, 4, "block"), "f", [0.5])
     pt.add_data({"x": X_DATA[:10]})
     calls = []
 
@@ -498,14 +489,14 @@ def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy, tmp_path):
     np.testing.assert_array_equal(pt.data_events.field("x")[10:], X_DATA)
 
 
-def test_precision_is_the_relative_precision_minuit_assumes(toy):
+def test_precision_is_the_relative_precision_minuit_assumes(toy_models):
     """iminuit reads ``precision`` from a cost function: the likelihood gives
     a number, 4 eps of float64 (what Minuit2 assumes for double precision),
     for float32 densities too (the sums are in float64); the precision of
     the densities is ``density_precision``."""
     from iminuit import Minuit
     for precision in ("float64", "float32"):
-        lk, _, p = make("block", toy, 8, "mc_background", precision=precision)
+        lk, _, p = make("block", toy_models, 8, "mc_background", precision=precision)
         assert lk.precision == 4 * np.finfo(np.float64).eps == 2.0 ** -50
         assert lk.density_precision == precision
         m = Minuit(lk, *lk.initial_values)

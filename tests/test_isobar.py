@@ -344,7 +344,7 @@ def test_a_parent_below_the_threshold_of_its_daughters_is_refused():
     IsobarModel(("X", 0.8), ["K-", "pi+", "pi+"])
 
 
-def test_source_is_readable_and_complete():
+def test_source_defines_the_model_functions_and_the_expression_layer_pieces():
     src = dplus_model().source()
     for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
                   "cdef void density_gradient", "cdef void component_amplitudes",
@@ -361,32 +361,30 @@ def _base():
     return IsobarModel("D0", ["K-", "pi+", "pi0"])
 
 
-def test_one_parent_radius_is_one_slot_and_one_form_factor_call():
-    """Resonances with one parent radius read it from one parameter-buffer
-    slot: their F_P(p) calls in one pair and spin are the same expression, so
-    the C compiler evaluates them once per lane; a resonance with a radius of
-    its own gets its own slot (and its own call)."""
+def test_one_parent_radius_is_one_form_factor_per_pair_ordering():
+    """Resonances with one parent radius share F_P(p): in one pair and spin
+    it is one expression, computed once per lane for each ordering of the
+    pair (r_P^2 one parameter-buffer slot); a resonance with a radius of its
+    own gets its own."""
     import re
 
-    def calls(model):
+    def form_factors(model):
         src = model.source()
         body = src[src.index("cdef void density("):src.index("cdef void density_gradient(")]
-        return (sorted(set(re.findall(r"PB_RP_[PC]_\w+", src))),
-                re.findall(r"blatt_weisskopf_scalar\(([^)]*\))", body))
+        return re.findall(r"= pb\[(PB_X\d+)\] \* ev\[F_p2_(\w+) \*", body)
 
-    slots, args = calls(dplus_model())
-    assert slots == ["PB_RP_P_DP_R"]
-    # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions): two
-    # distinct calls, each written twice.
-    assert len(args) == 4 and len(set(args)) == 2
+    fp = form_factors(dplus_model())
+    # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions).
+    assert sorted(x[1] for x in fp) == ["km_pip2", "km_pip3"]
+    assert len({x[0] for x in fp}) == 1
     m = IsobarModel("D+", ["K-", "pi+", "pi+"], spin_factor="zemach",
                     parent_form_factor="unnormalized", parent_radius=5.0)
     m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0", coupling=Polar(1.0, 0.0))
     m.add_resonance("KST2", ("K-", "pi+"), 1, mass=1.717, width=0.322,
                     parent_radius=Parameter("KST2_RP", 3.0), coupling=Polar(0.5, 60.0))
-    slots, args = calls(m)
-    assert slots == ["PB_RP_P_DP_R", "PB_RP_P_KST2_RP"]
-    assert len(set(args)) == 4
+    fp = form_factors(m)
+    assert sorted(x[1] for x in fp) == ["km_pip2", "km_pip2", "km_pip3", "km_pip3"]
+    assert len({x[0] for x in fp}) == 2
 
 
 def test_error_pair_below_the_resonance_threshold():
@@ -1016,3 +1014,38 @@ def test_generated_loops_compute_nothing_that_could_be_hoisted():
     fill = src.split("cdef void fill_parameter_buffer")[1].split("\ncdef ")[0]
     for slot in set(__import__("re").findall(r"pb\[(PB_X\d+)\]", src)):
         assert f"pb[{slot}] = " in fill, slot
+
+
+def test_user_lineshape_with_factors_that_depend_on_parameters(model_cache):
+    """A lineshape of the user's own beside real factors that depend on
+    parameters (the Zemach factor on the resonance mass, the normalized parent
+    form factor on the mass and a free parent radius): the factors are printed
+    from the expression layer and composed by the product rule; density and
+    gradient equal the built-in model's."""
+    from vecampfit.isobar import UserLineshape
+
+    def build(lineshape):
+        m = IsobarModel("D0", ["K-", "pi+", "pi0"], spin_factor="zemach",
+                        parent_form_factor="normalized", parent_radius=Parameter("D_R", 4.0))
+        m.add_resonance("KST", ("K-", "pi+"), 1, lineshape=lineshape, mass=0.8955,
+                        width=0.0473, coupling=Polar(1.0, 0.0))
+        m.add_resonance("RHO", ("pi+", "pi0"), 1, mass=0.775, width=0.149,
+                        coupling=Polar(0.8, 40.0))
+        return m
+    user = build(UserLineshape("my_bw", ("mass", "width"), USER_BW, "test_isobar:my_bw_numpy"))
+    builtin = build("constant_width")
+    ev = generation.phase_space(particle_data.mass("D0"), [M_K, M_PI, particle_data.mass("pi0")],
+                                400, seed=15)
+    k, pi, pz = ev.momenta
+    records = {"m2_km_pip": _minv2(k + pi), "m2_km_piz": _minv2(k + pz)}
+    out = {}
+    for name, m in (("user", user), ("builtin", builtin)):
+        d = m.compile((4,), directory=os.path.join(model_cache, "isobar"),
+                      name=f"kstar_factors_{name}", build_dir=model_cache).density("float64", 4)
+        x = np.array([user.values()[n] * 1.01 for n in d.parameters])
+        val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+        out[name] = (val, grad[[d.parameters.index(n) for n in sorted(d.parameters)]])
+    np.testing.assert_allclose(out["user"][0], out["builtin"][0], rtol=1e-12)
+    np.testing.assert_allclose(out["user"][1], out["builtin"][1], rtol=0,
+                               atol=1e-11 * np.max(np.abs(out["builtin"][1])))
+    assert "KST_0_r0" in user.source()      # the factors beside the user's lineshape

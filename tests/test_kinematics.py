@@ -1,11 +1,13 @@
 """Tests of vecampfit.kinematics.
 
 References: mpmath (decay momenta, the complex phase-space factor and its
-sheet on both sides of threshold), Lorentz boosts of generated four-momenta
+sheet on both sides of threshold), sympy's derivative of the decay momentum
+evaluated in mpmath, its closed form and central finite differences, Lorentz boosts of generated four-momenta
 (covariant factor, helicity angle, Dalitz range), an independent helicity
 formula in m13^2, and round trips between helicity variables and momenta.
 """
 
+import functools
 import os
 
 import mpmath
@@ -23,7 +25,7 @@ MD, MK, MPI, MPI0 = 1.86484, 0.493677, 0.13957039, 0.1349768
 
 
 def mp_q2(m0, m1, m2):
-    m0, m1, m2 = (mpmath.mpf(float(x)) for x in (m0, m1, m2))
+    m0, m1, m2 = (x if isinstance(x, mpmath.mpf) else mpmath.mpf(float(x)) for x in (m0, m1, m2))
     return (m0**2 - (m1 + m2) ** 2) * (m0**2 - (m1 - m2) ** 2) / (4 * m0**2)
 
 
@@ -63,6 +65,98 @@ def test_decay_momentum_against_mpmath():
         kin.decay_momentum(1.0, -0.1, 0.3)
     with pytest.raises(ValueError, match="threshold"):
         kin.decay_momentum_s(0.25, 0.09, 0.09)
+
+
+@functools.lru_cache(maxsize=None)
+def sympy_dq_dm0():
+    """dq/dm0 as sympy differentiates q(m0, m1, m2), evaluated in mpmath (40 digits)."""
+    import sympy
+    m0, m1, m2 = sympy.symbols("m0 m1 m2", positive=True)
+    q = sympy.sqrt((m0**2 - (m1 + m2) ** 2) * (m0**2 - (m1 - m2) ** 2)) / (2 * m0)
+    f = sympy.lambdify((m0, m1, m2), sympy.diff(q, m0), "mpmath")
+    return lambda a, b, c: f(*(mpmath.mpf(float(x)) for x in (a, b, c)))
+
+
+def near_threshold_masses(n, seed):
+    """Masses with m0 from 1e-12 to 3 times (m1 + m2) above threshold, some equal, one zero."""
+    rng = np.random.default_rng(seed)
+    m1 = rng.uniform(0, 2, n)
+    m2 = rng.uniform(0, 2, n)
+    m2[: n // 10] = m1[: n // 10]
+    m1[n // 10: n // 10 + 5] = 0.0
+    m0 = (m1 + m2) * (1 + np.exp(rng.uniform(np.log(1e-12), np.log(3), n)))
+    return m0, m1, m2
+
+
+def test_decay_momentum_gradient_against_sympy():
+    m0, m1, m2 = near_threshold_masses(400, 11)
+    q, dq = kin.decay_momentum_gradient(m0, m1, m2)
+    np.testing.assert_array_equal(q, kin.decay_momentum(m0, m1, m2))
+    ref = sympy_dq_dm0()
+    err = max(abs(mpmath.mpf(float(d)) / ref(a, b, c) - 1) for d, a, b, c in zip(dq, m0, m1, m2))
+    print(f"\ndq/dm0 against sympy: largest relative error {float(err) / EPS64:.2f} eps")
+    assert err < 6 * EPS64
+    # float32: the same to a few float32 ulps (masses rounded to float32 first).
+    a, b, c = (x.astype(np.float32) for x in (m0, m1, m2))
+    keep = np.array([mpmath.mpf(float(x)) > mpmath.mpf(float(y)) + mpmath.mpf(float(z))
+                     for x, y, z in zip(a, b, c)])
+    q32, dq32 = kin.decay_momentum_gradient(a[keep], b[keep], c[keep])
+    assert dq32.dtype == np.float32
+    err32 = max(abs(mpmath.mpf(float(d)) / ref(x, y, z) - 1)
+                for d, x, y, z in zip(dq32, a[keep], b[keep], c[keep]))
+    print(f"float32: largest relative error {float(err32) / EPS32:.2f} eps")
+    assert err32 < 6 * EPS32
+
+
+def test_decay_momentum_gradient_closed_form_and_finite_differences():
+    m0, m1, m2 = near_threshold_masses(300, 12)
+    q, dq = kin.decay_momentum_gradient(m0, m1, m2)
+    # Closed form: (m0^4 - (m1^2 - m2^2)^2) / (4 m0^3 q), in plain float64 away from threshold.
+    far = m0 > 1.01 * (m1 + m2)
+    closed = (m0**4 - (m1**2 - m2**2) ** 2) / (4 * m0**3 * q)
+    np.testing.assert_allclose(dq[far], closed[far], rtol=1e-13)
+    # Equal masses: dq/dm0 = m0 / (4 q).
+    eq = m1 == m2
+    np.testing.assert_allclose(dq[eq], m0[eq] / (4 * q[eq]), rtol=4 * EPS64)
+    # Central differences of q in mpmath (40 digits), with a step of 1e-6 of the
+    # distance to threshold (truncation error about 1e-12), at every point.
+    for a, b, c, d in zip(m0, m1, m2, dq):
+        a, b, c = (mpmath.mpf(float(x)) for x in (a, b, c))
+        h = (a - b - c) * mpmath.mpf("1e-6")
+        fd = (mpmath.sqrt(mp_q2(a + h, b, c)) - mpmath.sqrt(mp_q2(a - h, b, c))) / (2 * h)
+        assert abs(d / fd - 1) < 1e-10, (a, b, c, d, fd)
+    # ... and of decay_momentum itself in float64, where the step is well above
+    # the rounding of m0 (1e-4 of the distance to threshold, at least 1e-5 m0).
+    h = 1e-4 * (m0 - (m1 + m2))
+    ok = h > 1e-9 * m0
+    fd = (kin.decay_momentum(m0 + h, m1, m2) - kin.decay_momentum(m0 - h, m1, m2)) / (2 * h)
+    assert ok.sum() > 100
+    np.testing.assert_allclose(fd[ok], dq[ok], rtol=1e-6)
+
+
+def test_decay_momentum_gradient_at_threshold_and_bad_input():
+    m0, m1, m2 = threshold_masses(np.float64)
+    above = np.array([mpmath.mpf(float(a)) >= mpmath.mpf(float(b)) + mpmath.mpf(float(c))
+                      for a, b, c in zip(m0, m1, m2)])
+    q, dq = kin.decay_momentum_gradient(m0[above], m1[above], m2[above])
+    ref = sympy_dq_dm0()
+    at = q == 0
+    massless = (m1[above] == 0) | (m2[above] == 0)
+    assert np.all(at[massless] <= (dq[massless] == 1.0))   # massless daughter: 1 at threshold
+    assert np.all(np.isposinf(dq[at & ~massless])) and np.sum(at & ~massless) >= 2
+    err = max(abs(mpmath.mpf(float(d)) / ref(a, b, c) - 1)
+              for d, a, b, c in zip(dq[~at], m0[above][~at], m1[above][~at], m2[above][~at]))
+    print(f"\ndq/dm0 a few ulps above threshold: largest relative error {float(err) / EPS64:.2f} eps")
+    assert err < 6 * EPS64
+    q, dq = kin.decay_momentum_gradient(1.0, 0.25, 0.25)
+    assert isinstance(dq, np.float64) and dq == pytest.approx(1 / np.sqrt(3), rel=2 * EPS64)
+    assert kin.decay_momentum_gradient(np.ones((2, 3)), 0.1, [0.2, 0.3, 0.4])[1].shape == (2, 3)
+    with pytest.raises(ValueError, match="threshold"):
+        kin.decay_momentum_gradient(m0[~above][0], m1[~above][0], m2[~above][0])
+    with pytest.raises(ValueError, match="non-negative"):
+        kin.decay_momentum_gradient(1.0, -0.1, 0.2)
+    with pytest.raises(ValueError, match="positive"):
+        kin.decay_momentum_gradient(0.0, 0.0, 0.0)
 
 
 def test_momentum_analytic_continuation():

@@ -4,7 +4,10 @@ References: the rotation matrix exp(-i theta J_y) built from the angular
 momentum ladder operators and exponentiated by an mpmath eigendecomposition
 at 40 digits; sympy's ``Rotation.d``; the symmetry relations and unitarity of
 the d matrices; a brute-force enumeration of (L, S) for the allowed orbital
-angular momenta.
+angular momenta.  Clebsch-Gordan coefficients and 3j symbols against sympy's
+``CG`` and ``wigner_3j`` (exact squares and float values), their selection
+rules, both orthogonality relations, and the Clebsch-Gordan series of the d
+functions (which ties their phase conventions to those of :func:`d_function`).
 """
 
 import functools
@@ -327,3 +330,152 @@ def test_angular_momentum_range_examples_and_bad_input():
         qm.angular_momentum_range(1, 1, 0, 1, 0, 0)
     with pytest.raises(TypeError, match="parity_conserved"):
         qm.angular_momentum_range(1, 1, 0, 1, 0, 1, parity_conserved="yes")
+
+
+# ---------------------------------------------------------------------------
+# Clebsch-Gordan coefficients and 3j symbols
+# ---------------------------------------------------------------------------
+
+def couplings(two_j1_max, two_j2_max):
+    """(two_j1, two_m1, two_j2, two_m2, two_j, two_m) of every allowed coupling."""
+    for two_j1 in range(two_j1_max + 1):
+        for two_j2 in range(two_j2_max + 1):
+            for two_j in range(abs(two_j1 - two_j2), two_j1 + two_j2 + 1, 2):
+                for two_m1 in range(-two_j1, two_j1 + 1, 2):
+                    for two_m2 in range(-two_j2, two_j2 + 1, 2):
+                        if abs(two_m1 + two_m2) <= two_j:
+                            yield two_j1, two_m1, two_j2, two_m2, two_j, two_m1 + two_m2
+
+
+def halves(*two_values):
+    return [Fraction(t, 2) for t in two_values]
+
+
+def test_clebsch_gordan_against_sympy():
+    """Every coefficient with j1 <= 9/2, j2 <= 2: exact signed square and
+    correctly rounded float value against sympy's CG."""
+    from sympy.physics.quantum.cg import CG
+    n = 0
+    worst = 0.0
+    for two in couplings(9, 4):
+        ref = CG(*(sympy.Rational(t, 2) for t in two)).doit()
+        square = sympy.expand(ref**2)
+        assert square.is_Rational, (two, ref)
+        exact = Fraction(int(square.p), int(square.q)) * (1 if ref > 0 else -1 if ref < 0 else 0)
+        args = halves(*two)
+        assert qm.clebsch_gordan_signed_square(*args) == exact, two
+        got = qm.clebsch_gordan(*args)
+        ref_mp = mpmath.mpf(str(sympy.N(ref, 40)))
+        assert got == float(ref_mp), two  # the nearest float64
+        worst = max(worst, abs(got - float(ref_mp)))
+        n += 1
+    assert n == 2367, n
+    assert worst == 0.0
+
+
+def test_clebsch_gordan_phase_convention():
+    """Condon-Shortley: <j1 j1 j2 (J - j1) | J J> > 0, and the exchange symmetry."""
+    for two_j1, two_m1, two_j2, two_m2, two_j, two_m in couplings(9, 9):
+        args = halves(two_j1, two_m1, two_j2, two_m2, two_j, two_m)
+        if two_m1 == two_j1 and two_m == two_j:
+            assert qm.clebsch_gordan(*args) > 0, args
+        swapped = halves(two_j2, two_m2, two_j1, two_m1, two_j, two_m)
+        sign = -1 if ((two_j1 + two_j2 - two_j) // 2) % 2 else 1
+        assert qm.clebsch_gordan_signed_square(*args) == sign * qm.clebsch_gordan_signed_square(*swapped)
+    # The PDG table (1 x 1/2): <1 0; 1/2 1/2 | 1/2 1/2> = -sqrt(1/3), <1 1; 1/2 -1/2 | 1/2 1/2> = sqrt(2/3).
+    assert qm.clebsch_gordan_signed_square(1, 0, 0.5, 0.5, 0.5, 0.5) == Fraction(-1, 3)
+    assert qm.clebsch_gordan_signed_square(1, 1, 0.5, -0.5, 0.5, 0.5) == Fraction(2, 3)
+
+
+@pytest.mark.parametrize("args", [
+    (1, 1, 1, 0, 1, 0),          # m1 + m2 != M
+    (1, 0, 1, 0, 1, 1),
+    (1, 0, 1, 0, 3, 0),          # J > j1 + j2
+    (2, 0, 0.5, 0.5, 0.5, 0.5),  # J < |j1 - j2|
+    (1, 0, 0.5, 0.5, 1, 0.5),    # j1 + j2 + J not an integer
+    (2.5, 0.5, 2, 0, 4, 0.5),
+    (1, 2, 1, -1, 1, 1),         # |m1| > j1
+    (1, 0, 1, 1, 0, 1),          # |M| > J
+    (1, 0.5, 1, -0.5, 1, 0),     # m1 of the other kind than j1
+    (1, 0, 1, 0, 1, 0),          # allowed by the rules, zero by Racah's sum
+])
+def test_clebsch_gordan_zero_by_selection_rules(args):
+    assert qm.clebsch_gordan(*args) == 0.0
+    assert qm.clebsch_gordan_signed_square(*args) == 0
+    # A neighbour that the rules allow is not zero (the test can tell).
+    assert qm.clebsch_gordan(2.5, 0.5, 2, 0, 3.5, 0.5) != 0.0
+
+
+def test_clebsch_gordan_zero_whenever_m1_plus_m2_differs_from_m():
+    for two_j1, two_m1, two_j2, two_m2, two_j, two_m in couplings(9, 4):
+        for two_mm in range(-two_j, two_j + 1, 2):
+            if two_mm != two_m:
+                assert qm.clebsch_gordan(*halves(two_j1, two_m1, two_j2, two_m2, two_j, two_mm)) == 0.0
+
+
+def test_clebsch_gordan_orthogonality():
+    """sum_{m1 m2} <..|J M><..|J' M'> = delta_JJ' delta_MM' and
+    sum_{J M} <m1 m2|J M><m1' m2'|J M> = delta_m1m1' delta_m2m2', for j1 <= 9/2, j2 <= 2."""
+    worst = 0.0
+    for two_j1 in range(10):
+        for two_j2 in range(5):
+            ms = [(a, b) for a in range(-two_j1, two_j1 + 1, 2) for b in range(-two_j2, two_j2 + 1, 2)]
+            jm = [(j, m) for j in range(abs(two_j1 - two_j2), two_j1 + two_j2 + 1, 2)
+                  for m in range(-j, j + 1, 2)]
+            assert len(ms) == len(jm)
+            c = np.array([[qm.clebsch_gordan(*halves(two_j1, a, two_j2, b, j, m)) for j, m in jm]
+                          for a, b in ms])
+            worst = max(worst, np.abs(c.T @ c - np.eye(len(jm))).max(),
+                        np.abs(c @ c.T - np.eye(len(ms))).max())
+    assert worst < 1e-14, worst
+
+
+def test_clebsch_gordan_series_of_d_functions():
+    """d^{j1}_{m1 m1'} d^{j2}_{m2 m2'} = sum_J <j1 m1 j2 m2|J M><j1 m1' j2 m2'|J M'> d^J_{M M'}:
+    the coefficients have the phases of the module's d functions."""
+    theta = 1.234
+    worst = 0.0
+    for two_j1, two_j2 in [(1, 1), (2, 1), (2, 2), (3, 2), (4, 3), (9, 4)]:
+        for two_m1, two_m1p in itertools.product(range(-two_j1, two_j1 + 1, 2), repeat=2):
+            for two_m2, two_m2p in itertools.product(range(-two_j2, two_j2 + 1, 2), repeat=2):
+                lhs = (qm.d_function(*halves(two_j1, two_m1, two_m1p), theta)
+                       * qm.d_function(*halves(two_j2, two_m2, two_m2p), theta))
+                two_m, two_mp = two_m1 + two_m2, two_m1p + two_m2p
+                rhs = 0.0
+                for two_j in range(abs(two_j1 - two_j2), two_j1 + two_j2 + 1, 2):
+                    if abs(two_m) <= two_j and abs(two_mp) <= two_j:
+                        rhs += (qm.clebsch_gordan(*halves(two_j1, two_m1, two_j2, two_m2, two_j, two_m))
+                                * qm.clebsch_gordan(*halves(two_j1, two_m1p, two_j2, two_m2p, two_j, two_mp))
+                                * qm.d_function(*halves(two_j, two_m, two_mp), theta))
+                worst = max(worst, abs(lhs - rhs))
+    assert worst < 1e-14, worst
+
+
+def test_wigner_3j_against_sympy():
+    from sympy.physics.wigner import wigner_3j
+    n = 0
+    for two_j1, two_m1, two_j2, two_m2, two_j3, two_m in couplings(7, 4):
+        two = (two_j1, two_j2, two_j3, two_m1, two_m2, -two_m)
+        ref = wigner_3j(*(sympy.Rational(t, 2) for t in two))
+        assert qm.wigner_3j(*halves(*two)) == float(mpmath.mpf(str(sympy.N(ref, 40)))), two
+        n += 1
+    assert n > 1000
+    assert qm.wigner_3j(1, 1, 1, 1, 0, 0) == 0.0   # m1 + m2 + m3 != 0
+    assert qm.wigner_3j(1, 1, 3, 1, -1, 0) == 0.0  # triangle
+
+
+def test_clebsch_gordan_arguments():
+    ref = qm.clebsch_gordan(Fraction(3, 2), Fraction(1, 2), 1, -1, Fraction(1, 2), Fraction(-1, 2))
+    assert qm.clebsch_gordan(1.5, 0.5, 1, -1, 0.5, -0.5) == ref
+    assert qm.clebsch_gordan(np.float64(1.5), np.float32(0.5), np.int64(1), -1.0, 0.5, -0.5) == ref
+    assert isinstance(ref, float) and isinstance(qm.wigner_3j(1, 1, 0, 1, -1, 0), float)
+    with pytest.raises(ValueError, match="j1 must be non-negative"):
+        qm.clebsch_gordan(-1, 0, 1, 0, 1, 0)
+    with pytest.raises(ValueError, match="m2 must be an integer or half-integer"):
+        qm.clebsch_gordan(1, 0, 1, 0.25, 1, 0)
+    with pytest.raises(ValueError, match="j must be an integer or half-integer"):
+        qm.clebsch_gordan_signed_square(1, 0, 1, 0, 0.3, 0)
+    with pytest.raises(TypeError, match="m3 must be an integer or half-integer number"):
+        qm.wigner_3j(1, 1, 1, 0, 0, "0")
+    with pytest.raises(ValueError, match="j3 must be non-negative"):
+        qm.wigner_3j(1, 1, -1, 0, 0, 0)

@@ -257,6 +257,8 @@ ROUTINES = (
         routine("kinematics", "decay_momentum", m0=padded("1"), m1=padded("0"), m2=padded("0")),
         routine("kinematics", "decay_momentum_squared", m0=padded("1"), m1=padded("0"),
                 m2=padded("0")),
+        routine("kinematics", "decay_momentum_gradient", m0=padded("1"), m1=padded("0"),
+                m2=padded("0")),
         routine("kinematics", "decay_momentum_s", s=padded("1")),
         routine("kinematics", "decay_momentum_squared_s", s=padded("1")),
         routine("kinematics", "phase_space_2body_complex", s=COMPLEX_ONE),

@@ -1,6 +1,6 @@
 # Block routines of vecampfit.kinematics (the paper's
 # VECAMPFIT_KINEMATICS_VECTOR_#LENGTH#): covariant factor, two-body decay
-# momentum, complex two-body phase-space factor, momentum analytic
+# momentum (and its derivative with respect to the parent mass), complex two-body phase-space factor, momentum analytic
 # continuation, Dalitz-plot routines.
 #
 # Real vectors are ``floating`` arrays of L = VECTOR_LENGTH values; complex
@@ -175,6 +175,42 @@ cdef inline void decay_momentum_squared(floating *out, const floating *m0, const
     cdef int i
     for i in range(VECTOR_LENGTH):
         out[i] = decay_momentum_squared_scalar(m0[i], m1[i], m2[i])
+
+
+cdef inline void decay_momentum_gradient_scalar(floating m0, floating m1, floating m2, floating *q,
+                                                floating *dq_dm0) noexcept nogil:
+    """q(m0, m1, m2) and its derivative with respect to the parent mass m0.
+
+    dq/dm0 = E1 E2 / (m0 q) = (m0^4 - (m1^2 - m2^2)^2) / (4 m0^3 q), with the
+    daughters' energies in the parent's rest frame
+    E1 = ((m0 - m2)(m0 + m2) + m1^2) / (2 m0), E2 = ((m0 - m1)(m0 + m1) + m2^2) / (2 m0),
+    sums of non-negative terms above threshold (no cancellation near it).
+    NaN below threshold (m0 < m1 + m2); at threshold q = 0 and dq/dm0 = +inf,
+    except with a massless daughter (m1 = 0: E1 = q, q = (m0^2 - m2^2) / (2 m0)),
+    where dq/dm0 = (m0^2 + m2^2) / (2 m0^2) is 1 at threshold.
+    """
+    cdef floating qq = decay_momentum_scalar(m0, m1, m2)
+    cdef floating h = 1 / (2 * m0)
+    cdef floating e1 = ((m0 - m2) * (m0 + m2) + m1 * m1) * h
+    cdef floating e2 = ((m0 - m1) * (m0 + m1) + m2 * m2) * h
+    q[0] = qq
+    # 0 / 0 at threshold with a massless daughter: the limit is 1.
+    dq_dm0[0] = <floating>1 if (qq == 0 and (m1 == 0 or m2 == 0)) else e1 * e2 / (m0 * qq)
+
+
+cdef inline void decay_momentum_gradient(floating *out, floating *dq_dm0, const floating *m0,
+                                         const floating *m1, const floating *m2) noexcept nogil:
+    """out = q(m0, m1, m2) and dq_dm0 = dq/dm0 (see decay_momentum_gradient_scalar).
+
+    All three masses are vectors; NaN below threshold, dq/dm0 = +inf at threshold
+    (1 with a massless daughter).
+    """
+    cdef int i
+    cdef floating qq, dq
+    for i in range(VECTOR_LENGTH):
+        decay_momentum_gradient_scalar(m0[i], m1[i], m2[i], &qq, &dq)
+        out[i] = qq
+        dq_dm0[i] = dq
 
 
 cdef inline void decay_momentum_s(floating *out, const floating *s, floating m1s,

@@ -40,6 +40,7 @@ __all__ = [
     "covariant_factor",
     "decay_momentum",
     "decay_momentum_squared",
+    "decay_momentum_gradient",
     "decay_momentum_s",
     "decay_momentum_squared_s",
     "phase_space_2body_complex",
@@ -111,7 +112,8 @@ def _below_threshold(m0, m1, m2):
     return (m0 < s) | ((m0 == s) & (err > 0))
 
 
-def _decay(m0, m1, m2, squared):
+def _decay_masses(m0, m1, m2, squared):
+    """The mass arrays (checked), their broadcast shape and dtype."""
     (m0, m1, m2), shape, dtype = _arrays(m0=m0, m1=m1, m2=m2)
     for a, n in ((m0, "m0"), (m1, "m1"), (m2, "m2")):
         _check_non_negative(a, n)
@@ -120,6 +122,11 @@ def _decay(m0, m1, m2, squared):
     if not squared and np.any(_below_threshold(m0, m1, m2)):
         raise ValueError("m0: below the threshold m1 + m2, where the decay momentum is undefined "
                          "(see decay_momentum_squared or momentum_analytic_continuation)")
+    return (m0, m1, m2), shape, dtype
+
+
+def _decay(m0, m1, m2, squared):
+    (m0, m1, m2), shape, dtype = _decay_masses(m0, m1, m2, squared)
     out = np.empty_like(m0)
     kernel = _k.decay_momentum_squared_kernel if squared else _k.decay_momentum_kernel
     kernel(m0, m1, m2, out)
@@ -173,6 +180,69 @@ def decay_momentum_squared(m0, m1, m2):
         Negative masses or ``m0 = 0``.
     """
     return _decay(m0, m1, m2, squared=True)
+
+
+def decay_momentum_gradient(m0, m1, m2):
+    """Decay momentum and its derivative with respect to the parent mass.
+
+    For :math:`0 \\to 1 + 2`, with :math:`q` the decay (breakup) momentum of
+    :func:`decay_momentum`,
+
+    .. math::
+
+        \\frac{\\partial q}{\\partial m_0}
+        = \\frac{m_0^4 - (m_1^2 - m_2^2)^2}{4 m_0^3\\, q}
+        = \\frac{E_1 E_2}{m_0\\, q},
+        \\qquad E_{1,2} = \\frac{m_0^2 \\pm (m_1^2 - m_2^2)}{2 m_0},
+
+    :math:`E_1, E_2` the energies of 1 and 2 in the rest frame of 0 (the
+    derivative enters the gradient of a lineshape with respect to a
+    resonance mass through :math:`q_0 = q(m_0)`).  The energies are
+    evaluated as :math:`((m_0 - m_2)(m_0 + m_2) + m_1^2) / (2 m_0)` and
+    likewise, sums of non-negative terms above threshold, so that
+    :math:`\\partial q / \\partial m_0` is as accurate as :math:`q`
+    (a few ulps) also next to threshold, where it diverges like
+    :math:`1/q`.
+
+    Parameters
+    ----------
+    m0, m1, m2 : array_like
+        Masses (GeV), broadcast against each other.
+
+    Returns
+    -------
+    q : numpy.ndarray
+        q (GeV), as :func:`decay_momentum` gives it (the same values).
+    dq_dm0 : numpy.ndarray
+        :math:`\\partial q / \\partial m_0` (dimensionless); ``inf`` at
+        threshold (:math:`m_0 = m_1 + m_2`), except with a massless daughter
+        (:math:`m_1 = 0`: :math:`q = (m_0^2 - m_2^2) / (2 m_0)`, whose
+        derivative is 1 at threshold).
+
+    Raises
+    ------
+    ValueError
+        Negative masses, ``m0 = 0``, or ``m0 < m1 + m2`` (the block routine
+        gives NaN there).
+
+    Notes
+    -----
+    The block routines are ``decay_momentum_gradient(out, dq_dm0, m0, m1,
+    m2)`` (vectors) and ``decay_momentum_gradient_scalar(m0, m1, m2, &q,
+    &dq_dm0)`` for parameter buffers, in ``kinematics.pxd``.
+
+    Examples
+    --------
+    >>> from vecampfit.kinematics import decay_momentum_gradient
+    >>> q, dq = decay_momentum_gradient(1.0, 0.25, 0.25)  # sqrt(m0^2/4 - m^2), m0 / (4 q)
+    >>> float(q), float(dq)
+    (0.4330127018922193, 0.5773502691896258)
+    """
+    (m0, m1, m2), shape, dtype = _decay_masses(m0, m1, m2, squared=False)
+    q = np.empty_like(m0)
+    dq = np.empty_like(m0)
+    _k.decay_momentum_gradient_kernel(m0, m1, m2, q, dq)
+    return q.reshape(shape)[()], dq.reshape(shape)[()]
 
 
 def _decay_s(s, m1s, m2s, squared):

@@ -1,4 +1,4 @@
-"""Quantum mechanics: Wigner d functions and orbital angular momenta in two-body decays.
+"""Quantum mechanics: Wigner d functions, Clebsch-Gordan coefficients and orbital angular momenta.
 
 The paper's ``VECAMPFIT_QUANTUM_MECHANICS``.  :func:`d_function` and
 :func:`d_function_cos_theta` work on numpy arrays of any shape (float32 or
@@ -28,8 +28,16 @@ the convention of Wigner, Rose and the PDG's table of d functions
 :math:`d^{1/2}_{1/2,-1/2} = -\\sin(\\theta/2)`).  The summation runs over
 every ``k`` for which all factorials have non-negative arguments; the paper
 prints the limits with a typo.
+
+Clebsch-Gordan coefficients :math:`\\langle j_1 m_1\\, j_2 m_2 | J M \\rangle`
+(:func:`clebsch_gordan`, exact in rational arithmetic by Racah's formula) and
+Wigner 3j symbols (:func:`wigner_3j`) follow the Condon-Shortley phase
+convention, that of the PDG's tables of Clebsch-Gordan coefficients and of
+d functions, so that they combine with the d functions above (as in
+helicity amplitudes built from partial waves).
 """
 
+import functools
 import math
 import numbers
 from fractions import Fraction
@@ -42,6 +50,9 @@ __all__ = [
     "d_function",
     "d_function_cos_theta",
     "angular_momentum_range",
+    "clebsch_gordan",
+    "clebsch_gordan_signed_square",
+    "wigner_3j",
     "D_FUNCTION_SUM_MAX_J",
 ]
 
@@ -337,3 +348,224 @@ def angular_momentum_range(j0, p0, j1, p1, j2, p2, parity_conserved=True):
         if l_min > l_max:
             return None
     return l_min, l_max
+
+
+# ---------------------------------------------------------------------------
+# Clebsch-Gordan coefficients and Wigner 3j symbols
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=4096)
+def _racah(two_j1, two_m1, two_j2, two_m2, two_j, two_m):
+    """Racah's formula in integer arithmetic: ``(sign, square)`` of <j1 m1 j2 m2 | j m>.
+
+    Arguments are doubled angular momenta (ints, spins non-negative); any
+    selection rule that fails gives ``(0, Fraction(0))``.
+    """
+    for two_ji, two_mi in ((two_j1, two_m1), (two_j2, two_m2), (two_j, two_m)):
+        if abs(two_mi) > two_ji or (two_ji - two_mi) % 2:
+            return 0, Fraction(0)
+    if (two_m1 + two_m2 != two_m or (two_j1 + two_j2 + two_j) % 2
+            or not abs(two_j1 - two_j2) <= two_j <= two_j1 + two_j2):
+        return 0, Fraction(0)
+    f = math.factorial
+    # Integers (all differences of doubled values below are even).
+    a = (two_j1 + two_j2 - two_j) // 2          # j1 + j2 - J
+    b = (two_j1 - two_m1) // 2                  # j1 - m1
+    c = (two_j2 + two_m2) // 2                  # j2 + m2
+    d = (two_j - two_j2 + two_m1) // 2          # J - j2 + m1
+    e = (two_j - two_j1 - two_m2) // 2          # J - j1 - m2
+    denominators = []
+    for k in range(max(0, -d, -e), min(a, b, c) + 1):
+        denominators.append((k, f(k) * f(a - k) * f(b - k) * f(c - k) * f(d + k) * f(e + k)))
+    if not denominators:
+        return 0, Fraction(0)
+    lcm = math.lcm(*(den for _, den in denominators))
+    total = sum((-1) ** k * (lcm // den) for k, den in denominators)
+    if total == 0:
+        return 0, Fraction(0)
+    numerator = ((two_j + 1) * f((two_j + two_j1 - two_j2) // 2) * f((two_j - two_j1 + two_j2) // 2)
+                 * f(a) * f((two_j + two_m) // 2) * f((two_j - two_m) // 2)
+                 * f((two_j1 - two_m1) // 2) * f((two_j1 + two_m1) // 2)
+                 * f((two_j2 - two_m2) // 2) * f((two_j2 + two_m2) // 2))
+    denominator = f((two_j1 + two_j2 + two_j) // 2 + 1)
+    return (1 if total > 0 else -1), Fraction(numerator * total * total, denominator * lcm * lcm)
+
+
+def _signed_sqrt(sign, square):
+    """sign * sqrt(square) for a Fraction ``square``, rounded to the nearest float64.
+
+    The square root is taken in integers to about 80 significant bits
+    (``math.isqrt``), and ``float(Fraction)`` rounds that correctly.
+    """
+    if sign == 0:
+        return 0.0
+    n, d = square.numerator, square.denominator
+    shift = max(0, 80 - (n * d).bit_length() // 2)
+    root = math.isqrt((n * d) << (2 * shift))
+    return sign * float(Fraction(root, d << shift))
+
+
+def _coupling_arguments(j1, m1, j2, m2, j, m, names=("j1", "m1", "j2", "m2", "j", "m")):
+    """The six quantum numbers doubled (spins checked non-negative); ``names`` for messages."""
+    return (_spin(j1, names[0]), _doubled(m1, names[1]), _spin(j2, names[2]), _doubled(m2, names[3]),
+            _spin(j, names[4]), _doubled(m, names[5]))
+
+
+def clebsch_gordan_signed_square(j1, m1, j2, m2, j, m):
+    """Exact Clebsch-Gordan coefficient as its signed square, :math:`\\mathrm{sign}(c)\\, c^2`.
+
+    The notation of the PDG's table of Clebsch-Gordan coefficients ("a
+    square-root sign is to be understood over every coefficient": ``-1/3``
+    stands for :math:`-\\sqrt{1/3}`): ``c = sign(r) * sqrt(abs(r))`` for the
+    returned ``r``.  The square of every Clebsch-Gordan coefficient is
+    rational, so ``r`` is exact; see :func:`clebsch_gordan` for the formula,
+    the phase convention and the selection rules.
+
+    Parameters
+    ----------
+    j1, m1, j2, m2, j, m : int, float or fractions.Fraction
+        As in :func:`clebsch_gordan`.
+
+    Returns
+    -------
+    fractions.Fraction
+        :math:`\\mathrm{sign}(c)\\, c^2` (dimensionless), in [-1, 1]; 0 where
+        a selection rule forbids the coupling.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`clebsch_gordan`.
+
+    Examples
+    --------
+    >>> from vecampfit.quantum_mechanics import clebsch_gordan_signed_square
+    >>> clebsch_gordan_signed_square(1, 0, 0.5, 0.5, 0.5, 0.5)  # PDG: 1 x 1/2, J = 1/2
+    Fraction(-1, 3)
+    """
+    sign, square = _racah(*_coupling_arguments(j1, m1, j2, m2, j, m))
+    return sign * square
+
+
+def clebsch_gordan(j1, m1, j2, m2, j, m):
+    """Clebsch-Gordan coefficient :math:`\\langle j_1 m_1\\, j_2 m_2 | J M \\rangle` (``J = j``, ``M = m``).
+
+    The coefficient of :math:`|j_1 m_1\\rangle |j_2 m_2\\rangle` in the
+    coupled state :math:`|J M\\rangle` (real), from Racah's formula:
+
+    .. math::
+
+        \\langle j_1 m_1\\, j_2 m_2 | J M \\rangle = \\delta_{M,\\, m_1 + m_2}
+        \\sqrt{\\frac{(2J+1)\\,(J+j_1-j_2)!\\,(J-j_1+j_2)!\\,(j_1+j_2-J)!}{(j_1+j_2+J+1)!}}
+        \\sqrt{(J+M)!\\,(J-M)!\\,(j_1-m_1)!\\,(j_1+m_1)!\\,(j_2-m_2)!\\,(j_2+m_2)!}
+
+        \\times \\sum_k \\frac{(-1)^k}{k!\\,(j_1+j_2-J-k)!\\,(j_1-m_1-k)!\\,(j_2+m_2-k)!\\,
+        (J-j_2+m_1+k)!\\,(J-j_1-m_2+k)!},
+
+    the sum over every integer ``k`` for which all factorials have
+    non-negative arguments.  Phases are those of Condon and Shortley:
+    the coefficients are real and
+    :math:`\\langle j_1 j_1\\, j_2 (J - j_1) | J J \\rangle > 0`; hence
+    :math:`\\langle j_1 m_1\\, j_2 m_2 | J M \\rangle = (-1)^{j_1 + j_2 - J}
+    \\langle j_2 m_2\\, j_1 m_1 | J M \\rangle`, as in the PDG's table.
+
+    The sum is evaluated exactly in integers (see
+    :func:`clebsch_gordan_signed_square`) and the square root of the exact
+    square is rounded once: the result is the exact coefficient rounded to
+    the nearest float64 value (relative error at most :math:`2^{-53}`; the
+    integer square root carries 80 bits, so only a value within
+    :math:`2^{-80}` of a rounding boundary could round the other way).
+
+    Parameters
+    ----------
+    j1, j2 : int, float or fractions.Fraction
+        Spins coupled (:math:`\\hbar`), non-negative integers or half-integers.
+    m1, m2 : int, float or fractions.Fraction
+        Their projections (:math:`\\hbar`), integers or half-integers.
+    j, m : int, float or fractions.Fraction
+        Total angular momentum ``J`` (non-negative) and its projection ``M``.
+
+    Returns
+    -------
+    float
+        The coefficient (dimensionless).  It is 0, not an error, where a
+        selection rule forbids the coupling, so that sums may run over wider
+        ranges: :math:`m_1 + m_2 \\ne M`, the triangle rule
+        :math:`|j_1 - j_2| \\le J \\le j_1 + j_2` violated or
+        :math:`j_1 + j_2 + J` not an integer, a projection with
+        :math:`|m_i| > j_i` or of the other kind (integer, half-integer) than
+        its spin.
+
+    Raises
+    ------
+    ValueError
+        A value that is neither an integer nor a half-integer, or a negative
+        spin.
+    TypeError
+        Non-numeric arguments.
+
+    See Also
+    --------
+    wigner_3j : the symmetric form.
+
+    Examples
+    --------
+    >>> from vecampfit.quantum_mechanics import clebsch_gordan
+    >>> clebsch_gordan(0.5, 0.5, 0.5, -0.5, 1, 0)  # sqrt(1/2)
+    0.7071067811865476
+    >>> clebsch_gordan(1, 1, 1, -1, 1, 0)  # rho0 -> pi+ pi-: sqrt(1/2)
+    0.7071067811865476
+    >>> clebsch_gordan(1, 0, 0.5, 0.5, 0.5, 0.5)  # -sqrt(1/3)
+    -0.5773502691896257
+    """
+    return _signed_sqrt(*_racah(*_coupling_arguments(j1, m1, j2, m2, j, m)))
+
+
+def wigner_3j(j1, j2, j3, m1, m2, m3):
+    """Wigner 3j symbol :math:`\\begin{pmatrix} j_1 & j_2 & j_3 \\\\ m_1 & m_2 & m_3 \\end{pmatrix}`.
+
+    .. math::
+
+        \\begin{pmatrix} j_1 & j_2 & j_3 \\\\ m_1 & m_2 & m_3 \\end{pmatrix}
+        = \\frac{(-1)^{j_1 - j_2 - m_3}}{\\sqrt{2 j_3 + 1}}
+        \\langle j_1 m_1\\, j_2 m_2 | j_3\\, {-m_3} \\rangle,
+
+    with the Clebsch-Gordan coefficient of :func:`clebsch_gordan`
+    (Condon-Shortley phases; the convention of Edmonds and of sympy's
+    ``wigner_3j``).  Exact square, rounded once to float64 as in
+    :func:`clebsch_gordan`.
+
+    Parameters
+    ----------
+    j1, j2, j3 : int, float or fractions.Fraction
+        Spins (:math:`\\hbar`), non-negative integers or half-integers.
+    m1, m2, m3 : int, float or fractions.Fraction
+        Projections (:math:`\\hbar`).
+
+    Returns
+    -------
+    float
+        The symbol (dimensionless); 0 where a selection rule forbids it
+        (:math:`m_1 + m_2 + m_3 \\ne 0`, the triangle rule, :math:`|m_i| > j_i`,
+        ...; see :func:`clebsch_gordan`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`clebsch_gordan`.
+
+    Examples
+    --------
+    >>> from vecampfit.quantum_mechanics import wigner_3j
+    >>> wigner_3j(1, 1, 0, 1, -1, 0)  # sqrt(1/3)
+    0.5773502691896257
+    """
+    two_j1, two_m1, two_j2, two_m2, two_j3, two_m3 = _coupling_arguments(
+        j1, m1, j2, m2, j3, m3, names=("j1", "m1", "j2", "m2", "j3", "m3"))
+    sign, square = _racah(two_j1, two_m1, two_j2, two_m2, two_j3, -two_m3)
+    if sign == 0:
+        return 0.0
+    # (-1)^(j1 - j2 - m3): the exponent is an integer when the coefficient is allowed.
+    if ((two_j1 - two_j2 - two_m3) // 2) % 2:
+        sign = -sign
+    return _signed_sqrt(sign, square / (two_j3 + 1))

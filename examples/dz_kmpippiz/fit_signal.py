@@ -32,6 +32,7 @@ sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import model  # noqa: E402
+from vecampfit import couplings  # noqa: E402
 from vecampfit.fitter import Fitter, ParameterTable, read_parameter_file  # noqa: E402
 
 REFERENCE = "RHOP1"
@@ -103,7 +104,7 @@ def names(kind):
 
 def canonical_couplings(fitter):
     """Bring the free couplings a e^(i phi) to magnitude a >= 0 and phase in
-    [-180, 180) degrees.
+    [-180, 180) degrees (:func:`vecampfit.couplings.canonical_polar`).
 
     a e^(i phi), (-a) e^(i (phi + 180 deg)) and a e^(i (phi + 360 deg)) are
     the same coupling, so the likelihood has a mirror minimum for every
@@ -119,11 +120,11 @@ def canonical_couplings(fitter):
         if m.fixed[a_name] or np.isfinite(m.limits[p_name]).any():
             continue
         a, phi = m.values[a_name], m.values[p_name]
-        if a < 0 and not np.isfinite(m.limits[a_name]).any():
-            a, phi = -a, phi + 180
-        if not -180 <= phi < 180:
-            phi = (phi + 180) % 360 - 180
-        m.values[a_name], m.values[p_name] = a, phi
+        if np.isfinite(m.limits[a_name]).any():
+            phi = couplings.wrap_phase(phi)    # a bounded magnitude keeps its sign
+        else:
+            a, phi = couplings.canonical_polar(a, phi)
+        m.values[a_name], m.values[p_name] = float(a), float(phi)
 
 
 def run_sequence(fitter, args):

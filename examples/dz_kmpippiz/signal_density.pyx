@@ -17,7 +17,7 @@
 # the fitter (defaults: PDG 2024); the event buffer is computed from them too
 # (common.fill_signal_event_buffer).
 from cython cimport floating
-from libc.math cimport M_PI, cos, sin, sqrt
+from libc.math cimport M_PI, cos, sin
 
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport (component_description, model_description,
@@ -29,6 +29,7 @@ from vecampfit.high_energy_physics cimport (
     blatt_weisskopf_inverse_gradient_scalar, blatt_weisskopf_scalar,
     breit_wigner_q_f_nophsp_gradient_scalar, breit_wigner_q_f_nophsp_scalar,
 )
+from vecampfit.kinematics cimport decay_momentum_gradient_scalar
 
 # What the fitter reads from this module (model.py holds the same names).
 RESONANCE_PREFIXES = ("RHOP1", "KSTM1", "KSTZ1", "KST0M", "KST0Z", "RHOP2", "KSTM2")
@@ -109,15 +110,6 @@ CH_B[:] = [P_PIP, P_PIZ, P_PIZ]
 CH_C[:] = [P_PIZ, P_PIP, P_KM]
 
 
-cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexcept nogil:
-    """Breakup momentum of m -> a b and its derivative with respect to m."""
-    cdef double q2 = (m * m - (ma + mb) ** 2) * (m * m - (ma - mb) ** 2) / (4 * m * m)
-    cdef double q = sqrt(q2)
-    # d(q^2)/dm = (m^2 - ma^2 - mb^2)/m - 2 q^2/m
-    dq_dm[0] = ((m * m - ma * ma - mb * mb) / m - 2 * q2 / m) / (2 * q)
-    return q
-
-
 cdef void fill_parameter_buffer(floating *pb, const floating *par,
                                 const double *mass) noexcept nogil:
     """Fill the parameter buffer from the parameters and the masses (the
@@ -144,7 +136,7 @@ cdef void fill_parameter_buffer(floating *pb, const floating *par,
         pb[base + PB_M0] = m0
         pb[base + PB_G0] = par[PAR_FIRST_RESONANCE + 5 * k + 1]
         pb[base + PB_R] = r
-        q0 = _breakup(m0, ma, mb, &dq0)
+        decay_momentum_gradient_scalar(m0, ma, mb, &q0, &dq0)
         pb[base + PB_INV_Q0] = 1 / q0
         pb[base + PB_DINV_Q0_DM0] = -dq0 / (q0 * q0)
         blatt_weisskopf_inverse_gradient_scalar(q0, r, j, &inv, &d_dq, &d_dr)

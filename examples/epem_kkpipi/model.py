@@ -157,7 +157,8 @@ PHI_NAMES = ("theta_gamma", "m_k1k2", "theta_phi", "phi_k1", "m_pi1pi2", "theta_
 
 
 # ---------------------------------------------------------------------------
-# Clebsch-Gordan coefficients and Jacob-Wick helicity amplitudes
+# Jacob-Wick helicity amplitudes (Clebsch-Gordan coefficients from
+# vecampfit.quantum_mechanics)
 # ---------------------------------------------------------------------------
 
 def _half(x, name):
@@ -165,73 +166,6 @@ def _half(x, name):
     if f != Fraction(x) or f.denominator not in (1, 2):
         raise ValueError(f"{name}: expected an integer or half-integer, got {x!r}")
     return f
-
-
-def _fact(f):
-    if f.denominator != 1 or f < 0:
-        raise ValueError("internal: factorial of a non-integer or negative number")
-    return math.factorial(int(f))
-
-
-def clebsch_gordan_squared(j1, m1, j2, m2, j, m):
-    r"""Exact :math:`\langle j_1 m_1; j_2 m_2 | j m\rangle` as (sign, square).
-
-    Racah's formula (Condon-Shortley phases),
-
-    .. math::
-
-        \langle j_1 m_1; j_2 m_2 | j m\rangle = \delta_{m, m_1+m_2}
-        \sqrt{\frac{(2j+1)(j+j_1-j_2)!(j-j_1+j_2)!(j_1+j_2-j)!}{(j_1+j_2+j+1)!}}
-        \sqrt{(j+m)!(j-m)!(j_1-m_1)!(j_1+m_1)!(j_2-m_2)!(j_2+m_2)!}
-        \sum_k \frac{(-1)^k}{k!(j_1+j_2-j-k)!(j_1-m_1-k)!(j_2+m_2-k)!
-        (j-j_2+m_1+k)!(j-j_1-m_2+k)!}.
-
-    Parameters
-    ----------
-    j1, m1, j2, m2, j, m : int, float or fractions.Fraction
-        Integers or half-integers.
-
-    Returns
-    -------
-    sign : int
-        -1, 0 or 1.
-    square : fractions.Fraction
-        The squared coefficient.
-    """
-    j1, m1, j2, m2, j, m = (_half(x, n) for x, n in zip((j1, m1, j2, m2, j, m),
-                                                          ("j1", "m1", "j2", "m2", "j", "m")))
-    if (m != m1 + m2 or abs(m1) > j1 or abs(m2) > j2 or abs(m) > j or j > j1 + j2
-            or j < abs(j1 - j2) or (j1 + j2 + j).denominator != 1
-            or (j1 - m1).denominator != 1 or (j2 - m2).denominator != 1 or (j - m).denominator != 1):
-        return 0, Fraction(0)
-    pre = Fraction((2 * j + 1) * _fact(j + j1 - j2) * _fact(j - j1 + j2) * _fact(j1 + j2 - j),
-                   _fact(j1 + j2 + j + 1))
-    pre *= (_fact(j + m) * _fact(j - m) * _fact(j1 - m1) * _fact(j1 + m1) * _fact(j2 - m2)
-            * _fact(j2 + m2))
-    total = Fraction(0)
-    k = 0
-    while True:
-        args = (j1 + j2 - j - k, j1 - m1 - k, j2 + m2 - k, j - j2 + m1 + k, j - j1 - m2 + k)
-        if min(args[:3]) < 0:
-            break
-        if min(args[3:]) >= 0:
-            den = _fact(Fraction(k))
-            for a in args:
-                den *= _fact(a)
-            total += Fraction((-1) ** k, den)
-        k += 1
-    if total == 0:
-        return 0, Fraction(0)
-    return (1 if total > 0 else -1), pre * total * total
-
-
-def clebsch_gordan(j1, m1, j2, m2, j, m):
-    r"""Clebsch-Gordan coefficient :math:`\langle j_1 m_1; j_2 m_2 | j m\rangle` (float).
-
-    See :func:`clebsch_gordan_squared` for the formula and conventions.
-    """
-    sign, square = clebsch_gordan_squared(j1, m1, j2, m2, j, m)
-    return sign * math.sqrt(square)
 
 
 def helicity_amplitudes(j, s1, s2, partial_waves):
@@ -272,8 +206,8 @@ def helicity_amplitudes(j, s1, s2, partial_waves):
                 h = 0
                 for (big_l, big_s), a in partial_waves.items():
                     c = (math.sqrt((2 * big_l + 1) / (2 * j + 1))
-                         * clebsch_gordan(big_l, 0, big_s, lam, j, lam)
-                         * clebsch_gordan(s1, l1, s2, -l2, big_s, lam))
+                         * qm.clebsch_gordan(big_l, 0, big_s, lam, j, lam)
+                         * qm.clebsch_gordan(s1, l1, s2, -l2, big_s, lam))
                     h = h + c * a
                 out[(_num(l1), _num(l2))] = h
             l2 += 1
@@ -311,14 +245,15 @@ def isospin_coefficients(process):
         ``{"a": c_a, "b": c_b, "c": c_c}``.
     """
     h = Fraction(1, 2)
-    rho_pipi = clebsch_gordan(1, 1, 1, -1, 1, 0)
+    cg = qm.clebsch_gordan
+    rho_pipi = cg(1, 1, 1, -1, 1, 0)
     if process == "kpkmpippim":
-        kst = clebsch_gordan(h, -h, 1, 1, h, h) * clebsch_gordan(h, h, 1, -1, h, -h)
-        rho = clebsch_gordan(1, 0, h, h, h, h) * rho_pipi
+        kst = cg(h, -h, 1, 1, h, h) * cg(h, h, 1, -1, h, -h)
+        rho = cg(1, 0, h, h, h, h) * rho_pipi
         return {"a": kst, "b": 0.0, "c": rho}
     if process == "kskspippim":
-        kst = clebsch_gordan(h, h, 1, -1, h, -h) * clebsch_gordan(h, -h, 1, 1, h, h)
-        rho = 2 * clebsch_gordan(1, 0, h, -h, h, -h) * rho_pipi
+        kst = cg(h, h, 1, -1, h, -h) * cg(h, -h, 1, 1, h, h)
+        rho = 2 * cg(1, 0, h, -h, h, -h) * rho_pipi
         return {"a": -kst, "b": kst, "c": rho}
     raise ValueError(f"unknown process {process!r}; expected one of {sorted(PROCESSES)}")
 
@@ -584,10 +519,6 @@ def _angles(fields, prefix):
     return theta, phi
 
 
-def _breakup(m0, ma, mb):
-    return math.sqrt((m0 * m0 - (ma + mb) ** 2) * (m0 * m0 - (ma - mb) ** 2)) / (2 * m0)
-
-
 def chain_amplitudes(fields, params, energy_mev, const, chain=1, paths=PATHS, resonances=None):
     r"""Chain amplitudes :math:`A^{(c)}_{\lambda_\gamma}` for both photon helicities.
 
@@ -628,7 +559,8 @@ def chain_amplitudes(fields, params, energy_mev, const, chain=1, paths=PATHS, re
             m0, g0, ma, mb = const["KST_M"], const["KST_G"], m_k, m_pi
         else:
             m0, g0, ma, mb = const["RHO_M"], const["RHO_G"], m_pi, m_pi
-        bw = hep.breit_wigner_q_f(f[f"{p}_m"], f[f"{p}_q"], _breakup(m0, ma, mb), m0, g0, r, 1)
+        q0 = float(kinematics.decay_momentum(m0, ma, mb))
+        bw = hep.breit_wigner_q_f(f[f"{p}_m"], f[f"{p}_q"], q0, m0, g0, r, 1)
         th2, ph2 = _angles(f, f"{p}2")
         th1, ph1 = _angles(f, f"{p}1")
         two = {mu: np.exp(1j * mu * ph2) * qm.d_function(1, mu, 0, th2) * bw for mu in (-1, 0, 1)}

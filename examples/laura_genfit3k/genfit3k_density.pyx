@@ -35,11 +35,11 @@
 # (genfit3k.normalization_constants).  Defaults: Laura++'s kaon mass, radius
 # 4, n = 1.
 from cython cimport floating
-from libc.math cimport sqrt
 
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport component_description, model_description
 from vecampfit.high_energy_physics cimport blatt_weisskopf_inverse_gradient_scalar
+from vecampfit.kinematics cimport decay_momentum_gradient_scalar
 
 # What the fitter reads from this module (genfit3k.py holds the same names).
 PARAMETERS = ("PHI_M", "PHI_G", "F2_M", "F2_G", "PHI_RE", "PHI_IM", "F2_RE", "F2_IM", "NR_RE",
@@ -121,9 +121,8 @@ cdef void _fill_resonance(floating *b, double m0, double gamma0, double cre, dou
     """One resonance block of the parameter buffer (computed in double precision)
     for the kaon mass mk and the radius r."""
     # Breakup momentum of m0 -> K+ K- and its derivative.
-    cdef double q0sq = m0 * m0 / 4 - mk * mk
-    cdef double q0 = sqrt(q0sq)
-    cdef double dq0 = m0 / (4 * q0)
+    cdef double q0, dq0
+    decay_momentum_gradient_scalar(m0, mk, mk, &q0, &dq0)
     cdef double invf0, dinvf0_dq, dinvf0_dr
     blatt_weisskopf_inverse_gradient_scalar(q0, r, spin, &invf0, &dinvf0_dq, &dinvf0_dr)
     cdef double dinvf0 = dinvf0_dq * dq0

@@ -22,7 +22,6 @@ and ``scan3k_solutions.json`` into ``--output``.
 """
 
 import json
-import math
 import os
 import sys
 
@@ -34,6 +33,7 @@ if HERE not in sys.path:
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402
+from vecampfit import couplings  # noqa: E402
 
 #: Laura++'s random-start fits of these pseudoexperiments (data/README.md):
 #: the second solution is worse by this range of -ln L ...
@@ -49,11 +49,6 @@ CANONICAL_NAMES = genfit3k.MASSES_AND_WIDTHS + tuple(
 PHASES = np.array([n.endswith("_PHASE") for n in CANONICAL_NAMES])
 
 
-def wrap_degrees(phase):
-    """Phases (degrees) mapped into [-180, 180)."""
-    return (np.asarray(phase, dtype=np.float64) + 180.0) % 360.0 - 180.0
-
-
 def canonical_point(values):
     """The canonical form of a minimum.
 
@@ -61,9 +56,10 @@ def canonical_point(values):
     phase of all couplings does not change it: the couplings are taken
     relative to the phi(1020)'s (fixed to 1 in the fit, so that this only
     matters if it is freed) and written as magnitude >= 0 and phase in
-    [-180, 180) degrees.  The model's other symmetry, the exchange of the
-    two K+, is built into the amplitude (both pair terms), so it maps a
-    parameter point onto itself and needs no step here.
+    [-180, 180) degrees (:func:`vecampfit.couplings.canonical_couplings`).
+    The model's other symmetry, the exchange of the two K+, is built into
+    the amplitude (both pair terms), so it maps a parameter point onto
+    itself and needs no step here.
 
     Parameters
     ----------
@@ -85,17 +81,13 @@ def canonical_point(values):
     if x.shape != (len(genfit3k.PARAMETER_NAMES),) or not np.all(np.isfinite(x)):
         raise ValueError(f"expected {len(genfit3k.PARAMETER_NAMES)} finite parameters "
                          f"({', '.join(genfit3k.PARAMETER_NAMES)}), got {values!r}")
-    ref = genfit3k.coefficient(x, REFERENCE)
-    if ref == 0:
-        raise ValueError(f"the reference coupling {REFERENCE} is zero: couplings relative to it "
-                         f"are undefined")
     p = dict(zip(genfit3k.PARAMETER_NAMES, x))
     out = [p[n] for n in genfit3k.MASSES_AND_WIDTHS]
+    polar = couplings.canonical_couplings({c: genfit3k.coefficient(x, c) for c in genfit3k.COMPONENTS},
+                                          reference=REFERENCE)
     for c in genfit3k.COMPONENTS:
-        if c == REFERENCE:
-            continue
-        r = genfit3k.coefficient(x, c) / ref
-        out += [abs(r), float(wrap_degrees(math.degrees(math.atan2(r.imag, r.real))))]
+        if c != REFERENCE:
+            out += list(polar[c])
     return np.array(out)
 
 
@@ -128,7 +120,7 @@ def canonical_errors(values, covariance):
         xp[k] += h
         xm[k] -= h
         d = canonical_point(xp) - canonical_point(xm)
-        d[PHASES] = wrap_degrees(d[PHASES])
+        d[PHASES] = couplings.wrap_phase(d[PHASES])
         jac[:, k] = d / (2 * h)
     return np.sqrt(np.maximum(np.einsum("ik,kl,il->i", jac, cov, jac), 0))
 
@@ -147,7 +139,7 @@ def solution_distance(errors, max_distance=1.0):
 
     def distance(a, b):
         d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-        d[PHASES] = wrap_degrees(d[PHASES])
+        d[PHASES] = couplings.wrap_phase(d[PHASES])
         return float(np.max(np.abs(d) / errors)) / max_distance
     return distance
 

@@ -491,12 +491,16 @@ class ComplexExpr:
     re, im : Expr or float
     """
 
-    __slots__ = ("re", "im", "_parts")
+    __slots__ = ("re", "im", "_parts", "quotient")
 
     def __init__(self, re, im=0.0):
         self.re = as_expr(re)
         self.im = as_expr(im)
         self._parts = None
+        #: (numerator, denominator) where the value was formed as a quotient
+        #: (kept through products with real factors): the derivative then
+        #: takes the quotient rule dX = (dN - X dD) / D with complex products.
+        self.quotient = None
 
     @classmethod
     def scaled(cls, a, b, scale):
@@ -558,9 +562,15 @@ class ComplexExpr:
         a, b, s = self.parts()
         c, d, t = o.parts()
         if o.is_real() and o._parts is None:
-            return ComplexExpr.scaled(a, b, mul(s, c))
+            out = ComplexExpr.scaled(a, b, mul(s, c))
+            if self.quotient is not None:
+                out.quotient = (self.quotient[0] * o, self.quotient[1])
+            return out
         if self.is_real() and self._parts is None:
-            return ComplexExpr.scaled(c, d, mul(t, a))
+            out = ComplexExpr.scaled(c, d, mul(t, a))
+            if o.quotient is not None:
+                out.quotient = (o.quotient[0] * self, o.quotient[1])
+            return out
         return ComplexExpr.scaled(add(mul(a, c), mul(-1.0, b, d)), add(mul(a, d), mul(b, c)),
                                   mul(s, t))
 
@@ -579,7 +589,9 @@ class ComplexExpr:
         o = as_complex(other)
         if o.is_real():
             return self * ComplexExpr(power(o.re, -1))
-        return self * o.reciprocal()
+        out = self * o.reciprocal()
+        out.quotient = (self, o)
+        return out
 
     def __rtruediv__(self, other):
         return as_complex(other) / self

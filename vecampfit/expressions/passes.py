@@ -55,6 +55,9 @@ def substitute(expr, mapping, memo=None):
     """
     if isinstance(expr, ComplexExpr):
         memo = {} if memo is None else memo
+        if expr.quotient is not None:
+            num, den = expr.quotient
+            return substitute(num, mapping, memo) / substitute(den, mapping, memo)
         # A common real factor stays apart (ComplexExpr.scaled).
         return ComplexExpr.scaled(*(substitute(x, mapping, memo) for x in expr.parts()))
     memo = {} if memo is None else memo
@@ -156,6 +159,19 @@ def derivative(expr, name, memo=None):
     """
     if isinstance(expr, ComplexExpr):
         memo = {} if memo is None else memo
+        if expr.quotient is not None:
+            # X = N/D: dX = dN Z - (X Z) dD, Z = 1/D, with X Z one complex
+            # value shared by every parameter (complex products, no
+            # derivative of |D|^2).
+            num, den = expr.quotient
+            dden = derivative(den, name, memo)
+            z = den.reciprocal()
+            out = derivative(num, name, memo) * z
+            if dden.re != ZERO or dden.im != ZERO:
+                y = expr * z
+                y = ComplexExpr(group(y.re), group(y.im))
+                out = out - y * dden
+            return out
         return ComplexExpr(derivative(expr.re, name, memo), derivative(expr.im, name, memo))
     memo = {} if memo is None else memo
 

@@ -31,23 +31,15 @@ coupling forms) where the piece is defined.
 
 import json
 
+import numpy as np
+
 from vecampfit import expressions as _expressions
+from vecampfit import high_energy_physics as hep
 
 # Functions of the expression printer in block functions: the library's own
 # vectorizable exp, log and power (mathematical_functions), libm's others.
 _LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar", "sqrt": "_sqrt",
               "fabs": "_fabs", "atan2": "_atan2", "fmax": "_fmax", "sin": "_sin", "cos": "_cos"}
-
-# Support routines the templates may use, emitted once each.
-_BREAKUP = '''
-cdef inline double _breakup(double m, double ma, double mb, double *dq_dm) noexcept nogil:
-    """Breakup momentum of m -> a b and its derivative with respect to m."""
-    cdef double q2 = (m * m - (ma + mb) ** 2) * (m * m - (ma - mb) ** 2) / (4 * m * m)
-    cdef double q = sqrt(q2)
-    # d(q^2)/dm = (m^2 - ma^2 - mb^2)/m - 2 q^2/m
-    dq_dm[0] = ((m * m - ma * ma - mb * mb) / m - 2 * q2 / m) / (2 * q)
-    return q
-'''
 
 _RE_CONJ_MUL = '''
 cdef inline floating _re_conj_mul(floating ar, floating ai, floating cr, floating ci,
@@ -55,10 +47,6 @@ cdef inline floating _re_conj_mul(floating ar, floating ai, floating cr, floatin
     """Re(conj(a) c x) for a = ar + i ai, c = cr + i ci, x = xr + i xi."""
     return ar * (cr * xr - ci * xi) + ai * (cr * xi + ci * xr)
 '''
-
-_FILL_LOCALS = ("m0", "r", "q0", "dq0", "inv", "d_dq", "d_dr", "k1", "k2", "k3", "p0sq", "dp0sq",
-                "mag", "phi", "n")
-
 
 class Layout:
     """What the generated functions share: names, enums, fields, slots."""
@@ -167,17 +155,6 @@ class Layout:
             texts.append(self.expression_leaf(rest))
         return "(" + " * ".join(texts) + ")"
 
-    def quantity_slot(self, what, quantity):
-        """The slot of ``what`` computed from one quantity (a parameter or a
-        constant) alone, shared by every component that uses that quantity:
-        expressions that read the same slot are the same expression to the C
-        compiler, which then evaluates them once per lane (a parent form
-        factor of two resonances in one pair, say)."""
-        name = f"PB_{what}_{quantity.kind[0].upper()}_{quantity.name}"
-        if name not in self.slots:
-            self.slots[name] = len(self.slots)
-        return f"pb[{name}]"
-
 
 class Context:
     """Where a template writes: one function body (the filler or a lane loop)."""
@@ -227,33 +204,17 @@ class Context:
             return f"par[PAR_{quantity.name}]"
         return f"constants[C_{quantity.name}]"
 
-    def mass(self, which):
-        """A particle mass (constant) in the filler: daughter index or "parent"."""
-        return f"constants[C_{self.layout.model.mass_constant(which).name}]"
-
     def slot(self, comp, what):
         return self.layout.slot(comp, what)
-
-    def quantity_slot(self, what, quantity):
-        return self.layout.quantity_slot(what, quantity)
 
     def field(self, name, fn):
         return self.layout.field(name, fn)
 
-    def pair_label(self, a, b):
-        return self.layout.model.pair_label(a, b)
-
-    def field_s(self, a, b):
-        return self.field(f"s_{self.pair_label(a, b)}", lambda kin, values: kin.s_pair(a, b))
-
     def field_m(self, a, b):
-        return self.field(f"m_{self.pair_label(a, b)}", lambda kin, values: kin.m(a, b))
-
-    def field_q(self, a, b):
-        return self.field(f"q_{self.pair_label(a, b)}", lambda kin, values: kin.q(a, b))
-
-    def field_p(self, a, b):
-        return self.field(f"p_{self.pair_label(a, b)}", lambda kin, values: kin.p(a, b))
+        """The pair's invariant mass (GeV) as an event field (for lineshapes of
+        the user's own)."""
+        return self.field(f"m_{self.layout.model.pair_label(a, b)}",
+                          lambda kin, values: kin.m(a, b))
 
 
 # ---------------------------------------------------------------------------
@@ -261,9 +222,8 @@ class Context:
 # ---------------------------------------------------------------------------
 
 def _static_fns(comp):
-    fns = [f.numpy for f in comp.static_factors]
-    extra = comp.lineshape.event_factor(comp)
-    return fns + ([extra] if extra is not None else [])
+    """numpy functions of the term's event-only real factors."""
+    return [f.numpy for f in comp.static_factors]
 
 
 def _static_product(comp, inst):
@@ -295,6 +255,70 @@ def static_leaf(layout, comp, inst):
     return _expressions.event(name)
 
 
+def bind_term(layout, comp, inst, expr, static=False):
+    """A generic piece of a resonance term bound to one ordered triple
+    (A, B, C) of the model.
+
+    The generic leaves of lineshapes and factors (``event("s")`` or
+    ``"s_ab"``, ``"s_ac"``, ``"s_bc"``, ``"p2"``, ``"pcov2_<J>"``,
+    ``constant("ma")``, ``"mb"``, ``"mc"``, ``"mp"`` and the roles
+    ``parameter(role)``) become the pair's event quantities (declared with
+    their numpy functions), the model's mass constants and the resonance's
+    parameters and constants.  With ``static``, the product of the term's
+    event-only factors multiplies the result (:func:`static_leaf`).
+    """
+    a, b, c = inst
+    model = layout.model
+
+    def pair(i, j):
+        name = f"s_{model.pair_label(i, j)}"
+        layout.event_leaf(name, lambda kin, values: kin.s_pair(i, j))
+        return _expressions.event(name)
+    ab = model.pair_label(a, b)
+    layout.event_leaf(f"p2_{ab}", lambda kin, values: kin.p(a, b) ** 2)
+    j = comp.spin
+    if j:
+        layout.event_leaf(f"pcov2_{j}_{ab}", lambda kin, values: (
+            kin.p(a, b) * hep.covariant_factor_j(kin.covariant_factor(a, b), j)
+            ** (1.0 / j)) ** 2)
+    ev, const = _expressions.event, _expressions.constant
+    mapping = {ev("s"): pair(a, b), ev("s_ab"): pair(a, b), ev("s_ac"): pair(a, c),
+               ev("s_bc"): pair(b, c), ev("p2"): ev(f"p2_{ab}"),
+               ev(f"pcov2_{j}"): ev(f"pcov2_{j}_{ab}"),
+               const("ma"): const(model.mass_constant(a).name),
+               const("mb"): const(model.mass_constant(b).name),
+               const("mc"): const(model.mass_constant(c).name),
+               const("mp"): const(model.mass_constant("parent").name)}
+    for role, q in comp.quantities.items():
+        mapping[_expressions.parameter(role)] = _leaf(q)
+    out = _expressions.substitute(expr, mapping)
+    w = static_leaf(layout, comp, inst) if static else None
+    return out if w is None else out * w
+
+
+def evaluate_term(kin, comp, inst, expr, values):
+    """A generic piece of a resonance term (leaves as in :func:`bind_term`)
+    evaluated in numpy at the events of ``kin`` (the reference form), with
+    ``values`` the model's quantity values by name."""
+    a, b, c = inst
+    j = comp.spin
+    events = {"s": lambda: kin.s_pair(a, b), "s_ab": lambda: kin.s_pair(a, b),
+              "s_ac": lambda: kin.s_pair(a, c), "s_bc": lambda: kin.s_pair(b, c),
+              "p2": lambda: kin.p(a, b) ** 2,
+              f"pcov2_{j}": lambda: (kin.p(a, b) * hep.covariant_factor_j(
+                  kin.covariant_factor(a, b), j) ** (1.0 / j)) ** 2}
+    masses = {"ma": kin.masses[a], "mb": kin.masses[b], "mc": kin.masses[c], "mp": kin.M}
+
+    def value(node):
+        if node.op == "event":
+            return events[node.data]()
+        if node.op == "const" and node.data in masses:
+            return masses[node.data]
+        return values[comp.quantities[node.data].name]
+    out = _expressions.evaluate(expr, value)
+    return np.asarray(out) * np.ones_like(kin.s_pair(a, b))
+
+
 def _static_reals(ctx, comp, inst, n):
     """The static field for the term's real factors, unless the lineshape
     multiplies it in itself (written on the expression layer)."""
@@ -303,21 +327,23 @@ def _static_reals(ctx, comp, inst, n):
     return []
 
 
+def _whole_term(comp):
+    """True if the lineshape writes the whole term (itself times every real
+    factor) on the expression layer."""
+    return getattr(comp.lineshape, "includes_factors", lambda c: False)(comp)
+
+
 def _product(names):
     return " * ".join(names)
 
 
 def _term_value(ctx, comp, inst, n):
-    """Lines for X of one term; returns its (re, im) local names."""
+    """Lines for X of one term; returns its (re, im) texts."""
     tag = f"{comp.key}_{n}"
-    weighted = comp.lineshape.takes_weight(comp)
+    if _whole_term(comp):
+        return comp.lineshape.value(ctx, comp, inst, tag)
     reals = [f.value(ctx, comp, inst, f"{tag}_r{j}") for j, f in enumerate(comp.dynamic_factors)]
     reals += _static_reals(ctx, comp, inst, n)
-    if reals and weighted:
-        # The lineshape multiplies the real factors in where it is cheapest.
-        w = ctx.var(f"{tag}_w")
-        ctx.emit(f"{w} = {_product(reals)}")
-        return comp.lineshape.value(ctx, comp, inst, f"{tag}_l", weight=w)
     re, im = comp.lineshape.value(ctx, comp, inst, f"{tag}_l")
     if not reals:
         return re, im
@@ -328,12 +354,12 @@ def _term_value(ctx, comp, inst, n):
 
 def _term_gradient(ctx, comp, inst, n):
     """Lines for X of one term and dX/dp for each parameter p it depends on;
-    returns (xr, xi), {p: (dre, dim)}."""
+    returns (xr, xi), {p: (dre, dim)}.  A term written whole on the expression
+    layer is differentiated there; otherwise (a lineshape of the user's own)
+    by the product rule over the lineshape and the real factors."""
     tag = f"{comp.key}_{n}"
-    if not comp.dynamic_factors and _static_fns(comp) and comp.lineshape.takes_weight(comp):
-        # Only event-only real factors: the lineshape multiplies them in.
-        x, dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l",
-                                        weight=_static_field(ctx, comp, inst, n))
+    if _whole_term(comp):
+        x, dl = comp.lineshape.gradient(ctx, comp, inst, tag)
         return x, _role_derivatives(ctx, comp, dl, tag)
     (re, im), dl = comp.lineshape.gradient(ctx, comp, inst, f"{tag}_l")
     reals, dreals = [], []
@@ -393,38 +419,11 @@ def _role_derivatives(ctx, comp, dl, tag):
     return out
 
 
-def _summed_gradient(ctx, comp):
-    """X and dX/dp of a component whose terms are the lineshape times event-only
-    factors, with a lineshape whose gradient rule is linear in per-term bases
-    (``summable_gradient``): the bases of the terms are added and the rule
-    runs once (one rule per symmetrized resonance, not one per term)."""
-    bases = []
-    for n, inst in enumerate(comp.instances):
-        w = _static_field(ctx, comp, inst, n) if _static_fns(comp) else None
-        bases.append(comp.lineshape.gradient_basis(ctx, comp, inst, f"{comp.key}_{n}_l",
-                                                   weight=w))
-    x, basis = bases[0]
-    if len(bases) > 1:
-        def add(name, parts):
-            re, im = ctx.var(f"{comp.key}_{name}r"), ctx.var(f"{comp.key}_{name}i")
-            ctx.emit(f"{re} = {' + '.join(p[0] for p in parts)}",
-                     f"{im} = {' + '.join(p[1] for p in parts)}")
-            return re, im
-        x = add("x", [b[0] for b in bases])
-        basis = {k: add(k, [b[1][k] for b in bases]) for k in basis}
-    dl = comp.lineshape.gradient_combine(ctx, comp, x, basis, comp.key)
-    return x, _role_derivatives(ctx, comp, dl, comp.key)
-
-
 def _component(ctx, comp, gradient):
     """X of a component (summed over its terms) and with ``gradient`` its derivatives."""
     ctx.emit(f"# {comp.describe()}")
     if comp.lineshape is None:
         return ("1", "0"), {}
-    ls = comp.lineshape
-    if (gradient and not comp.dynamic_factors and ls.takes_weight(comp)
-            and getattr(ls, "summable_gradient", lambda c: False)(comp)):
-        return _summed_gradient(ctx, comp)
     terms = [(_term_gradient if gradient else _term_value)(ctx, comp, inst, n)
              for n, inst in enumerate(comp.instances)]
     if not gradient:
@@ -459,31 +458,33 @@ def _accumulate(ctx, comp, x):
 # Couplings (the coupling forms' value and derivative rules)
 # ---------------------------------------------------------------------------
 
-def _fill_coupling(ctx, comp):
-    """c = n a e^(i phi deg) (polar) or n (x + i y) (cartesian) and dc/dp."""
-    c = comp.coupling
-    s = lambda what: ctx.slot(comp, what)  # noqa: E731
+def _leaf(quantity):
+    """A model quantity as an expression leaf (parameter or constant)."""
+    if quantity.kind == "parameter":
+        return _expressions.parameter(quantity.name)
+    return _expressions.constant(quantity.name)
+
+
+def _fill_coupling(ctx, comp, printer):
+    """c and dc/dp of one component, from the coupling form's expression
+    (:meth:`vecampfit.isobar.Polar.expression`, ...) and its derivatives."""
     q = comp.coupling_quantities
-    n = f"{ctx.q(comp.scale)} * " if comp.scale is not None else ""
-    ctx.emit(f"# {comp.key}: coupling ({c.form})")
+    c = comp.coupling.expression({r: _leaf(x) for r, x in q.items()},
+                                 None if comp.scale is None else _leaf(comp.scale))
+    s = lambda what: ctx.slot(comp, what)  # noqa: E731
+    ctx.emit(f"# {comp.key}: coupling ({comp.coupling.form})")
     if comp.scale is not None:
-        ctx.emit(f"{s('SCALE')} = {ctx.q(comp.scale)}")
-    if c.form == "polar":
-        ctx.emit(f"mag = {ctx.q(q['magnitude'])}", f"phi = {ctx.q(q['phase'])} * deg",
-                 f"{s('C_RE')} = {n}mag * cos(phi)", f"{s('C_IM')} = {n}mag * sin(phi)")
-        if q["magnitude"].kind == "parameter":
-            ctx.emit(f"{s('DC_magnitude_RE')} = {n}cos(phi)",
-                     f"{s('DC_magnitude_IM')} = {n}sin(phi)")
-        if q["phase"].kind == "parameter":
-            ctx.emit(f"{s('DC_phase_RE')} = -{n}mag * sin(phi) * deg",
-                     f"{s('DC_phase_IM')} = {n}mag * cos(phi) * deg")
-    else:
-        ctx.emit(f"{s('C_RE')} = {n}{ctx.q(q['re'])}", f"{s('C_IM')} = {n}{ctx.q(q['im'])}")
-        one = ctx.q(comp.scale) if comp.scale is not None else "1"
-        if q["re"].kind == "parameter":
-            ctx.emit(f"{s('DC_re_RE')} = {one}", f"{s('DC_re_IM')} = 0")
-        if q["im"].kind == "parameter":
-            ctx.emit(f"{s('DC_im_RE')} = 0", f"{s('DC_im_IM')} = {one}")
+        ctx.emit(f"{s('SCALE')} = {printer.code(_leaf(comp.scale), 'c')}")
+    ctx.emit(f"{s('C_RE')} = {printer.code(c.re, 'c')}", f"{s('C_IM')} = {printer.code(c.im, 'c')}")
+    done = set()
+    for role, x in q.items():
+        if x.kind != "parameter":
+            continue
+        d = (_expressions.derivative(c, x.name) if x.name not in done
+             else _expressions.ComplexExpr(0.0))
+        done.add(x.name)
+        ctx.emit(f"{s(f'DC_{role}_RE')} = {printer.code(d.re, 'c')}",
+                 f"{s(f'DC_{role}_IM')} = {printer.code(d.im, 'c')}")
 
 
 def _coupling_derivatives(comp):
@@ -511,11 +512,9 @@ def _indent(lines, n):
     return [" " * n + line if line else line for line in lines]
 
 
-def _fill_expressions(ctx, layout):
-    """The parameter-buffer slots of the expression layer's parameter-only
-    nodes, in double precision, each shared subexpression computed once."""
-    if not layout.expression_slots:
-        return
+def _fill_printer(ctx):
+    """The expression printer of the fill function (double precision,
+    parameters and constants read from their arrays)."""
     counter = iter(range(1 << 30))
 
     def leaf(node):
@@ -526,8 +525,15 @@ def _fill_expressions(ctx, layout):
         if node.op == "event":
             raise ValueError(f"event quantity {node.data!r} in a parameter-buffer slot")
         return None
-    printer = _expressions.CythonPrinter(leaf, lambda hint: ctx.var(f"{hint}_{next(counter)}"),
-                                         ctx.emit, ctype="double")
+    return _expressions.CythonPrinter(leaf, lambda hint: ctx.var(f"{hint}_{next(counter)}"),
+                                      ctx.emit, ctype="double")
+
+
+def _fill_expressions(ctx, layout, printer):
+    """The parameter-buffer slots of the expression layer's parameter-only
+    nodes, in double precision, each shared subexpression computed once."""
+    if not layout.expression_slots:
+        return
     ctx.emit("# expression layer: parameter-only subexpressions")
     for expr, name in layout.expression_slots.items():
         ctx.emit(f"# {name} = {_expressions.infix(expr)}")
@@ -536,19 +542,19 @@ def _fill_expressions(ctx, layout):
 
 def _fill_function(layout):
     ctx = Context(layout, "fill")
+    printer = _fill_printer(ctx)
     for comp in layout.model.components:
-        if comp.lineshape is not None:
+        if comp.lineshape is not None and not _whole_term(comp):
             ctx.emit(f"# {comp.describe()}")
             comp.lineshape.fill(ctx, comp)
             for f in comp.dynamic_factors:
                 f.fill(ctx, comp)
-        _fill_coupling(ctx, comp)
-    _fill_expressions(ctx, layout)
+        _fill_coupling(ctx, comp, printer)
+    _fill_expressions(ctx, layout, printer)
     head = ["cdef void fill_parameter_buffer(floating *pb, const floating *par,",
             "                                const double *constants) noexcept nogil:",
-            '    """The parameter buffer from the parameters and constants (in double precision)."""',
-            "    cdef double deg = M_PI / 180"]
-    return head + _declare(ctx, "double", _FILL_LOCALS) + _indent(ctx.lines, 4)
+            '    """The parameter buffer from the parameters and constants (in double precision)."""']
+    return head + _declare(ctx, "double") + _indent(ctx.lines, 4)
 
 
 _LANE_HEAD = {
@@ -797,10 +803,7 @@ def generate(model):
                  "N_CONSTANTS") + [""]
     out += _enum("Parameter buffer (pb[])", list(layout.slots), "PARAMETER_BUFFER_SIZE") + [""]
     out += ["cdef enum:", f"    N_COMPONENTS = {len(comps)}", ""]
-    out += ["_BREAKUP_PLACEHOLDER"]
     for code in layout.support.values():
         out += code.strip("\n").split("\n") + ["", ""]
     out += [""] + fill + functions + single + _TAIL.split("\n")
-    text = "\n".join(out)
-    text = text.replace("_BREAKUP_PLACEHOLDER", _BREAKUP.strip("\n") + "\n\n")
-    return text + "\n", layout
+    return "\n".join(out) + "\n", layout

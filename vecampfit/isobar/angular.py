@@ -1,11 +1,11 @@
 """Spin factors and parent form factors of isobar-model resonances.
 
-Real factors of a resonance term, each a small class with the same pieces
-as the lineshapes (:mod:`vecampfit.isobar.lineshapes`): ``roles``,
-``fill``, ``value``, ``gradient`` (its derivative rule, in one place) and
-``numpy``.  A factor whose quantities are all constants depends on the
-event only: the generator then computes it in numpy into the event buffer
-instead of in the block density.  ``J`` is the resonance spin, (A, B, C)
+Real factors of a resonance term, each a small class: ``roles``, the
+factor written once as an expression (:meth:`RealFactor.expression`, on
+:mod:`vecampfit.expressions`: its code and derivatives come from the
+layer's passes) and its numpy form.  A factor that depends on the event
+only (Laura++'s and the helicity spin factors, a factor whose quantities
+are all constants) is computed in numpy into the event buffer.  ``J`` is the resonance spin, (A, B, C)
 the ordered daughters of the term: the resonance in the pair AB, C the
 spectator, P the parent.
 
@@ -30,7 +30,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from vecampfit import expressions as _ex
 from vecampfit import high_energy_physics as hep
+
+from . import _generator
 
 from ._kinematics import breakup_momentum_squared
 
@@ -56,19 +59,48 @@ class RealFactor:
                              f"spin 0..{self.max_spin}, not {comp.spin}")
 
     def fill(self, ctx, comp):
-        """Emit the parameter-buffer lines (double precision) through ``ctx``."""
+        """Nothing: the generator fills the slots of every parameter-only
+        subexpression of the expression layer at once."""
+
+    def _bound(self, ctx, comp, inst):
+        expr = self.expression(comp)
+        if expr is None:
+            raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+        return _ex.hoist(_generator.bind_term(ctx.layout, comp, inst, expr), ctx.hoist_memo)
 
     def value(self, ctx, comp, inst, tag):
-        """Emit the lines of one event; return the local name of the value."""
-        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+        """Print the factor of one event (beside a lineshape that is not on
+        the expression layer); return its text."""
+        x = self._bound(ctx, comp, inst)
+        ctx.expressions().prepare(x)
+        return ctx.expressions().code(x, tag)
 
     def gradient(self, ctx, comp, inst, tag):
-        """Emit value and derivative lines; return ``value, {role: derivative}``."""
-        raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
+        """The value and ``{role: derivative}`` for the roles that are parameters."""
+        x = _generator.bind_term(ctx.layout, comp, inst, self.expression(comp))
+        ds = {role: _ex.hoist(_ex.derivative(x, comp.quantities[role].name), ctx.hoist_memo)
+              for role in self.roles if comp.quantities[role].kind == "parameter"}
+        printer = ctx.expressions()
+        printer.prepare(*ds.values())
+        return self.value(ctx, comp, inst, tag), {
+            role: printer.code(d, f"{tag}_d{role}") for role, d in ds.items()}
 
     def numpy(self, kin, comp, inst, values):
-        """The real factor in numpy (``values``: quantity name -> value)."""
-        raise NotImplementedError
+        """The real factor in numpy (``values``: quantity name -> value): its
+        expression evaluated (the reference form)."""
+        return _generator.evaluate_term(kin, comp, inst, self.expression(comp), values)
+
+    def expression(self, comp):
+        """The factor on the expression layer, or None for a factor that
+        depends on the event only (its numpy form fills an event field).
+
+        Generic leaves, bound to each term (A, B, C) by the lineshape:
+        ``event("s_ab")``, ``event("s_ac")``, ``event("s_bc")`` (squared pair
+        masses, GeV^2), ``event("p2")`` (squared momentum of C in the parent
+        frame), ``constant("ma")``, ``"mb"``, ``"mc"``, ``"mp"`` (masses,
+        GeV) and ``parameter(role)``.
+        """
+        return None
 
 
 class ZemachSpinFactor(RealFactor):
@@ -110,88 +142,18 @@ class ZemachSpinFactor(RealFactor):
     roles = ("mass",)
     max_spin = 5
 
-    def _constants(self, ctx, comp):
-        a, b = comp.pair
-        c = 3 - a - b
-        mp, ma, mb, mc = ctx.mass("parent"), ctx.mass(a), ctx.mass(b), ctx.mass(c)
-        return mp, ma, mb, mc
-
-    def fill(self, ctx, comp):
-        mp, ma, mb, mc = self._constants(ctx, comp)
-        s = lambda what: ctx.slot(comp, what)  # noqa: E731
-        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
-                 f"k1 = ({mp} * {mp} - {mc} * {mc}) * ({mb} * {mb} - {ma} * {ma})",
-                 f"{s('ZC1')} = k1 / (m0 * m0)",
-                 f"{s('DZC1_DM0')} = -2 * k1 / (m0 * m0 * m0)")
-        if comp.spin >= 2:
-            ctx.emit(f"k2 = ({mp} * {mp} - {mc} * {mc}) ** 2",
-                     f"k3 = ({ma} * {ma} - {mb} * {mb}) ** 2",
-                     f"{s('ZT1')} = k2 / (m0 * m0) - 2 * {mp} * {mp} - 2 * {mc} * {mc}",
-                     f"{s('DZT1_DM0')} = -2 * k2 / (m0 * m0 * m0)",
-                     f"{s('ZT2')} = k3 / (m0 * m0) - 2 * {ma} * {ma} - 2 * {mb} * {mb}",
-                     f"{s('DZT2_DM0')} = -2 * k3 / (m0 * m0 * m0)")
-
-    def _a1(self, ctx, comp, inst, tag):
-        a, b, c = inst
-        mac, mbc = ctx.field_m(a, c), ctx.field_m(b, c)
-        v = ctx.var(f"{tag}_a1")
-        ctx.emit(f"{v} = {mac} * {mac} - {mbc} * {mbc} + {ctx.slot(comp, 'ZC1')}")
-        return v
-
-    def _t(self, ctx, comp, inst, tag):
-        a, b, _ = inst
-        mab = ctx.field_m(a, b)
-        t1, t2 = ctx.var(f"{tag}_t1"), ctx.var(f"{tag}_t2")
-        ctx.emit(f"{t1} = {mab} * {mab} + {ctx.slot(comp, 'ZT1')}",
-                 f"{t2} = {mab} * {mab} + {ctx.slot(comp, 'ZT2')}")
-        return t1, t2
-
-    def value(self, ctx, comp, inst, tag):
-        a1 = self._a1(ctx, comp, inst, tag)
+    def expression(self, comp):
+        ev, c = _ex.event, _ex.constant
+        mp2, ma2, mb2, mc2 = (c(x) ** 2 for x in ("mp", "ma", "mb", "mc"))
+        inv = _ex.parameter("mass") ** -2
+        a1 = ev("s_ac") - ev("s_bc") + (mp2 - mc2) * (mb2 - ma2) * inv
         if comp.spin == 1:
             return a1
-        t1, t2 = self._t(ctx, comp, inst, tag)
-        v = ctx.var(f"{tag}_v")
-        if comp.spin == 2:
-            ctx.emit(f"{v} = {a1} * {a1} - {t1} * {t2} * <floating>(1.0 / 3)")
-            return v
-        q = ctx.var(f"{tag}_q")
-        ctx.emit(f"{q} = {t1} * {t2}",
-                 f"{v} = {_polynomial_source(zemach_coefficients(comp.spin), a1, q)}")
-        return v
-
-    def gradient(self, ctx, comp, inst, tag):
-        v = self.value(ctx, comp, inst, tag)
-        if comp.spin == 1:
-            return v, {"mass": ctx.slot(comp, "DZC1_DM0")}
-        dq = (f"({ctx.slot(comp, 'DZT1_DM0')} * {tag}_t2 + {tag}_t1 * "
-              f"{ctx.slot(comp, 'DZT2_DM0')})")
-        d = ctx.var(f"{tag}_dm")
-        if comp.spin == 2:
-            ctx.emit(f"{d} = (2 * {tag}_a1 * {ctx.slot(comp, 'DZC1_DM0')} - {dq}"
-                     f" * <floating>(1.0 / 3))")
-            return v, {"mass": d}
-        # dA_J/dm0 = (dA_J/dA_1) dA_1/dm0 + (dA_J/dQ) dQ/dm0, Q = T_P T_R.
-        dx, dqq = _polynomial_derivatives(zemach_coefficients(comp.spin))
-        ctx.emit(f"{d} = (({_polynomial_source(dx, f'{tag}_a1', f'{tag}_q')}) * "
-                 f"{ctx.slot(comp, 'DZC1_DM0')} + ({_polynomial_source(dqq, f'{tag}_a1', f'{tag}_q')})"
-                 f" * {dq})")
-        return v, {"mass": d}
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, c = inst
-        m0 = values[comp.quantities["mass"].name]
-        mp = kin.M
-        ma, mb, mc = kin.masses[a], kin.masses[b], kin.masses[c]
-        a1 = (kin.m(a, c) ** 2 - kin.m(b, c) ** 2
-              + (mp ** 2 - mc ** 2) * (mb ** 2 - ma ** 2) / m0 ** 2)
-        if comp.spin == 1:
-            return a1
-        sab = kin.m(a, b) ** 2
-        t1 = sab - 2 * mp ** 2 - 2 * mc ** 2 + (mp ** 2 - mc ** 2) ** 2 / m0 ** 2
-        t2 = sab - 2 * ma ** 2 - 2 * mb ** 2 + (ma ** 2 - mb ** 2) ** 2 / m0 ** 2
-        q = t1 * t2
-        return sum(float(c) * a1 ** i * q ** k for c, i, k in zemach_coefficients(comp.spin))
+        tp = ev("s_ab") - 2 * mp2 - 2 * mc2 + (mp2 - mc2) ** 2 * inv
+        tr = ev("s_ab") - 2 * ma2 - 2 * mb2 + (ma2 - mb2) ** 2 * inv
+        q = _ex.group(tp * tr)
+        return _ex.add(*(_ex.num(float(k)) * _ex.power(a1, i) * _ex.power(q, n)
+                         for k, i, n in zemach_coefficients(comp.spin)))
 
 
 def zemach_coefficients(j):
@@ -207,23 +169,6 @@ def zemach_coefficients(j):
                              2 ** j * math.factorial(k) * math.factorial(j - k)
                              * math.factorial(j - 2 * k)), j - 2 * k, k)
             for k in range(j // 2 + 1)]
-
-
-def _polynomial_derivatives(monomials):
-    """Partial derivatives of ``[(c, i, k)]`` by the first and second variable."""
-    dx = [(c * i, i - 1, k) for c, i, k in monomials if i > 0]
-    dq = [(c * k, i, k - 1) for c, i, k in monomials if k > 0]
-    return dx, dq
-
-
-def _polynomial_source(monomials, x, q):
-    """Cython expression of ``sum c x^i q^k`` (products, no pow calls)."""
-    terms = []
-    for c, i, k in monomials:
-        factors = [x] * i + [q] * k
-        coefficient = "" if c == 1 else f"<floating>({c.numerator}.0 / {c.denominator}) * "
-        terms.append(coefficient + (" * ".join(factors) if factors else "1"))
-    return " + ".join(terms)
 
 
 class LauraSpinFactor(RealFactor):
@@ -310,6 +255,17 @@ class ParentFormFactor(RealFactor):
         if form == "laura":
             self.max_spin = 4
 
+    def expression(self, comp):
+        j, r = comp.spin, _ex.parameter("parent_radius")
+        if self.name == "laura":
+            return _ex.blatt_weisskopf(_ex.event(f"pcov2_{j}"), r, j)
+        f = _ex.blatt_weisskopf(_ex.event("p2"), r, j)
+        if self.name == "normalized":
+            mp, mc = _ex.constant("mp"), _ex.constant("mc")
+            p02 = _ex.breakup_momentum_squared(mp ** 2, _ex.parameter("mass"), mc)
+            f = f * _ex.power(_ex.blatt_weisskopf(p02, r, j), -1)
+        return f
+
     def check(self, comp, model):
         super().check(comp, model)
         if self.name == "normalized":
@@ -321,78 +277,6 @@ class ParentFormFactor(RealFactor):
                 raise ValueError(f"resonance {comp.key!r}: F_P(p0) of the normalized parent "
                                  f"form factor is undefined at m0 = {m0!r} GeV (parent below "
                                  f"threshold): use parent_form_factor='unnormalized'")
-
-    @staticmethod
-    def _radius_slot(ctx, comp):
-        # One slot per radius quantity: resonances that share the parent
-        # radius and the pair share F_P(p, r_P, J) in the generated code.
-        return ctx.quantity_slot("RP", comp.quantities["parent_radius"])
-
-    def _momentum(self, ctx, comp, inst):
-        a, b, _ = inst
-        if self.name != "laura":
-            return ctx.field_p(a, b)
-        j = comp.spin
-        return ctx.field(f"pcov{j}_{ctx.pair_label(a, b)}",
-                         lambda kin, values: kin.p(a, b) * hep.covariant_factor_j(
-                             kin.covariant_factor(a, b), j) ** (1.0 / j))
-
-    def fill(self, ctx, comp):
-        ctx.emit(f"{self._radius_slot(ctx, comp)} = {ctx.q(comp.quantities['parent_radius'])}")
-        if self.name != "normalized":
-            return
-        # p0^2(m0) and d(p0^2)/dm0 = m0 (m0^2 - M^2 - mc^2) / M^2.
-        a, b = comp.pair
-        mp, mc = ctx.mass("parent"), ctx.mass(3 - a - b)
-        ctx.emit(f"m0 = {ctx.q(comp.quantities['mass'])}",
-                 f"p0sq = ({mp} * {mp} - (m0 + {mc}) ** 2) * ({mp} * {mp} - (m0 - {mc}) ** 2)"
-                 f" / (4 * {mp} * {mp})",
-                 f"dp0sq = m0 * (m0 * m0 - {mp} * {mp} - {mc} * {mc}) / ({mp} * {mp})",
-                 f"blatt_weisskopf_inverse_gradient_q2_scalar(p0sq, {self._radius_slot(ctx, comp)}, "
-                 f"{comp.spin}, &inv, &d_dq, &d_dr)",
-                 f"{ctx.slot(comp, 'INV_FP0')} = inv",
-                 f"{ctx.slot(comp, 'DINV_FP0_DM0')} = d_dq * dp0sq",
-                 f"{ctx.slot(comp, 'DINV_FP0_DR')} = d_dr")
-        ctx.use("blatt_weisskopf_inverse_gradient_q2_scalar")
-
-    def value(self, ctx, comp, inst, tag):
-        v = ctx.var(f"{tag}_f")
-        ctx.use("blatt_weisskopf_scalar")
-        call = (f"blatt_weisskopf_scalar({self._momentum(ctx, comp, inst)}, "
-                f"{self._radius_slot(ctx, comp)}, {comp.spin})")
-        if self.name == "normalized":
-            call += f" * {ctx.slot(comp, 'INV_FP0')}"
-        ctx.emit(f"{v} = {call}")
-        return v
-
-    def gradient(self, ctx, comp, inst, tag):
-        # F(p) and dF/dr from the block routine; the normalization's derivatives
-        # by m0 and r_P come from the parameter buffer.
-        f, df = ctx.var(f"{tag}_fp"), ctx.var(f"{tag}_dfp")
-        ctx.use("blatt_weisskopf_gradient_scalar")
-        ctx.emit(f"blatt_weisskopf_gradient_scalar({self._momentum(ctx, comp, inst)}, "
-                 f"{self._radius_slot(ctx, comp)}, {comp.spin}, &{f}, &{df})")
-        if self.name != "normalized":
-            return f, {"parent_radius": df}
-        v, dm, dr = ctx.var(f"{tag}_f"), ctx.var(f"{tag}_dfm"), ctx.var(f"{tag}_dfr")
-        ctx.emit(f"{v} = {f} * {ctx.slot(comp, 'INV_FP0')}",
-                 f"{dm} = {f} * {ctx.slot(comp, 'DINV_FP0_DM0')}",
-                 f"{dr} = {df} * {ctx.slot(comp, 'INV_FP0')} + {f} * "
-                 f"{ctx.slot(comp, 'DINV_FP0_DR')}")
-        return v, {"parent_radius": dr, "mass": dm}
-
-    def numpy(self, kin, comp, inst, values):
-        a, b, c = inst
-        j, r = comp.spin, values[comp.quantities["parent_radius"].name]
-        if self.name == "laura":
-            x = kin.p(a, b) * hep.covariant_factor_j(kin.covariant_factor(a, b), j) ** (1.0 / j)
-            return hep.blatt_weisskopf(x, r, j)
-        f = hep.blatt_weisskopf(kin.p(a, b), r, j)
-        if self.name == "normalized":
-            m0 = values[comp.quantities["mass"].name]
-            p0sq = breakup_momentum_squared(kin.M, m0, kin.masses[c])
-            f = f * hep.blatt_weisskopf_inverse_gradient_q2(p0sq, r, j)[0]
-        return f
 
 
 def spin_factor(name, owner="model"):

@@ -1,18 +1,16 @@
-"""Lineshapes of isobar-model resonances: formula, Cython template, numpy form.
+"""Lineshapes of isobar-model resonances, written once on the expression layer.
 
-Each lineshape is a small class with
-
-* ``roles``: the quantities it reads (mass, width, radius, couplings ...);
-* ``fill(ctx, comp)``: Cython lines of the parameter-buffer filler (double
-  precision) that precompute what depends on the parameters only, with
-  the derivatives its gradient rule needs;
-* ``value(ctx, comp, inst, tag)``: Cython lines of one event (lane ``i``)
-  that set ``<tag>_re`` and ``<tag>_im``;
-* ``gradient(ctx, comp, inst, tag)``: the same and the derivatives with
-  respect to each role, returned as ``{role: (re, im)}`` local names: the
-  lineshape's gradient rule, in one place;
-* ``numpy(kin, comp, inst, values)``: the complex value in numpy (the
-  reference evaluation), through :mod:`vecampfit.high_energy_physics`.
+Every built-in lineshape is an :class:`ExpressionLineshape`: ``roles`` (the
+quantities it reads: mass, width, radius, couplings ...) and
+``expression(comp)``, the complex lineshape of one pair as an expression of
+:mod:`vecampfit.expressions` (most of them one call of
+:mod:`vecampfit.expressions.physics`).  The parameter-buffer slots, the
+event fields, the per-event code, the derivative by every parameter and the
+numpy form all come from that one expression.  A lineshape given as a
+formula string is a :class:`FormulaLineshape`; one written by hand as a
+Cython block routine with its own gradient is a :class:`UserLineshape`
+(which keeps the lower-level protocol ``fill``/``value``/``gradient``/
+``numpy`` that the generator also accepts).
 
 ``comp`` is the resonance (its quantities by role, spin, pair and key),
 ``inst`` the ordered daughters (a, b, c) of one term (two terms for a
@@ -26,7 +24,6 @@ import numpy as np
 from vecampfit import expressions as _ex
 
 from . import _generator
-
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner",
            "ExpressionLineshape", "Flatte", "FormulaLineshape", "KMatrix", "LINESHAPES",
@@ -64,17 +61,6 @@ class Lineshape:
         """The complex lineshape in numpy (``values``: quantity name -> value)."""
         raise NotImplementedError
 
-    def takes_weight(self, comp):
-        """True if ``value(..., weight=w)`` multiplies a real factor ``w`` in
-        (where it costs least) and returns the product."""
-        return False
-
-    def event_factor(self, comp):
-        """A real factor of the lineshape that depends on the event only, as
-        ``f(kin, comp, inst, values)``, or None.  The generator multiplies it
-        into the term's event field with the other event-only factors."""
-        return None
-
     def to_dict(self):
         """Plain-data form (for the model's description)."""
         return {"name": self.name}
@@ -103,22 +89,20 @@ class ExpressionLineshape(Lineshape):
     #: multiplies them in with its own event-only factors (one event field).
     includes_static_factors = True
 
+    def includes_factors(self, comp):
+        """True if every real factor of the resonance is written on the
+        expression layer too: the term is then one expression (lineshape times
+        factors), differentiated and hoisted as a whole."""
+        return all(f.expression(comp) is not None for f in comp.dynamic_factors)
+
     def _bound(self, comp, inst, layout):
-        """The term's amplitude (lineshape times its event-only factors) in
-        the model's leaves."""
-        a, b, _ = inst
-        model = layout.model
-        s_name = f"s_{model.pair_label(a, b)}"
-        layout.event_leaf(s_name, lambda kin, values: kin.s_pair(a, b))
-        mapping = {_ex.event("s"): _ex.event(s_name),
-                   _ex.constant("ma"): _ex.constant(model.mass_constant(a).name),
-                   _ex.constant("mb"): _ex.constant(model.mass_constant(b).name)}
-        for role, q in comp.quantities.items():
-            mapping[_ex.parameter(role)] = (_ex.parameter(q.name) if q.kind == "parameter"
-                                            else _ex.constant(q.name))
-        out = _ex.substitute(self.expression(comp), mapping)
-        w = _generator.static_leaf(layout, comp, inst)
-        return out if w is None else out * w
+        """The term's amplitude (lineshape times its real factors) in the
+        model's leaves."""
+        expr = self.expression(comp)
+        if self.includes_factors(comp):
+            for f in comp.dynamic_factors:
+                expr = expr * f.expression(comp)
+        return _generator.bind_term(layout, comp, inst, expr, static=True)
 
     def _print(self, ctx, expr, tag):
         expr = _ex.ComplexExpr(*_hoisted(ctx, expr))
@@ -135,9 +119,10 @@ class ExpressionLineshape(Lineshape):
 
     def gradient(self, ctx, comp, inst, tag):
         x = self._bound(comp, inst, ctx.layout)
+        roles = comp.quantities if self.includes_factors(comp) else self.roles
         derivatives = {}
         for role, q in comp.quantities.items():
-            if q.kind == "parameter" and role in self.roles and q.name not in \
+            if q.kind == "parameter" and role in roles and q.name not in \
                     {d[0] for d in derivatives.values()}:
                 derivatives[role] = (q.name, _ex.derivative(x, q.name))
         # Every power of a base the value and the derivatives need, before any
@@ -149,16 +134,9 @@ class ExpressionLineshape(Lineshape):
                        for role, (_, d) in derivatives.items()}
 
     def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-
-        def value(node):
-            if node.op == "event":
-                return kin.s_pair(a, b)
-            if node.op == "const" and node.data in ("ma", "mb"):
-                return kin.masses[a if node.data == "ma" else b]
-            return values[comp.quantities[node.data].name]
-        return np.asarray(_ex.evaluate(self.expression(comp), value), dtype=complex) \
-            * np.ones_like(kin.s_pair(a, b))
+        """The lineshape in numpy: its expression evaluated (the reference form)."""
+        return np.asarray(_generator.evaluate_term(kin, comp, inst, self.expression(comp),
+                                                   values), dtype=complex)
 
 
 def _hoisted(ctx, expr):

@@ -9,8 +9,9 @@ parameter-buffer filler and event-buffer filler, changed with
 shared between resonances by passing the same object or its name.
 """
 
-import cmath
 import math
+
+from vecampfit import expressions as _ex
 
 __all__ = ["Cartesian", "Constant", "Parameter", "Polar"]
 
@@ -131,9 +132,19 @@ class Polar:
         self.scale = scale
 
     @staticmethod
-    def value(parts, n=1.0):
+    def expression(parts, scale=None):
+        """The coupling on the expression layer from its parts (dict role ->
+        expression) and an optional scale: :math:`n a (\\cos\\phi' + i \\sin\\phi')`,
+        :math:`\\phi' = \\phi \\pi/180`."""
+        phi = _ex.mul(math.pi / 180, parts["phase"])
+        n = parts["magnitude"] if scale is None else _ex.mul(scale, parts["magnitude"])
+        return _ex.ComplexExpr(_ex.mul(n, _ex.cos(phi)), _ex.mul(n, _ex.sin(phi)))
+
+    @classmethod
+    def value(cls, parts, n=1.0):
         """Complex coupling from the numeric parts (dict role -> value)."""
-        return n * parts["magnitude"] * cmath.exp(1j * math.radians(parts["phase"]))
+        return complex(_ex.evaluate(cls.expression(
+            {r: _ex.num(float(v)) for r, v in parts.items()}, _ex.num(float(n))), {}))
 
 
 class Cartesian:
@@ -157,9 +168,16 @@ class Cartesian:
         self.scale = scale
 
     @staticmethod
-    def value(parts, n=1.0):
+    def expression(parts, scale=None):
+        """The coupling on the expression layer: :math:`n (x + i y)`."""
+        c = _ex.ComplexExpr(parts["re"], parts["im"])
+        return c if scale is None else c * scale
+
+    @classmethod
+    def value(cls, parts, n=1.0):
         """Complex coupling from the numeric parts (dict role -> value)."""
-        return n * complex(parts["re"], parts["im"])
+        return complex(_ex.evaluate(cls.expression(
+            {r: _ex.num(float(v)) for r, v in parts.items()}, _ex.num(float(n))), {}))
 
 
 COUPLING_FORMS = {"polar": Polar, "cartesian": Cartesian}
