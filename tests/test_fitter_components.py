@@ -7,9 +7,12 @@ cache reach the full path's minimum."""
 import numpy as np
 import pytest
 
-from vecampfit.fitter import (Density, DensityError, Fitter, Likelihood, Parameter,
-                              ParameterTable)
+from iminuit import Minuit
+
+from vecampfit.fitter import (Density, DensityError, FitParameter, Fitter, Likelihood,
+                              ParameterTable, RestrictionError, Stage)
 from vecampfit.fitter.components import Components
+from vecampfit.fitter.results import errors, values
 from vecampfit.model_compiler import compile_model
 
 P0 = {"M1": 0.77, "G1": 0.15, "M2": 1.3, "G2": 0.2, "A2": 0.8, "P2": 60.0, "R3": 0.3,
@@ -31,8 +34,8 @@ def reference(m, p):
 
 
 def table(extra=()):
-    return ParameterTable([Parameter(n, v, 0.01) for n, v in P0.items()]
-                          + [Parameter(n, v, 0.01, lo, hi) for n, v, lo, hi in extra])
+    return ParameterTable([FitParameter(n, v, 0.01) for n, v in P0.items()]
+                          + [FitParameter(n, v, 0.01, lo, hi) for n, v, lo, hi in extra])
 
 
 RNG = np.random.default_rng(11)
@@ -97,7 +100,7 @@ def test_components_and_couplings(model):
     np.testing.assert_allclose(d.evaluate({"m": M_DATA}, p), reference(M_DATA, P0), rtol=1e-13)
     with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter \\(or "
                                            "constant\\)"):
-        Components(["a"], [("polar", "A9", "P2")], comp.function, d.parameters)
+        Components(["a"], [("polar_radians", "A9", "P2")], comp.function, d.parameters)
     with pytest.raises(DensityError, match="the coupling's two parameters are both 'R3'"):
         Components(["a"], [("cartesian", "R3", "R3")], comp.function, d.parameters)
     # A fixed magnitude and a scale, given as a number or as a model constant.
@@ -127,20 +130,41 @@ def test_components_and_couplings(model):
         Components(["a"], [("exponential", "R3", "I3")], comp.function, d.parameters)
 
 
+def test_polar_forms_say_their_unit(model):
+    """"polar_degrees" and "polar_radians" read the phase in their unit; the old
+    spelling "polar" (radians in the fitter, degrees in the isobar layer) is
+    read as radians with a warning that names both."""
+    d = Density.from_model(model, "float64")
+    p = np.array(list(P0.values()))
+    p[d.parameters.index("P2")] = 0.5
+    radians = Components(["a"], [("polar_radians", "A2", "P2")], d.components.function,
+                         d.parameters)
+    degrees = Components(["a"], [("polar_degrees", "A2", "P2")], d.components.function,
+                         d.parameters)
+    assert radians.couplings(p)[0] == 0.8 * np.exp(0.5j)
+    np.testing.assert_allclose(degrees.couplings(p)[0], 0.8 * np.exp(0.5j * np.pi / 180),
+                               rtol=1e-15)
+    with pytest.warns(DeprecationWarning, match="'polar' is deprecated: it means a phase in "
+                                                "radians here and in degrees in the isobar layer"):
+        old = Components(["a"], [("polar", "A2", "P2")], d.components.function, d.parameters)
+    assert old.couplings(p)[0] == radians.couplings(p)[0]
+    np.testing.assert_array_equal(old.coupling_jacobian(p), radians.coupling_jacobian(p))
+
+
 @pytest.mark.parametrize("kind", ["background", "extended", "two_points"])
 def test_cached_path_equals_the_full_path(model, kind):
     full, x = build(model, kind, "never")
     cached, _ = build(model, kind, "always")
-    cached.free_parameters = list(COUPLINGS) + [n for n in full.parameters.names if n not in P0]
+    cost = cached.restricted(list(COUPLINGS) + [n for n in full.parameters.names if n not in P0])
     rng = np.random.default_rng(5)
     for trial in range(3):
         y = x.copy()
         for name in COUPLINGS:
             y[full.parameter_index(name)] *= rng.uniform(0.7, 1.3)
         v_full, g_full = full.evaluate(y, gradient=True)
-        v_cached, g_cached = cached.evaluate(y, gradient=True)
+        v_cached, g_cached = cost.evaluate(y, gradient=True)
         rel = abs(v_cached - v_full) / abs(v_full)
-        free = [full.parameter_index(n) for n in cached.free_parameters]
+        free = [full.parameter_index(n) for n in cost.free_parameters]
         grel = np.max(np.abs(g_cached[free] - g_full[free])) / np.max(np.abs(g_full[free]))
         print(f"{kind}: F full {v_full:.12g}, cached relative difference {rel:.1e}, gradient "
               f"{grel:.1e}")
@@ -148,7 +172,7 @@ def test_cached_path_equals_the_full_path(model, kind):
         assert grel < 1e-9
     # One cache of the data amplitudes per point and one matrix per
     # normalization sample, built once for the three parameter points.
-    ev = cached.signal_evaluator(cached.points[0].signal, True)
+    ev = cached.signal_evaluator(cached.points[0].signal, True, cost.free_parameters)
     assert ev.rebuilds == 2 * len(cached.points)
 
 
@@ -177,21 +201,21 @@ def test_the_cache_follows_the_other_parameters(model):
         cached.points[0].signal.components._set_partial(
             [("M1", "G1"), ("M2", "G2"), ()], cached.points[0].signal.components._single,
             cached.points[0].signal.parameters, "component_model")
-    # "auto" uses the cache only when nothing but couplings of the density is free.
+    # "auto" uses the cache only when the call is told that nothing but
+    # couplings of the density is free.
     auto, _ = build(model, "background", "auto")
     assert auto.signal_evaluator(auto.points[0].signal) is auto._evaluator(auto.points[0].signal)
-    auto.free_parameters = ["A2", "P2", "FB"]
-    assert auto.signal_evaluator(auto.points[0].signal) is not \
+    assert auto.signal_evaluator(auto.points[0].signal, free=["A2", "P2", "FB"]) is not \
         auto._evaluator(auto.points[0].signal)
     # A mass free: the full path ("always" recomputes the moved components
     # for value calls).
-    auto.free_parameters = ["A2", "P2", "M1"]
+    free = ["A2", "P2", "M1"]
     sig = auto.points[0].signal
-    assert auto.signal_evaluator(sig, True) is auto._evaluator(sig)
-    assert auto.signal_evaluator(sig) is auto._evaluator(sig)
+    assert auto.signal_evaluator(sig, True, free) is auto._evaluator(sig)
+    assert auto.signal_evaluator(sig, False, free) is auto._evaluator(sig)
     auto.cache = "always"
-    assert auto.signal_evaluator(sig, True) is auto._evaluator(sig)
-    assert auto.signal_evaluator(sig).partial
+    assert auto.signal_evaluator(sig, True, free) is auto._evaluator(sig)
+    assert auto.signal_evaluator(sig, False, free).partial
     with pytest.raises(ValueError, match="cache must be 'auto', 'always' or 'never'"):
         Likelihood(table(), cache="yes")
 
@@ -201,9 +225,9 @@ def test_a_fit_with_the_cache_reaches_the_full_minimum(model):
     the fit on the full path end at the same values, to 1e-4 of the errors."""
     results = {}
     for cache in ("never", "auto"):
-        f = Fitter(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, seed=3,
-                   verbose=False, cache=cache)
-        pt = f.add_point(Density.from_model(model, "float64"))
+        f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1,
+                              cache=cache), seed=3, verbose=False)
+        pt = f.likelihood.add_point(Density.from_model(model, "float64"))
         pt.add_background(flat(), "FB")
         pt.add_data({"m": M_DATA})
         pt.add_normalization_events({"m": M_MC})
@@ -211,7 +235,7 @@ def test_a_fit_with_the_cache_reaches_the_full_minimum(model):
         f.release(*COUPLINGS, "FB")
         f.migrad(hesse=True)
         assert f.minuit.valid
-        results[cache] = (f.values, f.errors, f.minuit.fval)
+        results[cache] = (values(f.minuit), errors(f.minuit), f.minuit.fval)
     (v0, e0, f0), (v1, e1, f1) = results["never"], results["auto"]
     free = e0 > 0
     print(f"F {f0:.10f} (full) {f1:.10f} (cached); largest difference of the values "
@@ -253,7 +277,7 @@ def test_partial_recomputation_equals_the_full_path(model, kind):
     every point of a numerical-derivative and line-search sequence."""
     full, x = build(model, kind, "never")
     cached, _ = build(model, kind, "always")
-    cached.free_parameters = list(full.parameters.names)
+    # No free parameters given: every parameter may move.
     sig = cached.points[0].signal
     ev = cached.signal_evaluator(sig)
     assert ev.partial
@@ -268,7 +292,6 @@ def test_partial_recomputation_equals_the_full_path(model, kind):
 
 def test_a_moved_width_recomputes_its_component_only(model):
     cached, x = build(model, "background", "always")
-    cached.free_parameters = list(cached.parameters.names)
     sig = cached.points[0].signal
     ev = cached.signal_evaluator(sig)
     cached.evaluate(x)
@@ -309,9 +332,9 @@ def test_a_fit_of_masses_with_numerical_gradient_reaches_the_full_minimum(model)
     fit recomputing only moved components ends where the full path does."""
     results = {}
     for cache in ("never", "always"):
-        f = Fitter(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, seed=3,
-                   verbose=False, cache=cache, use_gradient=False)
-        pt = f.add_point(Density.from_model(model, "float64"))
+        f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1,
+                              cache=cache), seed=3, verbose=False, use_gradient=False)
+        pt = f.likelihood.add_point(Density.from_model(model, "float64"))
         pt.add_background(flat(), "FB")
         pt.add_data({"m": M_DATA})
         pt.add_normalization_events({"m": M_MC})
@@ -319,7 +342,7 @@ def test_a_fit_of_masses_with_numerical_gradient_reaches_the_full_minimum(model)
         f.release("M1", "G1", "G2", *COUPLINGS, "FB")
         f.migrad(hesse=True)
         assert f.minuit.valid
-        results[cache] = (f.values, f.errors, f.minuit.fval)
+        results[cache] = (values(f.minuit), errors(f.minuit), f.minuit.fval)
     (v0, e0, f0), (v1, e1, f1) = results["never"], results["always"]
     free = e0 > 0
     print(f"F {f0:.10f} (full) {f1:.10f} (partial); largest difference of the values "
@@ -354,29 +377,28 @@ def test_normalization_events_released_after_the_matrix(model):
     fields are gone, and a later need of the events is an error that says
     why."""
     full, x = build(model, "background", "never")
-    f = Fitter(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, seed=3, verbose=False,
-               cache="auto", release_normalization_events=True)
-    pt = f.add_point(Density.from_model(model, "float64"))
+    f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, cache="auto",
+                          release_normalization_events=True), seed=3, verbose=False)
+    pt = f.likelihood.add_point(Density.from_model(model, "float64"))
     pt.add_background(flat(), "FB")
     pt.add_data({"m": M_DATA}, W_DATA)
     pt.add_normalization_events({"m": M_MC}, W_MC)
     lk = f.likelihood
-    lk.free_parameters = list(COUPLINGS) + ["FB"]
+    free = list(COUPLINGS) + ["FB"]
     y = x.copy()
     y[lk.parameter_index("P2")] += 5
-    assert lk.evaluate(y)[0] == pytest.approx(full.evaluate(y)[0], rel=1e-12)
+    assert lk.evaluate(y, free=free)[0] == pytest.approx(full.evaluate(y)[0], rel=1e-12)
     buf = lk.points[0].norm_events
     assert buf.released and buf._blocks is None
-    assert lk.evaluate(x)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-12)   # still cached
+    assert lk.evaluate(x, free=free)[0] == pytest.approx(full.evaluate(x)[0], rel=1e-12)
     with pytest.raises(ValueError, match="normalization.*released \\(release_normalization_"
                                          "events=True: freed once the cached matrix of fit "
                                          "point 0"):
         y[lk.parameter_index("M1")] *= 1.01     # not a coupling: the matrix needs the events
-        lk.evaluate(y)
+        lk.evaluate(y, free=free)
     # Kept by default.
     kept, _ = build(model, "background", "auto")
-    kept.free_parameters = list(COUPLINGS) + ["FB"]
-    kept.evaluate(x)
+    kept.evaluate(x, free=list(COUPLINGS) + ["FB"])
     assert not kept.points[0].norm_events.released
 
 
@@ -385,7 +407,6 @@ def test_partial_pass_names_a_component_that_is_not_finite(model):
     the first normalization event at which it is not finite (an event value
     spoiled after the cache was built, so that only that pass meets it)."""
     cached, x = build(model, "background", "always")
-    cached.free_parameters = list(cached.parameters.names)
     cached.on_invalid = "raise"
     cached.evaluate(x)
     blocks = cached.points[0].norm_events.blocks
@@ -404,14 +425,79 @@ def test_a_nan_parameter_on_the_cached_path_is_named(model, partial):
     cached, x = build(model, "background", "always")
     # All free: the one-pass partial normalization meets the NaN; couplings
     # only: the component function recomputes every component.
-    cached.free_parameters = (list(cached.parameters.names) if partial else
-                              [n for n in cached.parameters.names if n[0] in "APRIF"])
+    free = (list(cached.parameters.names) if partial else
+            [n for n in cached.parameters.names if n[0] in "APRIF"])
     cached.on_invalid = "raise"
-    cached.evaluate(x)
+    cached.evaluate(x, free=free)
     y = x.copy()
     y[cached.parameter_index("M1")] = np.nan
     with pytest.raises(DensityError, match=r"component X1 .*not finite|component X1 is nan") \
             as err:
-        cached.evaluate(y)
+        cached.evaluate(y, free=free)
     assert "M1=nan" in str(err.value) and "not finite: M1)" in str(err.value)
     assert "G1=" in str(err.value)
+
+
+def test_the_cache_is_decided_by_the_call_not_by_a_fitter(model):
+    """One likelihood, three callers: a plain call takes the full path, the
+    restricted cost of the couplings the cached one, whatever a Fitter built
+    on the same likelihood did before; a restricted cost refuses a move of
+    another parameter, naming it."""
+    lk, x = build(model, "background", "auto")
+    sig = lk.points[0].signal
+    free = list(COUPLINGS) + ["FB"]
+    cost = lk.restricted(free)
+    assert cost.free_parameters == tuple(free)
+    f = Fitter(lk, seed=3, verbose=False, randomize=False)
+    f.run(Stage(fix_all=True, release=free))
+    assert f.free_parameters == tuple(free)
+    # After the Fitter's fit: the plain call still takes the full path.
+    assert lk.signal_evaluator(sig) is lk._evaluator(sig)
+    assert lk.signal_evaluator(sig, free=cost.free_parameters) is not lk._evaluator(sig)
+    full, _ = build(model, "background", "never")
+    y = x.copy()
+    y[lk.parameter_index("P2")] += 3
+    v_full = full.evaluate(y)[0]
+    assert lk.evaluate(y)[0] == v_full                      # the same path, the same bits
+    assert cost.evaluate(y)[0] == pytest.approx(v_full, rel=1e-12)
+    z = y.copy()
+    z[lk.parameter_index("M1")] *= 1.01
+    with pytest.raises(RestrictionError, match=r"parameter\(s\) M1 moved, but this cost is "
+                                               r"restricted to the free parameters A2, P2"):
+        cost(z)
+    with pytest.raises(KeyError, match="did you mean M1"):
+        lk.restricted(["m1"])
+    with pytest.raises(TypeError, match="sequence of names, got 'A2'"):
+        lk.restricted("A2")
+
+
+def test_minuit_on_a_restricted_likelihood_is_the_fitters_fit(model):
+    """The stage runner is Minuit on the restricted likelihood: the same start,
+    steps, limits and free parameters give the same fit, bit for bit, and a
+    parameter released on Minuit directly is followed (the cost restricts
+    itself again instead of giving a gradient without the mass)."""
+    free = list(COUPLINGS) + ["FB"]
+    lk, _ = build(model, "background", "auto")
+    f = Fitter(lk, seed=3, verbose=False)
+    f.run(Stage(fix_all=True, release=free, hesse=True))
+    other, _ = build(model, "background", "auto")
+    cost = other.restricted(free)
+    m = Minuit(cost, f.initial_values, grad=cost.grad, name=other.parameters.names)
+    for p in other.parameters:
+        m.errors[p.name] = p.step
+        if p.bounded:
+            m.limits[p.name] = p.limits
+    m.fixed = True
+    for n in free:
+        m.fixed[n] = False
+    m.migrad()
+    m.hesse()
+    assert m.fval == f.minuit.fval
+    np.testing.assert_array_equal(np.array(m.values), values(f.minuit))
+    np.testing.assert_array_equal(np.array(m.covariance), np.array(f.minuit.covariance))
+    assert other.n_calls == lk.n_calls
+    # A mass released on the Minuit object itself.
+    f.minuit.fixed["M1"] = False
+    f.minuit.migrad()
+    assert f.free_parameters == tuple(sorted(free + ["M1"], key=lk.parameters.names.index))
+    assert f.minuit.valid and f.minuit.values["M1"] != 0.77

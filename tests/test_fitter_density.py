@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood, Parameter,
+from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood, FitParameter,
                               ParameterTable)
 from vecampfit.model_compiler import compile_model
 
@@ -77,7 +77,7 @@ def test_constants_are_per_density_not_per_module(protocol):
     # The same two densities as signals of two fits in one process.
     values = []
     for dens in (one, three, one):
-        lk = Likelihood(ParameterTable([Parameter("mu", 0.4, 0.1)]), vector_length=4, threads=1)
+        lk = Likelihood(ParameterTable([FitParameter("mu", 0.4, 0.1)]), vector_length=4, threads=1)
         pt = lk.add_point(dens, normalization="none")
         pt.add_data({"x": X})
         values.append(lk.evaluate([0.4])[0])
@@ -119,7 +119,7 @@ def test_writing_beyond_a_declared_buffer_is_an_error_naming_the_density(protoco
         d.evaluate({"x": X}, [0.3], gradient=gradient)
     assert model in str(err.value)
     # The same inside a fit, in the data and normalization sums.
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.3, 0.1)]), vector_length=4, threads=2)
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.3, 0.1)]), vector_length=4, threads=2)
     pt = lk.add_point(d)
     pt.add_data({"x": X})
     pt.add_normalization_events({"x": X})
@@ -179,14 +179,14 @@ def test_ctypes_and_cffi_densities(tmp_path):
         Density(f, parameters=["mu"], event_fields=["x"])
     d = Density(f, parameters=["mu"], event_fields=["x"], vector_length=4, name="ctypes")
     np.testing.assert_allclose(d.evaluate({"x": x}, [0.5]), 1 + 0.5 * x, rtol=1e-15)
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.1)]), vector_length=4, threads=1)
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.1)]), vector_length=4, threads=1)
     pt = lk.add_point(d)
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": x})
     ref = np.sum(-2 * np.log((1 + 0.5 * x) / np.sum(1 + 0.5 * x)))
     assert lk.evaluate([0.5])[0] == pytest.approx(ref, rel=1e-13)
     with pytest.raises(DensityError, match="vector length 4, the fitter uses 8"):
-        Likelihood(ParameterTable([Parameter("mu", 0.5, 0.1)]), vector_length=8).add_point(d)
+        Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.1)]), vector_length=8).add_point(d)
     cffi = pytest.importorskip("cffi")
     ffi = cffi.FFI()
     ffi.cdef("void density(double *, const void *, const double *, const void *);")
@@ -218,7 +218,7 @@ def test_python_densities_get_read_only_events_and_checked_results():
     with pytest.raises(DensityError, match=r"gradient rows: returned a gradient of shape "
                                            r"\(1, 9\), expected \(2, 9\)"):
         g.evaluate({"x": x}, [1.0, 2.0], gradient=True)
-    lk = Likelihood(ParameterTable([Parameter("a", 1, 0.1), Parameter("b", 2, 0.1)]))
+    lk = Likelihood(ParameterTable([FitParameter("a", 1, 0.1), FitParameter("b", 2, 0.1)]))
     pt = lk.add_point(g)
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": x})
@@ -265,7 +265,7 @@ def test_a_gradient_row_never_written_is_an_error_naming_the_density_and_row(pro
     # Values alone are complete: no error.
     np.testing.assert_allclose(d.evaluate({"x": X}, [0.3, 1.0]), scaled(X, 0.3, 1.0),
                                rtol=1e-15)
-    table = ParameterTable([Parameter("mu", 0.3, 0.1), Parameter("sigma", 1.0, 0.1)])
+    table = ParameterTable([FitParameter("mu", 0.3, 0.1), FitParameter("sigma", 1.0, 0.1)])
     lk = Likelihood(table, vector_length=4, threads=2)
     pt = lk.add_point(d)
     pt.add_data({"x": X})
@@ -284,7 +284,7 @@ def test_a_gradient_row_never_written_is_an_error_naming_the_density_and_row(pro
 
     monkeypatch.setattr(kernels, "unwritten_values", counting)
     good = Density.from_model(protocol[4], "float64", model="scaled")
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.3, 0.1)]), vector_length=4, threads=2)
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.3, 0.1)]), vector_length=4, threads=2)
     pt = lk.add_point(good)
     pt.add_data({"x": X})
     pt.add_normalization_events({"x": X})
@@ -319,7 +319,7 @@ def test_a_density_value_never_written_is_an_error(tmp_path):
     with pytest.raises(DensityError, match=r"three of four: its function never wrote the "
                                            r"density value at event 3 .*all 4 values"):
         d.evaluate({"x": x}, [0.5])
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.1)]), vector_length=4, threads=1)
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.1)]), vector_length=4, threads=1)
     pt = lk.add_point(d)
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": x})

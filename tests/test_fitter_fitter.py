@@ -3,13 +3,16 @@ grid and formula normalization agree, background fractions, extended yields,
 simultaneous points, priors, pulls over pseudoexperiments; result files."""
 
 import os
+import re
 
 import numpy as np
 import pytest
 import uproot
 from scipy.stats import truncnorm
 
-from vecampfit.fitter import (Density, Fitter, Parameter, ParameterTable, read_parameter_file)
+from vecampfit.fitter import (Density, FitParameter, Fitter, Likelihood, ParameterTable, Stage,
+                              read_parameter_file)
+from vecampfit.fitter.results import covariance_matrix, errors, values
 
 from toy_reference import gauss_integral, gauss_integral_gradient
 
@@ -36,8 +39,8 @@ def sample_linear(n, rng, c):
 
 
 def params(*extra, mu=0.5, sigma=0.15, random=0.0):
-    return ParameterTable([Parameter("mu", mu, 0.01, 0, 1, random),
-                           Parameter("sigma", sigma, 0.01, 0.01, 1, random), *extra])
+    return ParameterTable([FitParameter("mu", mu, 0.01, 0, 1, random),
+                           FitParameter("sigma", sigma, 0.01, 0.01, 1, random), *extra])
 
 
 def fit(fitter, names=None):
@@ -46,7 +49,7 @@ def fit(fitter, names=None):
         fitter.release(*names)
     fitter.migrad(100000, hesse=True)
     assert fitter.minuit.valid
-    return fitter.values, fitter.errors
+    return values(fitter.minuit), errors(fitter.minuit)
 
 
 def test_mc_grid_and_formula_normalization_agree(toy_model_l8):
@@ -54,8 +57,8 @@ def test_mc_grid_and_formula_normalization_agree(toy_model_l8):
     x = sample_gauss(3000, rng)
     results = {}
     for how in ("mc", "grid", "formula"):
-        f = Fitter(params(), seed=1, verbose=False)
-        pt = f.add_point(signal(toy_model_l8), normalization=how)
+        f = Fitter(Likelihood(params()), seed=1, verbose=False)
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization=how)
         pt.add_data({"x": x})
         if how == "mc":
             pt.add_normalization_events({"x": rng.uniform(0, 1, 400000)})
@@ -83,9 +86,9 @@ def test_background_fraction_recovered_with_and_without_gradient(toy_model_l8):
     mc = rng.uniform(0, 1, 200000)
     out = []
     for use_gradient in (True, False):
-        f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0)), seed=3,
-                   use_gradient=use_gradient, verbose=False)
-        pt = f.add_point(signal(toy_model_l8))
+        f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.2, 0.01, 0, 1, 0))),
+                   seed=3, use_gradient=use_gradient, verbose=False)
+        pt = f.likelihood.add_point(signal(toy_model_l8))
         pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
         pt.add_data({"x": x})
         pt.add_normalization_events({"x": mc})
@@ -95,10 +98,10 @@ def test_background_fraction_recovered_with_and_without_gradient(toy_model_l8):
         f.migrad(100000)
         f.release("BACKGROUND_FRACTION")
         v, e = fit(f)
-        out.append((v, e, f.n_calls))
+        out.append((v, e, f.likelihood.n_calls))
         pull = (v[2] - nb / n) / e[2]
         print(f"gradient={use_gradient}: f_B = {v[2]:.4f} +- {e[2]:.4f} (generated {nb / n:.4f}, "
-              f"pull {pull:.2f}), {f.n_calls} likelihood calls")
+              f"pull {pull:.2f}), {f.likelihood.n_calls} likelihood calls")
         assert abs(pull) < 3
         assert abs(v[0] - TRUE_MU) < 3 * e[0] and abs(v[1] - TRUE_SIGMA) < 3 * e[1]
     # Both find the same minimum.
@@ -110,9 +113,10 @@ def test_extended_fit_recovers_yields(toy_model_l8):
     ns_true, nb_true = 2500, 700
     ns, nb = rng.poisson(ns_true), rng.poisson(nb_true)
     x = np.concatenate([sample_gauss(ns, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("NS", 2000, 10, 0, 0, 0), Parameter("NB", 1000, 10, 0, 0, 0)),
-               extended=True, seed=4, verbose=False)
-    pt = f.add_point(signal(toy_model_l8), signal_yield="NS")
+    f = Fitter(Likelihood(params(FitParameter("NS", 2000, 10, 0, 0, 0),
+                                 FitParameter("NB", 1000, 10, 0, 0, 0)), extended=True),
+               seed=4, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8), signal_yield="NS")
     pt.add_background(linear(toy_model_l8), "NB", [0.8])
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 200000)})
@@ -126,19 +130,19 @@ def test_extended_fit_recovers_yields(toy_model_l8):
 
 def test_simultaneous_fit_of_two_points_with_shared_parameters(toy_model_l8):
     rng = np.random.default_rng(14)
-    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0.01, 0, 1, 0)),
-               seed=5, verbose=False)
+    f = Fitter(Likelihood(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0),
+                                 FitParameter("FB", 0.2, 0.01, 0, 1, 0))), seed=5, verbose=False)
     truth = {"FA": 0.15, "FB": 0.45}
     sig = signal(toy_model_l8)  # one density (and parameter buffer) shared by both points
     for name, slope, n in (("FA", 0.8, 2000), ("FB", -0.6, 2500)):
         nb = rng.binomial(n, truth[name])
-        pt = f.add_point(sig)
+        pt = f.likelihood.add_point(sig)
         pt.add_background(linear(toy_model_l8), name, [slope])
         pt.add_data({"x": np.concatenate([sample_gauss(n - nb, rng), sample_linear(nb, rng,
                                                                                     slope)])})
         pt.add_normalization_events({"x": rng.uniform(0, 1, 100000)})
     v, e = fit(f)
-    print("simultaneous fit:", dict(zip(f.parameters.names, zip(v, e))))
+    print("simultaneous fit:", dict(zip(f.likelihood.parameters.names, zip(v, e))))
     assert abs(v[0] - TRUE_MU) < 3 * e[0] and abs(v[1] - TRUE_SIGMA) < 3 * e[1]
     assert abs(v[2] - truth["FA"]) < 3 * e[2] and abs(v[3] - truth["FB"]) < 3 * e[3]
 
@@ -148,12 +152,12 @@ def test_priors_pull_the_fit(toy_model_l8):
     x = sample_gauss(2000, rng)
 
     def run(prior):
-        f = Fitter(params(), seed=6, verbose=False)
-        pt = f.add_point(signal(toy_model_l8), normalization="formula")
+        f = Fitter(Likelihood(params()), seed=6, verbose=False)
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": x})
         if prior:
-            f.add_prior("mu", *prior)
+            f.likelihood.add_prior("mu", *prior)
         return fit(f)
 
     (v0, e0), (v1, e1) = run(None), run((0.5, 1e-4, 1e-4))
@@ -180,8 +184,8 @@ def test_pulls_over_pseudoexperiments(toy_model_l8):
         x = sample_gauss(600, rng)
         # MIGRAD's line searches may probe a narrow Gaussian that vanishes at
         # some data event: let it step back instead of stopping the fit.
-        f = Fitter(params(random=0.03), seed=100 + k, verbose=False, on_invalid="large")
-        pt = f.add_point(signal(toy_model_l8), normalization="formula")
+        f = Fitter(Likelihood(params(random=0.03), on_invalid="large"), seed=100 + k, verbose=False)
+        pt = f.likelihood.add_point(signal(toy_model_l8), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": x})
         v, e = fit(f)
@@ -197,34 +201,45 @@ def test_pulls_over_pseudoexperiments(toy_model_l8):
 
 def test_seed_and_random_initial_values(toy_model_l8, capsys):
     table = params(random=0.05)
-    a = Fitter(table, seed=42)
+    a = Fitter(Likelihood(table), seed=42)
     assert "Random seed: 42" in capsys.readouterr().out
-    b = Fitter(table, seed=42, verbose=False)
-    c = Fitter(table, seed=43, verbose=False)
+    b = Fitter(Likelihood(table), seed=42, verbose=False)
+    c = Fitter(Likelihood(table), seed=43, verbose=False)
     assert np.array_equal(a.initial_values, b.initial_values)
     assert not np.array_equal(a.initial_values, c.initial_values)
     assert np.all(np.abs(a.initial_values - table.values) <= 0.05)
-    d = Fitter(table, verbose=True)
+    d = Fitter(Likelihood(table), verbose=True)
     assert f"Random seed: {d.seed}" in capsys.readouterr().out
 
 
 def test_argument_errors_name_the_argument():
     table = params(random=0.05)
     with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got -1"):
-        Fitter(table, seed=-1, verbose=False)
+        Fitter(Likelihood(table), seed=-1, verbose=False)
     with pytest.raises(ValueError, match=r"seed must be a non-negative integer, got 1.5"):
-        Fitter(table, seed=1.5, verbose=False)
+        Fitter(Likelihood(table), seed=1.5, verbose=False)
     # Strings are true: "no" would silently randomize, or make the fit extended.
-    for name in ("randomize", "extended", "verbose", "release_normalization_events"):
+    for name in ("randomize", "verbose"):
         with pytest.raises(TypeError, match=f"{name} must be True or False, got 'no'"):
-            Fitter(table, seed=1, **{"verbose": False, name: "no"})
-    assert Fitter(table, seed=2 ** 70, randomize=0, verbose=False).seed == 2 ** 70
+            Fitter(Likelihood(table), seed=1, **{"verbose": False, name: "no"})
+    for name in ("extended", "release_normalization_events"):
+        with pytest.raises(TypeError, match=f"{name} must be True or False, got 'no'"):
+            Likelihood(table, **{name: "no"})
+    # The likelihood's arguments belong to the likelihood.
+    with pytest.raises(TypeError, match=r"cache, threads belong to the Likelihood "
+                                        r"\(Likelihood\(table, cache=..., threads=...\)\)"):
+        Fitter(Likelihood(table), threads=1, cache="never")
+    with pytest.raises(TypeError, match="unexpected keyword argument\\(s\\) sed"):
+        Fitter(Likelihood(table), sed=1)
+    with pytest.raises(TypeError, match="must be a vecampfit.fitter.Likelihood, got dict"):
+        Fitter({"mu": 0.5})
+    assert Fitter(Likelihood(table), seed=2 ** 70, randomize=0, verbose=False).seed == 2 ** 70
 
 
 def test_fix_release_by_name_index_and_range(toy_model_l8):
-    f = Fitter(params(Parameter("FA", 0.2, 0.01, 0, 1, 0), Parameter("FB", 0.2, 0, 0, 1, 0)),
-               seed=1, verbose=False)
-    pt = f.add_point(signal(toy_model_l8))
+    f = Fitter(Likelihood(params(FitParameter("FA", 0.2, 0.01, 0, 1, 0),
+                                 FitParameter("FB", 0.2, 0, 0, 1, 0))), seed=1, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_data({"x": np.linspace(0.1, 0.9, 50)})
     pt.add_normalization_events({"x": np.linspace(0, 1, 500)})
     m = f.minuit
@@ -244,9 +259,9 @@ def test_result_files(toy_model_l8, tmp_path):
     rng = np.random.default_rng(17)
     nb = 600
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=7,
-               verbose=False)
-    pt = f.add_point(signal(toy_model_l8))
+    f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
+               seed=7, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
     mc = rng.uniform(0, 1, 50000)
@@ -259,7 +274,7 @@ def test_result_files(toy_model_l8, tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in paths.values())  # no leftovers
 
     back = read_parameter_file(paths["parameters"])
-    assert back.names == f.parameters.names
+    assert back.names == f.likelihood.parameters.names
     np.testing.assert_array_equal(back.values, v)
     text = paths["text"].read_text()
     assert f"F = {f.minuit.fval:.12g}" in text and "BACKGROUND_FRACTION" in text
@@ -296,30 +311,30 @@ def test_covariance_of_the_free_parameters(toy_model_l8):
     rng = np.random.default_rng(19)
     nb = 500
     x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(params(Parameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)), seed=3,
-               verbose=False)
-    pt = f.add_point(signal(toy_model_l8))
+    f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
+               seed=3, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
     pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
-    assert not np.any(f.covariance())              # nothing fitted yet
+    assert not np.any(covariance_matrix(f.minuit))    # nothing fitted yet
     fit(f, ["mu", "BACKGROUND_FRACTION"])         # sigma fixed
-    cov = f.covariance()
+    cov = covariance_matrix(f.minuit)
     m = f.minuit
     assert cov.shape == (3, 3) and not np.any(cov[1]) and not np.any(cov[:, 1])
     for i, a in enumerate(("mu", "BACKGROUND_FRACTION")):
         for j, b in enumerate(("mu", "BACKGROUND_FRACTION")):
             assert cov[2 * i, 2 * j] == m.covariance[a, b]
-    assert cov[0, 0] == pytest.approx(f.errors[0] ** 2, rel=1e-3)
-    sub = f.covariance(["BACKGROUND_FRACTION", "sigma", "mu"])
+    assert cov[0, 0] == pytest.approx(errors(f.minuit)[0] ** 2, rel=1e-3)
+    sub = covariance_matrix(f.minuit, ["BACKGROUND_FRACTION", "sigma", "mu"])
     np.testing.assert_array_equal(sub, cov[np.ix_([2, 1, 0], [2, 1, 0])])
     with pytest.raises(ValueError, match="'nu' not parameters of the fit"):
-        f.covariance(["mu", "nu"])
+        covariance_matrix(f.minuit, ["mu", "nu"])
 
 
 def test_index_errors_name_what_was_asked_and_what_exists(toy_model_l8, tmp_path):
-    f = Fitter(params(), seed=1, verbose=False)
-    pt = f.add_point(signal(toy_model_l8), normalization="none")
+    f = Fitter(Likelihood(params()), seed=1, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8), normalization="none")
     pt.add_data({"x": np.linspace(0.2, 0.8, 20)})
     with pytest.raises(IndexError, match=r"parameter index 7 is out of range: the fit has 2 "
                                          r"parameters \(0\.\.1\)"):
@@ -338,8 +353,8 @@ def test_fixing_before_the_events_are_loaded_prepares_nothing(toy_model_l8, tmp_
     the fit runs."""
     from vecampfit import root_io
     rng = np.random.default_rng(21)
-    f = Fitter(params(), seed=1, verbose=False)
-    pt = f.add_point(signal(toy_model_l8))
+    f = Fitter(Likelihood(params()), seed=1, verbose=False)
+    pt = f.likelihood.add_point(signal(toy_model_l8))
     pt.add_data({"x": sample_gauss(1000, rng)})
     f.fix_all()
     f.release("mu", "sigma")
@@ -350,3 +365,102 @@ def test_fixing_before_the_events_are_loaded_prepares_nothing(toy_model_l8, tmp_
     pt.load_normalization_file(tmp_path / "mc.root")
     v, e = fit(f)
     assert abs(v[0] - TRUE_MU) < 4 * e[0]
+
+
+def _background_fit(toy_model_l8, rng):
+    nb = 500
+    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
+    lk = Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)))
+    pt = lk.add_point(signal(toy_model_l8))
+    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
+    pt.add_data({"x": x})
+    pt.add_normalization_events({"x": np.linspace(0, 1, 20001)})
+    return lk
+
+
+def test_stages_are_the_commands_one_by_one(toy_model_l8):
+    """Fitter.run(Stage, ...) is fix_all/fix/release, MIGRAD, HESSE and MINOS
+    in order: the same fit, bit for bit, as the commands given one by one."""
+    a = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
+    a.run(Stage(fix_all=True, release=["mu", "sigma"]),
+          Stage(release="BACKGROUND_FRACTION", fix=0, hesse=True, minos=["sigma"]))
+    b = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
+    b.fix_all()
+    b.release("mu", "sigma")
+    b.migrad()
+    b.fix("mu")
+    b.release("BACKGROUND_FRACTION")
+    b.migrad()
+    b.hesse()
+    b.minos("sigma")
+    assert a.minuit.fval == b.minuit.fval and a.minuit.fixed["mu"]
+    np.testing.assert_array_equal(values(a.minuit), values(b.minuit))
+    assert a.minuit.merrors["sigma"].lower == b.minuit.merrors["sigma"].lower
+    assert a.likelihood.n_calls == b.likelihood.n_calls
+    assert a.free_parameters == ("sigma", "BACKGROUND_FRACTION")
+    with pytest.raises(TypeError, match="a stage is a vecampfit.fitter.Stage"):
+        a.run({"release": ["mu"]})
+    with pytest.raises(TypeError, match="Stage.hesse must be True or False"):
+        Stage(hesse="yes")
+    assert Stage(minos=False).minos == () and Stage(minos=True).minos is True
+    assert Stage(release="mu", minos="sigma") == Stage(release=["mu"], minos=("sigma",))
+    with pytest.raises(TypeError, match="Stage.release must be names or indices, got True"):
+        Stage(release=True)
+
+
+def test_the_old_api_works_and_says_what_replaced_it(toy_model_l8, tmp_path):
+    """Scripts written for Fitter(table, ...) and the attributes the fitter
+    repeated from the likelihood and Minuit keep working; each warns,
+    naming its replacement, and gives what the replacement gives."""
+    rng = np.random.default_rng(29)
+    x = sample_gauss(1500, rng)
+    with pytest.warns(DeprecationWarning, match=r"Fitter\(parameter_table, ...\) is deprecated: "
+                                                r"build the likelihood first"):
+        old = Fitter(params(), seed=5, verbose=False, threads=1, cache="never")
+    assert old.likelihood.cache == "never" and old.likelihood.threads == 1
+    expect = {
+        "add_point": "fitter.likelihood.add_point", "parameters": "fitter.likelihood.parameters",
+        "points": "fitter.likelihood.points", "precision": "fitter.likelihood.density_precision",
+        "vector_length": "fitter.likelihood.vector_length",
+        "threads": "fitter.likelihood.threads", "extended": "fitter.likelihood.extended",
+        "n_calls": "fitter.likelihood.n_calls", "has_gradient": "fitter.likelihood.has_gradient",
+        "parameter_index": "fitter.likelihood.parameter_index",
+        "evaluate": "fitter.likelihood.evaluate", "values": "fitter.minuit.values",
+        "errors": "fitter.minuit.errors", "covariance": "fitter.minuit.covariance",
+        "point(index)": r"fitter.likelihood.points\[index\]",
+        "add_prior": "fitter.likelihood.add_prior",
+        "set_prior_function": "fitter.likelihood.set_prior_function"}
+
+    def old_name(name, call):
+        with pytest.warns(DeprecationWarning, match=f"Fitter.{re.escape(name)} is deprecated: "
+                                                    f"use {expect[name]}"):
+            return call()
+
+    pt = old_name("add_point", lambda: old.add_point(signal(toy_model_l8), normalization="formula"))
+    pt.set_integral_function(gauss_integral, gauss_integral_gradient)
+    pt.add_data({"x": x})
+    old.migrad()
+    m, lk = old.minuit, old.likelihood
+    assert old_name("parameters", lambda: old.parameters) is lk.parameters
+    assert old_name("points", lambda: old.points) is lk.points
+    assert old_name("point(index)", lambda: old.point(0)) is lk.points[0]
+    assert old_name("precision", lambda: old.precision) == "float64"
+    assert old_name("vector_length", lambda: old.vector_length) == lk.vector_length
+    assert old_name("threads", lambda: old.threads) == 1
+    assert old_name("extended", lambda: old.extended) is False
+    assert old_name("n_calls", lambda: old.n_calls) == lk.n_calls
+    assert old_name("has_gradient", lambda: old.has_gradient) is True
+    assert old_name("parameter_index", lambda: old.parameter_index("sigma")) == 1
+    v = old_name("values", lambda: old.values)
+    np.testing.assert_array_equal(v, np.array(m.values))
+    np.testing.assert_array_equal(old_name("errors", lambda: old.errors), errors(m))
+    np.testing.assert_array_equal(old_name("covariance", lambda: old.covariance(["sigma"])),
+                                  covariance_matrix(m, ["sigma"]))
+    assert old_name("evaluate", lambda: old.evaluate(v))[0] == lk.evaluate(v)[0]
+    old_name("add_prior", lambda: old.add_prior("mu", 0.5, 0.1))
+    old_name("set_prior_function", lambda: old.set_prior_function(lambda p: 0.0))
+    assert len(lk.priors) == 1 and lk.user_prior is not None
+    with pytest.warns(DeprecationWarning, match="Likelihood.free_parameters is deprecated"):
+        lk.free_parameters = ["mu"]
+    old.write_results(text=tmp_path / "r.txt")
+    assert "sigma" in (tmp_path / "r.txt").read_text()

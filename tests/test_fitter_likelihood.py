@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihood,
-                              LikelihoodError, Parameter, ParameterTable)
-from vecampfit.fitter import _evaluation as evaluation_module
+                              LikelihoodError, FitParameter, ParameterTable)
+from vecampfit.fitter import _reduction as reduction_module
 
 from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
 
@@ -34,7 +34,7 @@ def linear_density(toy_models, L, kind, precision="float64"):
 
 
 def table(*names_values):
-    return ParameterTable([Parameter(n, v, 0.01) for n, v in names_values])
+    return ParameterTable([FitParameter(n, v, 0.01) for n, v in names_values])
 
 
 RNG = np.random.default_rng(2024)
@@ -169,7 +169,7 @@ def test_threads_give_bit_identical_results(toy_models, fit, chunk_events, monke
     # With 64-event chunks the threads take many chunks each, in an order
     # that changes from call to call (dynamic schedule).
     if chunk_events is not None:
-        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk_events)
+        monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk_events)
     lk1, _, p = make("block", toy_models, 4, fit, threads=1)
     lk2, _, _ = make("block", toy_models, 4, fit, threads=2)
     v1, g1 = lk1.evaluate(p, gradient=True)
@@ -248,7 +248,7 @@ def test_first_invalid_event_is_reported_whatever_the_chunks_and_threads(toy_mod
                                                                         monkeypatch):
     # Small chunks, handed out dynamically: the invalid events lie in
     # different chunks and blocks, and the first of them must be named.
-    monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", 64)
+    monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", 64)
     rng = np.random.default_rng(7)
     x_mc = rng.uniform(0, 0.9, 5003)
     x_mc[[4100, 2999, 3000, 1234]] = 1.5          # 1 - x < 0 there
@@ -282,7 +282,7 @@ def test_a_negative_density_is_found_where_a_background_keeps_the_argument_posit
     x_data = rng.uniform(0, 0.9, 3001)
     x_data[[2500, 1700]] = 1.2
     for chunk in (64, 2048):
-        monkeypatch.setattr(evaluation_module, "CHUNK_EVENTS", chunk)
+        monkeypatch.setattr(reduction_module, "CHUNK_EVENTS", chunk)
         for weights in (None, rng.uniform(0.5, 1.5, x_data.size)):
             lk = Likelihood(table(("c", -1.0), ("fb", 0.9)), vector_length=8)
             pt = lk.add_point(linear_density(toy_models, 8, "block"))
@@ -431,8 +431,8 @@ def test_threads_and_vector_length_are_checked(monkeypatch):
 def test_the_likelihood_is_an_iminuit_cost_function(toy_models):
     from iminuit import Minuit
     rng = np.random.default_rng(3)
-    lk = Likelihood(ParameterTable([Parameter("mu", 0.5, 0.01, 0, 1, 0),
-                                    Parameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.5, 0.01, 0, 1, 0),
+                                    FitParameter("sigma", 0.2, 0.01, 0.01, 1, 0)]),
                     vector_length=8, threads=1)
     pt = lk.add_point(block_density(toy_models, 8))
     pt.add_data({"x": np.clip(rng.normal(0.45, 0.12, 3000), 0, 1)})
@@ -487,3 +487,17 @@ def test_a_file_that_fails_part_way_keeps_none_of_its_events(toy_models, tmp_pat
     pt.load_data_file(path)
     assert all(buf.n_events == 10 + X_DATA.size for buf in pt.data.values())
     np.testing.assert_array_equal(pt.data_events.field("x")[10:], X_DATA)
+
+
+def test_precision_is_the_relative_precision_minuit_assumes(toy_models):
+    """iminuit reads ``precision`` from a cost function: the likelihood gives
+    a number, 4 eps of float64 (what Minuit2 assumes for double precision),
+    for float32 densities too (the sums are in float64); the precision of
+    the densities is ``density_precision``."""
+    from iminuit import Minuit
+    for precision in ("float64", "float32"):
+        lk, _, p = make("block", toy_models, 8, "mc_background", precision=precision)
+        assert lk.precision == 4 * np.finfo(np.float64).eps == 2.0 ** -50
+        assert lk.density_precision == precision
+        m = Minuit(lk, *lk.initial_values)
+        assert m.precision == lk.precision

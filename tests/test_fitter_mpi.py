@@ -43,7 +43,7 @@ COMMON = textwrap.dedent('''
     import numpy as np
     sys.path.insert(0, os.environ["VF_TESTS_DIR"])
     from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
-    from vecampfit.fitter import Density, Fitter, Likelihood, Parameter, ParameterTable
+    from vecampfit.fitter import Density, Fitter, Likelihood, FitParameter, ParameterTable
     from vecampfit.fitter.mpi import serve
     from vecampfit.model_compiler import compile_model
 
@@ -61,7 +61,7 @@ COMMON = textwrap.dedent('''
     COMPONENTS = compile_model(f"{MODELS}/component_model.pyx", [4], build_dir=CACHE)[4]
 
     def table(*nv):
-        return ParameterTable([Parameter(n, v, 0.01) for n, v in nv])
+        return ParameterTable([FitParameter(n, v, 0.01) for n, v in nv])
 
     def gauss_block():
         return Density.from_model(TOY, "float64", model="gauss", name="gauss")
@@ -94,13 +94,12 @@ COMMON = textwrap.dedent('''
 ''')
 
 EVALUATE = COMMON + textwrap.dedent('''
-    from vecampfit.fitter import _evaluation
+    from vecampfit.fitter import _reduction
     if len(sys.argv) > 3:         # chunks per group of the reduction
-        _evaluation.GROUP_CHUNKS = int(sys.argv[3])
+        _reduction.GROUP_CHUNKS = int(sys.argv[3])
     def hexes(likelihood, x, free=None):
-        likelihood.free_parameters = free
-        v, g = likelihood.evaluate(x, gradient=True)
-        v2, _ = likelihood.evaluate(x)
+        v, g = likelihood.evaluate(x, gradient=True, free=free)
+        v2, _ = likelihood.evaluate(x, free=free)
         return [float(v).hex(), float(v2).hex()] + [float(a).hex() for a in g]
 
     out = {}
@@ -163,8 +162,8 @@ EVALUATE = COMMON + textwrap.dedent('''
           "I3": -0.4}
     M_DATA = RNG.uniform(0.5, 1.6, 4501)
     M_MC = RNG.uniform(0.4, 1.7, 8193)
-    L = Likelihood(ParameterTable([Parameter(n, v, 0.01) for n, v in P0.items()]
-                                  + [Parameter("FB", 0.2, 0.01, 0, 1)]),
+    L = Likelihood(ParameterTable([FitParameter(n, v, 0.01) for n, v in P0.items()]
+                                  + [FitParameter("FB", 0.2, 0.01, 0, 1)]),
                    vector_length=4, threads=THREADS, comm=COMM, cache="always")
     pt = L.add_point(Density.from_model(COMPONENTS, "float64"))
     pt.add_background(Density(lambda ev, p: np.ones_like(ev["m"]), parameters=[],
@@ -175,7 +174,7 @@ EVALUATE = COMMON + textwrap.dedent('''
     free = ["A2", "P2", "R3", "I3", "FB"]
     out["cached"] = hexes(L, x, free)
     out["cached_rebuild"] = hexes(L, x + np.r_[0.01, np.zeros(8)], free)
-    assert L.signal_evaluator(pt.signal, True).__class__.__name__ == "CachedEvaluator"
+    assert L.signal_evaluator(pt.signal, True, free).__class__.__name__ == "CachedEvaluator"
 
     # Files: each rank reads its entries; map_records drops MC events
     # (x < 0.05), so records move between ranks after reading; pieces end
@@ -205,7 +204,7 @@ EVALUATE = COMMON + textwrap.dedent('''
     from vecampfit.fitter.mpi import Communicator
     ROWS = np.random.default_rng(5).standard_normal((40, 4)) * np.logspace(0, 12, 40)[:, None]
     if COMM is None:
-        out["rows"] = [float(v).hex() for v in _evaluation.reduce_rows(ROWS)]
+        out["rows"] = [float(v).hex() for v in _reduction.reduce_rows(ROWS)]
     else:
         c = Communicator(COMM)
         layout = c.layout(2048)
@@ -220,9 +219,9 @@ EVALUATE = COMMON + textwrap.dedent('''
 ''')
 
 FIT = COMMON + textwrap.dedent('''
-    f = Fitter(table(("mu", .5), ("sigma", .2), ("fb1", .2)), vector_length=4,
-               threads=THREADS, comm=COMM, seed=3, verbose=False)
-    pt = f.add_point(gauss_block())
+    f = Fitter(Likelihood(table(("mu", .5), ("sigma", .2), ("fb1", .2)), vector_length=4,
+                          threads=THREADS, comm=COMM), seed=3, verbose=False)
+    pt = f.likelihood.add_point(gauss_block())
     pt.add_background(linear_block(), "fb1", [0.5])
     pt.add_data({"x": X_DATA}, W_DATA)
     pt.add_normalization_events({"x": X_MC})
@@ -232,11 +231,11 @@ FIT = COMMON + textwrap.dedent('''
             f.migrad()
             f.hesse()
             f.write_results(parameters=out)
-            print("RESULT " + json.dumps({"values": [float(v).hex() for v in f.values],
-                                          "errors": [float(v).hex() for v in f.errors],
-                                          "calls": f.n_calls}))
+            print("RESULT " + json.dumps({"values": [float(v).hex() for v in f.minuit.values],
+                                          "errors": [float(v).hex() for v in f.minuit.errors],
+                                          "calls": f.likelihood.n_calls}))
     if RANK != 0:
-        print(f"RANK {RANK} calls {f.n_calls}")
+        print(f"RANK {RANK} calls {f.likelihood.n_calls}")
 ''')
 
 FAIL = COMMON + textwrap.dedent('''
@@ -281,24 +280,22 @@ FAIL = COMMON + textwrap.dedent('''
         report["after"] = float(L.evaluate([0.45, 0.18])[0]).hex()
     elif case in ("invalid", "raises"):
         kw = {"bad_above": 0.999} if case == "invalid" else {"raise_above": 0.999}
-        f = Fitter(table(("mu", .5), ("sigma", .2)), vector_length=4, threads=THREADS,
-                   comm=COMM, seed=1, verbose=False)
-        pt = f.add_point(gauss_python(**kw), normalization="formula")
+        f = Fitter(lk(("mu", .5), ("sigma", .2)), seed=1, verbose=False)
+        pt = f.likelihood.add_point(gauss_python(**kw), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": X_SORTED})
         with serve(f) as root:
             if root:
                 try:
-                    f.evaluate([0.45, 0.18])
+                    f.likelihood.evaluate([0.45, 0.18])
                 except Exception as exc:
                     report["evaluate"] = [type(exc).__name__, str(exc)]
                 # The ranks still serve after the failure.
                 report["integral"] = float(f.likelihood.normalization_integral(
-                    f.points[0], [0.45, 0.18])).hex()
+                    f.likelihood.points[0], [0.45, 0.18])).hex()
     elif case == "uncaught":
-        f = Fitter(table(("mu", .5), ("sigma", .2)), vector_length=4, threads=THREADS,
-                   comm=COMM, seed=1, verbose=False)
-        pt = f.add_point(gauss_python(bad_above=0.999), normalization="formula")
+        f = Fitter(lk(("mu", .5), ("sigma", .2)), seed=1, verbose=False)
+        pt = f.likelihood.add_point(gauss_python(bad_above=0.999), normalization="formula")
         pt.set_integral_function(gauss_integral, gauss_integral_gradient)
         pt.add_data({"x": X_SORTED})
         try:

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from vecampfit.fitter import (Parameter, ParameterFileError, ParameterTable, read_parameter_file,
-                              write_parameter_file)
+from vecampfit.fitter import (FitParameter, ParameterFileError, ParameterTable,
+                              read_parameter_file, write_parameter_file)
 
 PAPER_LINES = """\
 D_R          5.0 1E-3 0E0 0E0      0E0
@@ -23,7 +23,7 @@ def write(tmp_path, text, name="p.dat"):
 def test_paper_example_lines(tmp_path):
     t = read_parameter_file(write(tmp_path, PAPER_LINES + "# a comment\n\nBKG_F 0.1 1D-2 0 1 0.05  # trailing\n"))
     assert t.names == ["D_R", "RHOP1_M", "RHOP1_G", "RHOP1_R", "BKG_F"]
-    assert t["RHOP1_G"] == Parameter("RHOP1_G", 0.1507, 1e-3, 0.0, 0.0, 0.0)
+    assert t["RHOP1_G"] == FitParameter("RHOP1_G", 0.1507, 1e-3, 0.0, 0.0, 0.0)
     assert not t["D_R"].bounded and t["D_R"].limits == (None, None)
     assert t["BKG_F"].limits == (0, 1) and t["BKG_F"].step == 0.01
     np.testing.assert_array_equal(t.values, [5.0, 0.770, 0.1507, 1.5, 0.1])
@@ -32,7 +32,7 @@ def test_paper_example_lines(tmp_path):
 def test_round_trip_is_exact(tmp_path):
     rng = np.random.default_rng(1)
     values = rng.normal(size=5) * 10.0 ** rng.integers(-8, 8, 5)
-    t = ParameterTable([Parameter(f"P_{k}", float(v), 1e-3, 0, 0, 0.5) for k, v in
+    t = ParameterTable([FitParameter(f"P_{k}", float(v), 1e-3, 0, 0, 0.5) for k, v in
                         enumerate(values)])
     path = tmp_path / "out.dat"
     write_parameter_file(path, t)
@@ -44,8 +44,9 @@ def test_round_trip_is_exact(tmp_path):
 
 
 def test_random_initial_values_are_uniform_in_the_interval():
-    t = ParameterTable([Parameter("A", 1.0, 0.1, 0, 0, 0.5), Parameter("B", 2.0, 0.1, 1.9, 3, 0.5),
-                        Parameter("C", 3.0, 0.1, 0, 0, 0)])
+    t = ParameterTable([FitParameter("A", 1.0, 0.1, 0, 0, 0.5),
+                        FitParameter("B", 2.0, 0.1, 1.9, 3, 0.5),
+                        FitParameter("C", 3.0, 0.1, 0, 0, 0)])
     draws = np.array([t.randomized_values(np.random.default_rng(s)) for s in range(4000)])
     assert np.all(np.abs(draws[:, 0] - 1) < 0.5) and np.all(draws[:, 2] == 3)
     assert np.all(draws[:, 1] >= 1.9)  # clipped into the bounds
@@ -118,8 +119,8 @@ def random_table(rng, n):
         else:
             lower = upper = 0.0
             value = number(1.0)
-        params.append(Parameter(f"P{k}_{'x' * int(rng.integers(0, 12))}", value, step, lower, upper,
-                                change))
+        params.append(FitParameter(f"P{k}_{'x' * int(rng.integers(0, 12))}", value, step,
+                                   lower, upper, change))
     return ParameterTable(params)
 
 
@@ -143,10 +144,10 @@ def test_every_field_reads_back_exactly(tmp_path, seed):
 
 
 def test_awkward_floats_and_columns(tmp_path):
-    t = ParameterTable([Parameter("THIRD", 1 / 3, 1 / 3, 0, 0, 1 / 3),
-                        Parameter("TINY", 1e-300, 1e-300, 0, 0, 1e-300),
-                        Parameter("SUM", 0.1 + 0.2, 0.1, 0.1 + 0.2, 1 / 3, 0.0),
-                        Parameter("AT_LOWER_BOUND", 0.1234567891, 1e-3, 0.1234567891, 7 / 3, 0)])
+    t = ParameterTable([FitParameter("THIRD", 1 / 3, 1 / 3, 0, 0, 1 / 3),
+                        FitParameter("TINY", 1e-300, 1e-300, 0, 0, 1e-300),
+                        FitParameter("SUM", 0.1 + 0.2, 0.1, 0.1 + 0.2, 1 / 3, 0.0),
+                        FitParameter("AT_LOWER_BOUND", 0.1234567891, 1e-3, 0.1234567891, 7 / 3, 0)])
     path = tmp_path / "out.dat"
     write_parameter_file(path, t)
     text = path.read_text()
@@ -179,3 +180,18 @@ def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
     path = tmp_path / "bom.dat"
     path.write_bytes(b"\xef\xbb\xbfA 1 0.1 0 0 0\n")
     assert read_parameter_file(path).names == ["A"]
+
+
+def test_the_old_name_parameter_warns_and_names_fitparameter():
+    import vecampfit.fitter
+    import vecampfit.fitter.parameters
+    for module in (vecampfit.fitter, vecampfit.fitter.parameters):
+        with pytest.warns(DeprecationWarning, match=f"{module.__name__}.Parameter is deprecated: "
+                                                    f"it is now {module.__name__}.FitParameter"):
+            old = module.Parameter
+        assert old is FitParameter
+    with pytest.warns(DeprecationWarning, match="FitParameter"):
+        from vecampfit.fitter import Parameter
+    assert Parameter("A", 1.0, 0.1) == FitParameter("A", 1.0, 0.1)
+    with pytest.raises(AttributeError, match="has no attribute 'Parameters'"):
+        vecampfit.fitter.Parameters

@@ -10,7 +10,7 @@ import os
 import numpy as np
 from iminuit import Minuit
 
-from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
+from vecampfit.fitter import Density, FitParameter, Likelihood, ParameterTable
 from vecampfit.model_compiler import compile_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,7 +28,7 @@ def main(n_events=20000, tau=1.52, t0=0.1, seed=1, build_dir=None):
     signal = Density.from_model(module, "float64", constants={"T0": t0})
     print(signal)                                     # names, fields, L: read from the module
 
-    table = ParameterTable([Parameter("TAU", 1.0, 0.01, 0.1, 10.0)], source="fit_lifetime.py")
+    table = ParameterTable([FitParameter("TAU", 1.0, 0.01, 0.1, 10.0)], source="fit_lifetime.py")
     likelihood = Likelihood(table, vector_length=8)
     point = likelihood.add_point(signal)              # TAU binds by name
     point.add_data({"t": data})

@@ -27,7 +27,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 from vecampfit import root_io  # noqa: E402
-from vecampfit.fitter import Density, Fitter, read_parameter_file  # noqa: E402
+from vecampfit.fitter import Density, Fitter, Likelihood, read_parameter_file  # noqa: E402
 from vecampfit.model_compiler import compile_model  # noqa: E402
 
 #: Range of m (GeV) and the generated values.
@@ -80,16 +80,16 @@ def flat_background():
 
 
 def build_fitter(args):
-    """Fitter with the parameters, the densities and the events."""
-    fitter = Fitter(read_parameter_file(os.path.join(HERE, "parameters.dat")),
-                    precision=args.precision, vector_length=args.vector_length,
-                    threads=args.threads, seed=args.seed)
-    point = fitter.add_point(signal_density(args.vector_length, args.precision, args.numpy,
-                                            args.model_cache))
+    """The likelihood (parameters, densities, events) and the fitter on it."""
+    likelihood = Likelihood(read_parameter_file(os.path.join(HERE, "parameters.dat")),
+                            precision=args.precision, vector_length=args.vector_length,
+                            threads=args.threads)
+    point = likelihood.add_point(signal_density(args.vector_length, args.precision, args.numpy,
+                                                args.model_cache))
     point.add_background(flat_background(), "BACKGROUND_FRACTION")
     point.load_normalization_file(os.path.join(args.directory, "mc.root"), "tree", ["m"])
     point.load_data_file(os.path.join(args.directory, "data.root"), "tree", ["m"])
-    return fitter
+    return Fitter(likelihood, seed=args.seed)
 
 
 def main(argv=None):

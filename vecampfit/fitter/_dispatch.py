@@ -15,11 +15,11 @@ import importlib
 import importlib.util
 import os
 
-from .. import _build_config
+from .._build_config import NATIVE
 from . import _kernels as _baseline
 
 #: Name of the target of ``_kernels``: the build machine's CPU in a native build.
-_BASELINE_TARGET = "native" if _build_config.NATIVE else "baseline"
+_BASELINE_TARGET = "native" if NATIVE else "baseline"
 
 #: Accepted values of VECAMPFIT_FITTER_KERNELS.
 CHOICES = ("auto", "baseline", "x86-64-v3")

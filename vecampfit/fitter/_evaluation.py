@@ -17,15 +17,10 @@ and a :class:`Problem` instead of sums where a density is invalid or the
 likelihood argument is not positive.  The likelihood's algebra
 (:mod:`vecampfit.fitter.likelihood`) works on these arrays only.
 
-Every sum over events is formed in two steps: one row of partial sums per
-chunk of :func:`chunk_events` consecutive events (``*_rows`` methods), then
-:func:`reduce_rows` over the rows of all chunks in their order in the whole
-sample.  The second step goes through a ``combine(buf, local)`` function:
-:func:`combine_serial` in one process, the communicator's combine of
-:mod:`vecampfit.fitter.mpi` over MPI ranks (each rank holds whole chunks;
-the rows of all ranks are put in sample order and reduced by the same
-:func:`reduce_rows`).  The sums therefore have the same bits for any number
-of threads and ranks.
+Every sum over events is one row of partial sums per chunk of events
+(``*_rows`` methods), the rows reduced in a fixed order by
+:mod:`vecampfit.fitter._reduction`, so that the sums have the same bits for
+any number of threads and MPI ranks.
 """
 
 import weakref
@@ -33,137 +28,10 @@ import weakref
 import numpy as np
 
 from ._dispatch import kernels as _kernels
-from .density import DensityError
-
-#: Events per chunk of the reduction (a chunk holds max(1, CHUNK_EVENTS // L) blocks).
-CHUNK_EVENTS = 2048
-
-#: Bytes of a cache line: rows of per-chunk partial sums are aligned and padded to it.
-_CACHE_LINE = 64
+from ._reduction import (chunk_events, chunk_partials, chunk_sums, combine_serial, empty_rows)
+from .errors import DensityError
 
 _NO_PROBLEM, _ALLOCATION_FAILED, _GUARD_VIOLATED = -1, -2, -3
-
-
-def chunk_events(vector_length):
-    """Events per chunk of the reduction for vector length ``L``:
-    ``max(1, CHUNK_EVENTS // L) * L`` (whole blocks)."""
-    L = int(vector_length)
-    return max(1, int(CHUNK_EVENTS) // L) * L
-
-
-#: Chunks per group of the reduction: the rows of the chunks of a group are
-#: added first, then the sums of the groups (over MPI ranks, a rank that
-#: holds a whole group sends its sum instead of its rows).
-GROUP_CHUNKS = 16
-
-
-def add_rows(rows):
-    """``rows[0] + rows[1] + ...`` (float64 rows of equal length), added in
-    their order: one step of :func:`reduce_rows`."""
-    rows = np.ascontiguousarray(rows, dtype=np.float64)
-    if rows.shape[0] == 0:
-        return np.zeros(rows.shape[1])
-    return np.add.reduce(rows, axis=0)
-
-
-def reduce_rows(rows):
-    r"""Sum per-chunk partial rows in a fixed order: the one reduction of
-    every sum of the likelihood, in one process and over MPI ranks.
-
-    With :math:`R_c` the row of chunk :math:`c` and :math:`G` =
-    :data:`GROUP_CHUNKS`,
-
-    .. math::
-
-        S = \sum_g \Big( \sum_{c = gG}^{\min((g+1)G, C) - 1} R_c \Big),
-
-    both sums taken in increasing order (:func:`add_rows`).
-
-    Parameters
-    ----------
-    rows : numpy.ndarray
-        ``(n_chunks, n_columns)`` float64, chunks in the order of the whole
-        sample.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_columns,)``.
-    """
-    rows = np.ascontiguousarray(rows, dtype=np.float64)
-    G = int(GROUP_CHUNKS)
-    if rows.shape[0] == 0:
-        return np.zeros(rows.shape[1])
-    return add_rows(np.array([add_rows(rows[a:a + G]) for a in range(0, rows.shape[0], G)]))
-
-
-def combine_serial(buf, local):
-    """The combine step of one process: ``local()`` gives ``(rows, problem)``;
-    returns ``(reduce_rows(rows), None)`` or ``(None, problem)``."""
-    rows, problem = local()
-    if problem is not None:
-        return None, problem
-    return reduce_rows(rows), None
-
-
-def chunk_sums(columns, n, ce):
-    """Per-chunk sums of per-event terms, column by column.
-
-    Parameters
-    ----------
-    columns : iterable of numpy.ndarray
-        Columns of ``n`` per-event terms each (float64), or blocks of such
-        columns (2-D arrays, one column per row); a generator holds only
-        one at a time.
-    n : int
-        Events.
-    ce : int
-        Events per chunk.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_chunks, n_columns)``: the sum over the events of each chunk.
-        Each chunk of each column is summed as one contiguous run of ``ce``
-        values (numpy's pairwise sum; the last chunk padded with zeros), so
-        the sum depends on the chunk's values only -- not on the number of
-        chunks or columns, nor on where the chunk is computed.
-    """
-    n_chunks = -(-n // ce)
-    full = n // ce
-    out = []
-    for block in columns:
-        c = np.ascontiguousarray(block, dtype=np.float64)
-        c = c.reshape(1 if c.ndim == 1 else c.shape[0], -1)
-        sums = np.empty((c.shape[0], n_chunks))
-        if full:
-            sums[:, :full] = np.add.reduce(c[:, :full * ce].reshape(c.shape[0], full, ce),
-                                           axis=2)
-        if n_chunks > full:
-            last = np.zeros((c.shape[0], 1, ce))
-            last[:, 0, :n - full * ce] = c[:, full * ce:n]
-            sums[:, full] = np.add.reduce(last, axis=2)[:, 0]
-        out.append(sums)
-    if not out:
-        return np.zeros((n_chunks, 0))
-    return np.ascontiguousarray(np.concatenate(out, axis=0).T)
-
-
-def _empty_rows(n_columns):
-    return np.zeros((0, n_columns))
-
-
-def chunk_partials(n_chunks, n_columns):
-    """Zeroed (n_chunks, >= n_columns) float64 array whose rows start on cache lines.
-
-    Chunks run on different threads; rows that shared a cache line would
-    move it between the cores at every write (false sharing).
-    """
-    per_line = _CACHE_LINE // 8
-    width = -(-n_columns // per_line) * per_line
-    raw = np.zeros(n_chunks * width + per_line)
-    start = (-raw.ctypes.data % _CACHE_LINE) // 8
-    return raw[start:start + n_chunks * width].reshape(n_chunks, width)
 
 
 def _checked_buffers(density, gradient):
@@ -205,8 +73,8 @@ class BlockEvaluator:
 
     @property
     def chunk_blocks(self):
-        """Blocks per chunk of the reduction (from :data:`CHUNK_EVENTS`)."""
-        return max(1, int(CHUNK_EVENTS) // self.vector_length)
+        """Blocks per chunk of the reduction (:func:`~vecampfit.fitter._reduction.chunk_events`)."""
+        return chunk_events(self.vector_length) // self.vector_length
 
     def _n_chunks(self, buf):
         cb = self.chunk_blocks
@@ -309,7 +177,7 @@ class BlockEvaluator:
         d = self.density
         ng = d.n_parameters if gradient else 0
         if buf.n_events == 0:
-            return _empty_rows(1 + ng), None
+            return empty_rows(1 + ng), None
         self.check_written(buf, params_t, pbuf, gradient, threads)
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 1 + ng)
@@ -333,7 +201,7 @@ class BlockEvaluator:
         nb = background.shape[0]
         ng = d.n_parameters if gradient else 0
         if buf.n_events == 0:
-            return _empty_rows(2 + nb + ng), None
+            return empty_rows(2 + nb + ng), None
         self.check_written(buf, params_t, pbuf, gradient, threads)
         n_chunks = self._n_chunks(buf)
         partials = chunk_partials(n_chunks, 2 + nb + ng)
@@ -416,7 +284,7 @@ class PythonEvaluator:
         """Per-chunk rows of ``[w S, w dS/dp_0, ...]`` (or a Problem)."""
         ng = self.density.n_parameters if gradient else 0
         if buf.n_events == 0:
-            return _empty_rows(1 + ng), None
+            return empty_rows(1 + ng), None
         v, g = self._call(buf, params_t, gradient)
         problem = self._first_invalid(v)
         if problem is not None:
@@ -438,7 +306,7 @@ class PythonEvaluator:
         nb = background.shape[0]
         ng = self.density.n_parameters if gradient else 0
         if buf.n_events == 0:
-            return _empty_rows(2 + nb + ng), None
+            return empty_rows(2 + nb + ng), None
         v, g = self._call(buf, params_t, gradient)
         problem = self._first_invalid(v)
         if problem is not None:
@@ -859,7 +727,7 @@ class CachedEvaluator:
         L = self.vector_length
         ce = chunk_events(L)
         if buf.n_events == 0:
-            return _empty_rows(2 * K * K), None
+            return empty_rows(2 * K * K), None
         cb = ce // L
         step = max(1, self.MATRIX_CHUNK_EVENTS // ce) * cb
         w_all = buf.weights
@@ -881,8 +749,8 @@ class CachedEvaluator:
 
     def matrix(self, buf, params_t, pbuf, threads, combine=combine_serial):
         """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached),
-        summed per chunk and the chunks in order (:func:`reduce_rows`); in
-        partial mode (one process), updated for the components that moved."""
+        summed per chunk and the chunks in order
+        (:func:`~vecampfit.fitter._reduction.reduce_rows`); in partial mode (one process), updated for the components that moved."""
         if self.partial:
             _serial_only(combine, self.density)
             return self._partial_matrix(buf, params_t, pbuf, threads)
@@ -936,7 +804,7 @@ class CachedEvaluator:
         nb = background.shape[0]
         width = 2 + nb + (2 * K if gradient else 0)
         if buf.n_events == 0:
-            return _empty_rows(width), None
+            return empty_rows(width), None
         # numpy's own loops (einsum), not BLAS: no threads of a BLAS library
         # compete with the fitter's, and the sums have a fixed order.
         x = self._data_complex(buf, params_t, pbuf, threads)

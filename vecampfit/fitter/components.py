@@ -40,15 +40,58 @@ holds :math:`X` in complex128 (16 bytes per data event and component) and
 is rebuilt when a parameter that is not a coupling changes.
 """
 
+import warnings
+
 import numpy as np
 
-from .density import DensityError, _pointer, parse_signature
+from ._signatures import function_pointer, parse_signature
+from .errors import DensityError
 
 __all__ = ["COUPLING_FORMS", "Components"]
 
-#: Coupling forms: c = a e^(i phi) with phi in degrees or radians, c = re + i im,
-#: or a fixed complex number.
-COUPLING_FORMS = ("polar_degrees", "polar", "cartesian", "fixed")
+#: Coupling forms: c = a exp(i phi) with the phase phi in degrees
+#: (``"polar_degrees"``) or in radians (``"polar_radians"``), c = x + i y
+#: (``"cartesian"``), or a fixed complex number (``"fixed"``).
+COUPLING_FORMS = ("polar_degrees", "polar_radians", "cartesian", "fixed")
+
+#: Spellings of coupling forms that are still read, with what they mean now.
+#: ``"polar"`` was the fitter's name for radians, while a ``"polar"`` coupling
+#: of the isobar layer (:class:`vecampfit.isobar.Polar`) takes degrees.
+DEPRECATED_FORMS = {"polar": "polar_radians"}
+
+
+def canonical_form(form, owner="density", component=None):
+    """The name of a coupling form in :data:`COUPLING_FORMS`.
+
+    Parameters
+    ----------
+    form : str
+        A name of :data:`COUPLING_FORMS`, or a deprecated spelling
+        (:data:`DEPRECATED_FORMS`: ``"polar"``, read as ``"polar_radians"``
+        with a :class:`DeprecationWarning`).
+    owner, component : str
+        For messages.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    DensityError
+        An unknown form.
+    """
+    where = f"{owner}: component {component}" if component is not None else owner
+    if form in DEPRECATED_FORMS:
+        new = DEPRECATED_FORMS[form]
+        warnings.warn(f"{where}: the coupling form {form!r} is deprecated: it means a phase in "
+                      f"radians here and in degrees in the isobar layer; write {new!r} (or "
+                      f"'polar_degrees' for degrees)", DeprecationWarning, stacklevel=3)
+        return new
+    if form not in COUPLING_FORMS:
+        raise DensityError(f"{where}: unknown coupling form {form!r} (forms: "
+                           f"{', '.join(COUPLING_FORMS)})")
+    return form
 
 
 class Components:
@@ -60,7 +103,9 @@ class Components:
         One name per component.
     couplings : sequence of tuple
         Per component ``(form, first, second[, scale])``: ``("polar_degrees",
-        magnitude, phase)``, ``("polar", magnitude, phase)`` (radians) or
+        magnitude, phase)`` (phase in degrees), ``("polar_radians",
+        magnitude, phase)`` (phase in radians; ``"polar"`` is read as this
+        with a :class:`DeprecationWarning`) or
         ``("cartesian", real, imaginary)``, each a parameter name of the
         density, the name of one of its constants, or a number (both fixed
         in the fit), or ``("fixed", real, imaginary)``; the
@@ -121,10 +166,12 @@ class Components:
         self._forms = []
         used = {}
         for name, c in zip(self.names, couplings):
-            if len(c) not in (3, 4) or c[0] not in COUPLING_FORMS:
+            if len(c) not in (3, 4) or (c[0] not in COUPLING_FORMS
+                                        and c[0] not in DEPRECATED_FORMS):
                 raise DensityError(f"{owner}: component {name}: coupling {c!r} is not (form, a, "
                                    f"b[, scale]) with a form of {COUPLING_FORMS}")
             form, a, b = c[:3]
+            form = canonical_form(form, owner, name)
             scale = c[3] if len(c) == 4 else 1.0
             if isinstance(scale, str):
                 if scale not in constants:
@@ -162,7 +209,7 @@ class Components:
         self.n_parameters = len(parameters)
         self.function = function
         self.precision, self.vector_length = parse_signature(function.signature, "components")
-        self.function_pointer = _pointer(function)
+        self.function_pointer = function_pointer(function)
         self.depends = None
         self.single_pointers = None
         self.undeclared_parameters = np.zeros(0, dtype=np.intp)
@@ -199,7 +246,7 @@ class Components:
                                    f"L={L}, the components' for {self.precision} "
                                    f"L={self.vector_length}")
         self._single = single          # keeps the capsules alive
-        self.single_pointers = [_pointer(f) for f in single]
+        self.single_pointers = [function_pointer(f) for f in single]
         covered = set(np.concatenate(self.depends).tolist()) if self.depends else set()
         missing = [parameters[k] for k in self.other_parameters if k not in covered]
         # A parameter no component declares is one no X_k depends on: it may

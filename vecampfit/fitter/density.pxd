@@ -232,8 +232,8 @@ cdef inline object component_description(
     model's description as ``description["components"]``).
 
     ``names``: one name per component; ``couplings``: per component
-    ``("polar_degrees", magnitude, phase)``, ``("polar", magnitude, phase)``
-    (radians) or ``("cartesian", real, imaginary)``, each a parameter name
+    ``("polar_degrees", magnitude, phase)`` (degrees), ``("polar_radians",
+    magnitude, phase)`` (radians) or ``("cartesian", real, imaginary)``, each a parameter name
     or a number, or ``("fixed", real, imaginary)``, optionally with a fourth
     element, a scale (a number or the name of a model constant) that
     multiplies the coupling; the functions have the

@@ -30,87 +30,21 @@ the fit parameters it names (:attr:`Density.parameters`), in its order, and
 adds its gradient back to those fit parameters.
 """
 
-import ctypes
-import re
-
 import numpy as np
 
-__all__ = ["Density", "DensityError"]
+from ._dispatch import kernels as _kernels
+from ._evaluation import evaluator_for_fit
+from ._signatures import function_pointer, low_level_callable, parse_signature
+from .components import components_from_description
+from .errors import DensityError
+from .events import EventBuffer
 
-_PRECISION_OF_C_TYPE = {"float": "float32", "double": "float64"}
-_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer|components) "
-                       r"(float32|float64) L=(\d+)$")
-_C_ARGS = {
-    "density": ("T*", "void*", "T*", "void*"),
-    "density_gradient": ("T*", "T*", "void*", "T*", "void*"),
-    "fill_parameter_buffer": ("T*", "T*", "double*"),
-    "components": ("T*", "void*", "T*", "void*"),
-}
+# DensityError (from .errors) stays importable from here.
+__all__ = ["Density"]
+
 #: Elements of the guard zone behind a parameter buffer (see Density.parameter_buffer).
 GUARD_ELEMENTS = 8
 _GUARD_BYTE = 0xA5
-
-
-class DensityError(ValueError):
-    """A density that does not fit the fitter or its model: kind, precision,
-    vector length, sizes, parameter names, constants, or values of the wrong
-    shape.  The message names the density."""
-
-
-def _low_level_callable(obj):
-    from scipy import LowLevelCallable
-    if isinstance(obj, LowLevelCallable):
-        return obj
-    if type(obj).__name__ == "PyCapsule" or isinstance(obj, ctypes._CFuncPtr):
-        return LowLevelCallable(obj)
-    if type(obj).__module__.startswith("_cffi") or type(obj).__name__ == "CData":
-        return LowLevelCallable(obj)
-    return None
-
-
-def parse_signature(signature, kind):
-    """Precision and vector length from a low-level callable's signature.
-
-    Parameters
-    ----------
-    signature : str
-        The capsule name: ``"vecampfit density float64 L=8"`` (from
-        ``vecampfit.fitter.density``) or a C signature such as ``"void
-        (double *, void const *, double const *, void const *)"``.
-    kind : {"density", "density_gradient", "fill_parameter_buffer", "components"}
-
-    Returns
-    -------
-    precision : {"float32", "float64"}
-    vector_length : int or None
-        None when the signature does not record it.
-
-    Raises
-    ------
-    DensityError
-        If the signature is not one of ``kind``.
-    """
-    m = _OUR_NAME.match(signature)
-    if m:
-        if m.group(1) != kind:
-            raise DensityError(f"expected a {kind} function, got a {m.group(1)} ({signature!r})")
-        return m.group(2), int(m.group(3))
-    text = re.sub(r"\bconst\b", "", signature)
-    text = re.sub(r"\s+", "", text)
-    m = re.match(r"^void\((.*)\)$", text)
-    if not m:
-        raise DensityError(f"cannot read the signature {signature!r} of a {kind} function")
-    args = m.group(1).split(",") if m.group(1) else []
-    expected = _C_ARGS[kind]
-    precisions = {_PRECISION_OF_C_TYPE.get(a[:-1]) for a, e in zip(args, expected) if e == "T*"}
-    ok = (len(args) == len(expected) and None not in precisions and len(precisions) == 1
-          and all(a == e for a, e in zip(args, expected) if e != "T*")
-          and all(a.endswith("*") for a in args))
-    if not ok:
-        want = ", ".join(e.replace("T", "T ") for e in expected)
-        raise DensityError(f"signature {signature!r} is not that of a {kind} function "
-                           f"void ({want}) with T float or double")
-    return precisions.pop(), None
 
 
 def _names(names, what, owner):
@@ -225,13 +159,13 @@ class Density:
         self.vector_length = (None if vector_length is None else
                               _positive_int(vector_length, "vector_length", self.name))
 
-        llc = _low_level_callable(function)
+        llc = low_level_callable(function)
         if llc is not None:
             self.kind = "block"
             self.precision, length = parse_signature(llc.signature, "density")
             self._set_length(length, "density")
             self.function = llc
-            self.function_pointer = _pointer(llc)
+            self.function_pointer = function_pointer(llc)
         elif callable(function):
             self.kind = "python"
             self.function = function
@@ -243,7 +177,7 @@ class Density:
         self.gradient = None
         self.gradient_pointer = 0
         if gradient is not None:
-            gllc = _low_level_callable(gradient)
+            gllc = low_level_callable(gradient)
             if self.kind == "block":
                 if gllc is None:
                     raise DensityError(f"{self.name}: the density is a block function, so its "
@@ -254,7 +188,7 @@ class Density:
                                        f"gradient is {precision}")
                 self._set_length(length, "gradient")
                 self.gradient = gllc
-                self.gradient_pointer = _pointer(gllc)
+                self.gradient_pointer = function_pointer(gllc)
             else:
                 if gllc is not None or not callable(gradient):
                     raise DensityError(f"{self.name}: the density is a Python function, so its "
@@ -264,7 +198,7 @@ class Density:
         self.fill_parameter_buffer = None
         self.fill_parameter_buffer_pointer = 0
         if fill_parameter_buffer is not None:
-            fllc = _low_level_callable(fill_parameter_buffer)
+            fllc = low_level_callable(fill_parameter_buffer)
             if fllc is not None:
                 if self.kind != "block":
                     raise DensityError(f"{self.name}: a Python density takes a Python "
@@ -275,7 +209,7 @@ class Density:
                                        f"parameter-buffer filler is {precision}")
                 self._set_length(length, "parameter-buffer filler")
                 self.fill_parameter_buffer = fllc
-                self.fill_parameter_buffer_pointer = _pointer(fllc)
+                self.fill_parameter_buffer_pointer = function_pointer(fllc)
             elif callable(fill_parameter_buffer):
                 self.fill_parameter_buffer = fill_parameter_buffer
             else:
@@ -375,7 +309,6 @@ class Density:
                       parameter_buffer_size=desc["parameter_buffer_size"],
                       fill_parameter_buffer=fns["fill_parameter_buffer"], constants=values,
                       vector_length=desc["vector_length"], name=label)
-        from .components import components_from_description
         density.components = components_from_description(desc, precision, desc["parameters"],
                                                          label, values)
         return density
@@ -453,8 +386,7 @@ class Density:
         if fill is None:
             return buffer
         if self.fill_parameter_buffer_pointer:
-            from ._dispatch import kernels
-            kernels.fill_parameter_buffer(self.fill_parameter_buffer_pointer, buffer, params_t,
+            _kernels.fill_parameter_buffer(self.fill_parameter_buffer_pointer, buffer, params_t,
                                           self.constant_values if self.constant_values.size
                                           else np.zeros(1))
             if not np.all(buffer[-GUARD_ELEMENTS:].view(np.uint8) == _GUARD_BYTE):
@@ -505,7 +437,6 @@ class Density:
         -------
         EventBuffer
         """
-        from .events import EventBuffer
         precision = self.precision or precision or "float64"
         buf = EventBuffer(self, precision, self.vector_length or 1,
                           f"events given to {self.name}", use_fill=records)
@@ -541,7 +472,6 @@ class Density:
             Wrong number of parameters, no gradient function, or results of
             the wrong shape.
         """
-        from .events import EventBuffer
         if gradient and not self.has_gradient:
             raise DensityError(f"{self.name}: has no gradient function")
         if isinstance(events, EventBuffer):
@@ -584,15 +514,7 @@ def _choose(options, key, owner, what, argument):
     return key
 
 
-def _pointer(llc):
-    """Address of the C function of a LowLevelCallable (whatever it was made
-    from: a capsule, ctypes or cffi); the callable holds it in a capsule."""
-    from ._kernels import capsule_pointer
-    return int(capsule_pointer(tuple.__getitem__(llc, 0)))
-
-
 def evaluator_for(density, dtype, vector_length):
     """The object that computes a density's values and sums over an event
     buffer (see :mod:`vecampfit.fitter._evaluation`)."""
-    from ._evaluation import evaluator_for_fit
     return evaluator_for_fit(density, dtype, vector_length)

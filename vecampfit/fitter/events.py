@@ -15,15 +15,14 @@ it is not grown and copied.  Unweighted events have no weight array.
 
 import numpy as np
 
-__all__ = ["EventBuffer", "EventBufferError"]
+from ._reduction import chunk_events, chunk_sums, reduce_rows
+from .errors import EventBufferError
+
+# EventBufferError (from .errors) stays importable from here.
+__all__ = ["EventBuffer"]
 
 #: Growth factor of a buffer that was not reserved large enough.
 _GROWTH = 1.5
-
-
-class EventBufferError(ValueError):
-    """Event fields that do not match a density (missing field, wrong shape,
-    non-finite values, bad weights)."""
 
 
 class EventBuffer:
@@ -249,8 +248,7 @@ class EventBuffer:
 
     def weight_rows(self):
         """Per-chunk sums of the weights (ones if unweighted), ``(n_chunks, 1)``,
-        chunks of :func:`~vecampfit.fitter._evaluation.chunk_events` events."""
-        from ._evaluation import chunk_events, chunk_sums
+        chunks of :func:`~vecampfit.fitter._reduction.chunk_events` events."""
         return chunk_sums([self.weight_array()], self.n_events, chunk_events(self.vector_length))
 
     def local_weight_sum(self):
@@ -258,7 +256,6 @@ class EventBuffer:
         unweighted), summed per chunk and the chunks in order."""
         if not self._weighted:
             return float(self.n_events)
-        from ._evaluation import reduce_rows
         return float(reduce_rows(self.weight_rows())[0])
 
     def thaw(self):

@@ -1,30 +1,45 @@
-"""The fitter: a :class:`~vecampfit.fitter.likelihood.Likelihood` minimized by
-iminuit's Minuit, with the paper's command sequence and result files.
+"""The stage runner: the paper's command sequence on top of iminuit's Minuit.
+
+A fit is a :class:`~vecampfit.fitter.likelihood.Likelihood` (an iminuit cost
+function) minimized by :class:`iminuit.Minuit`.  ``Minuit(likelihood,
+*likelihood.initial_values)`` is a complete fit; :class:`Fitter` adds what
+the paper's fits do on top of it: random initial values from a seed, the
+limits and steps of the parameter file, fix and release by name, index or
+range, stages of MIGRAD, HESSE and MINOS (:meth:`Fitter.run`, or one command
+at a time), the cached evaluation chosen per stage from the parameters that
+are free, timing, and the result files.  Minuit itself is
+:attr:`Fitter.minuit`: its values, errors, covariance, ``fval``, ``valid``,
+``scan`` and everything else iminuit offers are read there.
 
 Typical use (the paper's signal fit)::
 
-    from vecampfit.fitter import Density, Fitter, read_parameter_file
+    from vecampfit.fitter import Density, Fitter, Likelihood, Stage, read_parameter_file
 
-    fitter = Fitter(read_parameter_file("parameters_signal.dat"),
-                    precision="float64", vector_length=8, seed=1)
-    point = fitter.add_point(signal_density)
+    likelihood = Likelihood(read_parameter_file("parameters_signal.dat"),
+                            precision="float64", vector_length=8)
+    point = likelihood.add_point(signal_density)
     point.add_background(background_density, "BACKGROUND_FRACTION", background_parameters)
     point.load_normalization_file("mc_signal.root", "tree")
     point.load_data_file("data_signal.root", "tree")
-    fitter.fix_all()
-    fitter.release("NR_A", "KSTM_A")
-    fitter.migrad(100000)
-    fitter.release("NR_P", "KSTM_P", "BACKGROUND_FRACTION")
-    fitter.migrad(100000)
+    fitter = Fitter(likelihood, seed=1)
+    fitter.run(Stage(release=["NR_A", "KSTM_A"], fix_all=True),
+               Stage(release=["NR_P", "KSTM_P", "BACKGROUND_FRACTION"], hesse=True))
     fitter.write_results(parameters="parameters_signal_result.dat", text="results.txt",
                          root="signal_result.root")
+    print(fitter.minuit.values["NR_A"], fitter.minuit.errors["NR_A"])
 
-The fitter holds a :class:`~vecampfit.fitter.likelihood.Likelihood`
-(:attr:`Fitter.likelihood`, an iminuit cost function) and an
-:class:`iminuit.Minuit` built on it (:attr:`Fitter.minuit`); everything
-iminuit offers (``minos``, ``fixed``, ``limits``, ``strategy``, ...) works on
-it.  Events are prepared at the first evaluation (MIGRAD, HESSE, an explicit
+Events are prepared at the first evaluation (MIGRAD, HESSE, an explicit
 :meth:`Likelihood.evaluate`), not when parameters are fixed or released.
+
+Cached evaluation: :attr:`Fitter.minuit` minimizes :attr:`Fitter.cost`, the
+likelihood restricted (:meth:`Likelihood.restricted`) to the parameters that
+are free when a stage command (:meth:`~Fitter.migrad`, :meth:`~Fitter.hesse`,
+:meth:`~Fitter.minos`, :meth:`~Fitter.run`) starts; with ``cache="auto"``
+its calls use the cached component amplitudes when only couplings of the
+signal densities are free.  Parameters fixed or released on the Minuit
+object directly are followed too: a call in which a parameter outside the
+restriction moved makes the cost restrict itself again to the parameters
+Minuit has free.
 
 Gradient and strategy: with ``use_gradient=True`` (the default when every
 signal density has a gradient function) MIGRAD receives the analytic gradient
@@ -36,40 +51,150 @@ first steps are only as good as those initial steps (too large steps send
 MIGRAD far away, where densities may vanish), and it leaves a cruder error
 matrix: call :meth:`Fitter.hesse` (or ``migrad(..., hesse=True)``) for
 errors.
+
+Up to version 0.1 the fitter also built its likelihood (``Fitter(table,
+precision=..., ...)``) and repeated the likelihood's and Minuit's attributes
+(``fitter.add_point``, ``fitter.values``, ``fitter.covariance()``, ...).
+Those still work and warn (:class:`DeprecationWarning`), naming what
+replaced each.
 """
 
 import os
 import sys
 import time
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
+from iminuit import Minuit
 
+from . import results
+from .errors import RestrictionError
 from .likelihood import Likelihood
 from .parameters import ParameterTable
 
-__all__ = ["Fitter"]
+__all__ = ["Fitter", "Stage"]
+
+#: Arguments of the deprecated form ``Fitter(table, ...)``, given to the
+#: :class:`Likelihood` it builds.
+_LIKELIHOOD_ARGUMENTS = ("precision", "vector_length", "threads", "extended", "on_invalid",
+                         "unused_parameters", "cache", "release_normalization_events", "comm")
 
 
-class Fitter:
-    """Unbinned maximum-likelihood fit: likelihood, Minuit, results.
+def _deprecated(old, new, stacklevel=3):
+    warnings.warn(f"Fitter.{old} is deprecated: use {new}", DeprecationWarning,
+                  stacklevel=stacklevel)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a fit: fix and release parameters, then run MIGRAD,
+    HESSE and MINOS (:meth:`Fitter.run`).
 
     Parameters
     ----------
-    parameters : ParameterTable
-        Fit parameters (e.g. :func:`read_parameter_file`).
-    precision : {"float64", "float32"}
-        Precision of the densities.
-    vector_length : int
-        ``L`` of the block densities.
-    threads : int, optional
-        OpenMP threads (default: ``OMP_NUM_THREADS`` if set, else all CPUs
-        available to this process).
-    extended : bool
-        Extended fit (yields as parameters).
+    release : sequence of str or int
+        Parameters to release (names or 0-based indices), after ``fix_all``
+        and ``fix``.
+    fix : sequence of str or int
+        Parameters to fix.
+    fix_all : bool
+        Fix every parameter first.
+    migrad : bool
+        Run MIGRAD (default True).
+    ncall : int, optional
+        Maximum number of calls of MIGRAD.
+    hesse : bool
+        Run HESSE after MIGRAD.
+    minos : sequence of str or int, or bool
+        Run MINOS for these parameters (True: every free parameter; False
+        or empty: none).
+    """
+
+    release: tuple = ()
+    fix: tuple = ()
+    fix_all: bool = False
+    migrad: bool = True
+    ncall: int = None
+    hesse: bool = False
+    minos: object = ()
+
+    def __post_init__(self):
+        for name in ("release", "fix", "minos"):
+            value = getattr(self, name)
+            if name == "minos" and value is True:
+                continue
+            if value is False or value is None:
+                value = ()
+            elif isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"Stage.{name} must be names or indices, got {value!r}")
+            elif isinstance(value, (str, int, np.integer)):
+                value = (value,)
+            object.__setattr__(self, name, tuple(value))
+        for name in ("fix_all", "migrad", "hesse"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"Stage.{name} must be True or False, got "
+                                f"{getattr(self, name)!r}")
+
+
+class _StageCost:
+    """The cost Minuit minimizes in a :class:`Fitter`: the likelihood
+    restricted to the parameters free at the last stage command, restricted
+    again to those Minuit has free when a parameter outside moved."""
+
+    errordef = Likelihood.errordef
+
+    def __init__(self, fitter):
+        self._fitter = fitter
+        self.restricted = None
+
+    @property
+    def precision(self):
+        return self._fitter.likelihood.precision
+
+    @property
+    def _parameters(self):
+        return self._fitter.likelihood._parameters
+
+    def _restricted(self):
+        if self.restricted is None:
+            self._fitter._restrict()
+        return self.restricted
+
+    def __call__(self, x):
+        try:
+            return self._restricted()(x)
+        except RestrictionError:
+            self._fitter._restrict()
+            return self.restricted(x)
+
+    def grad(self, x):
+        try:
+            return self._restricted().grad(x)
+        except RestrictionError:
+            self._fitter._restrict()
+            return self.restricted.grad(x)
+
+
+class Fitter:
+    """The paper's command sequence on a likelihood: Minuit, stages, results.
+
+    Parameters
+    ----------
+    likelihood : Likelihood
+        The function to minimize, with its fit points and events (events
+        may also be added after the fitter is made, before the first stage).
+        The deprecated form ``Fitter(parameter_table, precision=...,
+        vector_length=..., ...)`` builds it from a
+        :class:`~vecampfit.fitter.ParameterTable` and the likelihood's
+        arguments (``precision``, ``vector_length``, ``threads``,
+        ``extended``, ``on_invalid``, ``unused_parameters``, ``cache``,
+        ``release_normalization_events``, ``comm``; see
+        :class:`Likelihood`).
     seed : int, optional
         Seed of the random initial values (a non-negative integer); drawn
         from the operating system and printed if not given, so that every
-        run can be repeated.
+        run can be repeated.  Over MPI ranks, rank 0's.
     randomize : bool
         Start from random values in :math:`(I - R, I + R)` (default True; R = 0
         keeps a parameter at I).
@@ -78,30 +203,9 @@ class Fitter:
     strategy : {0, 1, 2}
         Minuit strategy (default 1; see the module description for 0 with
         an analytic gradient).
-    on_invalid : {"raise", "large"}
-        On a NaN, infinite or negative density, or a non-positive
-        normalization: raise :class:`LikelihoodError` (default), or return
-        ``LARGE_VALUE`` (1e30) so that MIGRAD steps back from the region
-        (the minimum may then be reported invalid).
-    unused_parameters : {"error", "ignore"}
-        Table parameters that nothing uses: an error (default) or ignored
-        (see :class:`Likelihood`).
-    cache : {"auto", "always", "never"}
-        Cached evaluation of densities with components (see
-        :class:`Likelihood`); with ``"auto"`` it is chosen at each MIGRAD,
-        HESSE or MINOS from the parameters that are free.
     verbose : bool
-        Print the seed and a line per MIGRAD/HESSE call (on rank 0 only
+        Print the seed and a line per MIGRAD/HESSE/MINOS (on rank 0 only
         over MPI).
-    release_normalization_events : bool
-        Free each fit point's normalization events once its cached matrix
-        is built (see :class:`Likelihood`).
-    comm : mpi4py.MPI.Comm, optional
-        Spread the events over the ranks of this communicator (see
-        :class:`Likelihood` and :mod:`vecampfit.fitter.mpi`): every rank
-        runs the same script; inside :func:`vecampfit.fitter.mpi.serve`
-        rank 0 drives Minuit and writes the result files while the others
-        compute their share of every likelihood call.  The seed is rank 0's.
 
     Attributes
     ----------
@@ -109,29 +213,48 @@ class Fitter:
         The function minimized.
     initial_values : numpy.ndarray
         The starting values (randomized or the table's).
+    seed : int
+    wall_time, cpu_time : float
+        Seconds spent in MIGRAD, HESSE and MINOS (wall clock, CPU time of
+        this process).
+
+    Raises
+    ------
+    TypeError
+        ``likelihood`` is neither a Likelihood nor a ParameterTable, or
+        likelihood arguments are given with a Likelihood.
+    ValueError
+        A bad seed, strategy or ``use_gradient``.
     """
 
-    def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, seed=None, randomize=True, use_gradient=None, strategy=1,
-                 on_invalid="raise", unused_parameters="error", cache="auto", verbose=True,
-                 release_normalization_events=False, comm=None):
-        if not isinstance(parameters, ParameterTable):
-            raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
-                            f"{type(parameters).__name__}")
-        for name, flag in (("extended", extended), ("randomize", randomize),
-                           ("verbose", verbose),
-                           ("release_normalization_events", release_normalization_events)):
-            # A string such as "no" is true: say so instead of acting on it.
+    def __init__(self, likelihood, *, seed=None, randomize=True, use_gradient=None, strategy=1,
+                 verbose=True, **likelihood_arguments):
+        unknown = [k for k in likelihood_arguments if k not in _LIKELIHOOD_ARGUMENTS]
+        if unknown:
+            raise TypeError(f"Fitter() got unexpected keyword argument(s) {', '.join(unknown)}")
+        if isinstance(likelihood, ParameterTable):
+            warnings.warn("Fitter(parameter_table, ...) is deprecated: build the likelihood "
+                          "first, likelihood = Likelihood(parameter_table, precision=..., "
+                          "vector_length=..., ...), add its fit points with "
+                          "likelihood.add_point(...), then Fitter(likelihood, seed=...)",
+                          DeprecationWarning, stacklevel=2)
+            likelihood = Likelihood(likelihood, **likelihood_arguments)
+        elif isinstance(likelihood, Likelihood):
+            if likelihood_arguments:
+                raise TypeError(f"Fitter(likelihood, ...): "
+                                f"{', '.join(sorted(likelihood_arguments))} belong to the "
+                                f"Likelihood (Likelihood(table, "
+                                f"{', '.join(k + '=...' for k in sorted(likelihood_arguments))}))")
+        else:
+            raise TypeError(f"likelihood must be a vecampfit.fitter.Likelihood, got "
+                            f"{type(likelihood).__name__}")
+        for name, flag in (("randomize", randomize), ("verbose", verbose)):
             if not (isinstance(flag, (bool, np.bool_)) or
                     (isinstance(flag, (int, np.integer)) and flag in (0, 1))):
                 raise TypeError(f"{name} must be True or False, got {flag!r}")
-        self.likelihood = Likelihood(parameters, precision=precision,
-                                     vector_length=vector_length, threads=threads,
-                                     extended=extended, on_invalid=on_invalid,
-                                     unused_parameters=unused_parameters, cache=cache,
-                                     release_normalization_events=release_normalization_events,
-                                     comm=comm)
-        mpi = self.likelihood.mpi
+        self.likelihood = likelihood
+        parameters = likelihood.parameters
+        mpi = likelihood.mpi
         self.verbose = verbose and (mpi is None or mpi.root)
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
@@ -152,126 +275,9 @@ class Fitter:
             raise ValueError(f"strategy must be 0, 1 or 2, got {strategy!r}")
         self._strategy = strategy
         self._minuit = None
+        self._cost = _StageCost(self)
         self.wall_time = 0.0
         self.cpu_time = 0.0
-
-    # -- the likelihood's set-up, forwarded -------------------------------------
-
-    @property
-    def parameters(self):
-        """The fit's :class:`ParameterTable`."""
-        return self.likelihood.parameters
-
-    @property
-    def points(self):
-        """The fit points (list of :class:`FitPoint`)."""
-        return self.likelihood.points
-
-    @property
-    def precision(self):
-        """Precision of the densities."""
-        return self.likelihood.density_precision
-
-    @property
-    def vector_length(self):
-        """``L`` of the block densities."""
-        return self.likelihood.vector_length
-
-    @property
-    def threads(self):
-        """OpenMP threads of the likelihood (settable)."""
-        return self.likelihood.threads
-
-    @threads.setter
-    def threads(self, n):
-        self.likelihood.threads = n
-
-    @property
-    def extended(self):
-        """Whether the fit is extended."""
-        return self.likelihood.extended
-
-    @property
-    def n_calls(self):
-        """Likelihood evaluations so far."""
-        return self.likelihood.n_calls
-
-    @property
-    def has_gradient(self):
-        """Whether the likelihood has an analytic gradient."""
-        return self.likelihood.has_gradient
-
-    def parameter_index(self, name):
-        """Index of a parameter in the table (KeyError naming close names).
-
-        Parameters
-        ----------
-        name : str
-        """
-        return self.likelihood.parameter_index(name)
-
-    def add_point(self, signal, *, normalization="mc", signal_yield=None):
-        """Add a fit point (:meth:`Likelihood.add_point`).
-
-        Parameters
-        ----------
-        signal : Density
-        normalization : {"mc", "grid", "formula", "none"}
-        signal_yield : str, optional
-            Extended fits: the signal-yield parameter of this point.
-
-        Returns
-        -------
-        FitPoint
-        """
-        if self._minuit is not None:
-            raise RuntimeError("fit points must be added before the fit starts")
-        return self.likelihood.add_point(signal, normalization=normalization,
-                                         signal_yield=signal_yield)
-
-    def add_prior(self, name, central, sigma_minus, sigma_plus=None):
-        """Add an asymmetric-Gaussian prior (:meth:`Likelihood.add_prior`).
-
-        Parameters
-        ----------
-        name : str
-            Parameter name.
-        central : float
-            :math:`p_0`.
-        sigma_minus, sigma_plus : float
-            Standard deviations below and above :math:`p_0`.
-        """
-        self.likelihood.add_prior(name, central, sigma_minus, sigma_plus)
-
-    def set_prior_function(self, function, gradient=None):
-        """User prior (:meth:`Likelihood.set_prior_function`).
-
-        Parameters
-        ----------
-        function : callable
-            ``function(params) -> float`` of all fit parameters.
-        gradient : callable, optional
-            ``gradient(params) -> array`` (one value per fit parameter).
-        """
-        self.likelihood.set_prior_function(function, gradient)
-
-    def evaluate(self, params, gradient=False):
-        """:math:`\\mathcal{F}` (and its gradient) at ``params``
-        (:meth:`Likelihood.evaluate`).
-
-        Parameters
-        ----------
-        params : array_like
-            All fit parameters.
-        gradient : bool
-            Also return the gradient.
-
-        Returns
-        -------
-        value : float
-        grad : numpy.ndarray or None
-        """
-        return self.likelihood.evaluate(params, gradient)
 
     # -- Minuit ---------------------------------------------------------------
 
@@ -284,19 +290,30 @@ class Fitter:
 
     @property
     def minuit(self):
-        """The :class:`iminuit.Minuit` object on :attr:`likelihood` (created on
-        first use; events are prepared at the first evaluation)."""
+        """The :class:`iminuit.Minuit` object minimizing :attr:`cost` (created
+        on first use, with the initial values, the steps and limits of the
+        parameter file, parameters of step 0 fixed, and the strategy; events
+        are prepared at the first evaluation).  Read the results here:
+        ``values``, ``errors``, ``covariance``, ``fval``, ``valid``,
+        ``merrors``, ...
+
+        Raises
+        ------
+        ValueError
+            The likelihood has no fit point, or ``use_gradient=True`` and a
+            signal density has no gradient function.
+        """
         if self._minuit is None:
-            from iminuit import Minuit
             lk = self.likelihood
             if not lk.points:
-                raise ValueError("the fit has no fit point (add_point)")
+                raise ValueError("the fit has no fit point (likelihood.add_point)")
             if self._use_gradient and not lk.has_gradient:
                 raise ValueError("use_gradient=True, but not every signal density has a gradient "
                                  "function")
-            m = Minuit(lk, self.initial_values.copy(), grad=lk.grad if self.use_gradient else False,
-                       name=self.parameters.names)
-            for p in self.parameters:
+            names = lk.parameters.names
+            m = Minuit(self._cost, self.initial_values.copy(),
+                       grad=self._cost.grad if self.use_gradient else False, name=names)
+            for p in lk.parameters:
                 if p.bounded:
                     m.limits[p.name] = (p.lower, p.upper)
                 if p.step > 0:
@@ -307,17 +324,39 @@ class Fitter:
             self._minuit = m
         return self._minuit
 
+    @property
+    def cost(self):
+        """The cost function :attr:`minuit` minimizes: the likelihood
+        restricted to the parameters free at the last stage command
+        (a :class:`~vecampfit.fitter.likelihood.RestrictedLikelihood`; None
+        before the first)."""
+        return self._cost.restricted
+
+    @property
+    def free_parameters(self):
+        """Names of the parameters free at the last stage command (None before
+        the first)."""
+        r = self._cost.restricted
+        return None if r is None else r.free_parameters
+
+    def _restrict(self):
+        """Restrict the cost to the parameters Minuit has free now."""
+        m = self.minuit
+        free = [n for n in self.likelihood.parameters.names if not m.fixed[n]]
+        self._cost.restricted = self.likelihood.restricted(free)
+
     # -- fix and release ------------------------------------------------------
 
     def _index(self, item):
-        n = len(self.parameters)
+        table = self.likelihood.parameters
+        n = len(table)
         if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
             if not 0 <= item < n:
                 raise IndexError(f"parameter index {item} is out of range: the fit has {n} "
-                                 f"parameters (0..{n - 1}) from {self.parameters.source}")
+                                 f"parameters (0..{n - 1}) from {table.source}")
             return int(item)
         if isinstance(item, str):
-            return self.parameters.index(item)
+            return table.index(item)
         raise TypeError(f"a parameter is a name or an index, got {item!r}")
 
     def _names(self, items):
@@ -326,7 +365,7 @@ class Fitter:
             if isinstance(item, (list, tuple)):
                 out.extend(self._names(item))
             else:
-                out.append(self.parameters[self._index(item)].name)
+                out.append(self.likelihood.parameters[self._index(item)].name)
         return out
 
     def fix(self, *names):
@@ -363,7 +402,7 @@ class Fitter:
         i, j = self._index(first), self._index(last)
         if i > j:
             raise IndexError(f"parameter range {first}..{last} is empty ({i} > {j})")
-        return [self.parameters[k].name for k in range(i, j + 1)]
+        return [self.likelihood.parameters[k].name for k in range(i, j + 1)]
 
     def fix_range(self, first, last):
         """Fix parameters ``first`` to ``last`` inclusive.
@@ -390,17 +429,17 @@ class Fitter:
     # -- minimization ---------------------------------------------------------
 
     def _timed(self, what, call):
-        m = self.minuit
-        self.likelihood.free_parameters = [n for n in self.parameters.names if not m.fixed[n]]
+        self._restrict()
+        lk = self.likelihood
         t0, c0 = time.perf_counter(), time.process_time()
-        calls0 = self.n_calls
+        calls0 = lk.n_calls
         result = call()
         dt, dc = time.perf_counter() - t0, time.process_time() - c0
         self.wall_time += dt
         self.cpu_time += dc
         if self.verbose:
             m = self.minuit
-            print(f"{what}: F = {m.fval:.10g}, valid = {m.valid}, {self.n_calls - calls0} calls, "
+            print(f"{what}: F = {m.fval:.10g}, valid = {m.valid}, {lk.n_calls - calls0} calls, "
                   f"{dt:.2f} s", file=sys.stdout)
         return result
 
@@ -462,71 +501,38 @@ class Fitter:
         self._timed("MINOS", lambda: m.minos(*self._names(names), cl=cl, ncall=ncall))
         return m
 
-    # -- results --------------------------------------------------------------
-
-    @property
-    def values(self):
-        """Current parameter values (float64 array)."""
-        return np.array(self.minuit.values, dtype=np.float64)
-
-    @property
-    def errors(self):
-        """Current parameter errors (float64 array; 0 for fixed parameters)."""
-        m = self.minuit
-        return np.array([0.0 if m.fixed[k] else m.errors[k] for k in range(len(m.values))])
-
-    def covariance(self, names=None):
-        """The error matrix of the fit, zero in the rows and columns of fixed
-        parameters (and everywhere before HESSE or MIGRAD gave one).
+    def run(self, *stages):
+        """Run stages one after the other (:class:`Stage`): in each, fix every
+        parameter (``fix_all``), fix ``fix``, release ``release``, then run
+        MIGRAD, HESSE and MINOS as asked.
 
         Parameters
         ----------
-        names : sequence of str, optional
-            The parameters of the rows and columns, in this order (default:
-            every parameter of the table, in its order).
+        *stages : Stage
 
         Returns
         -------
-        numpy.ndarray
-            :math:`C_{ij} = \\mathrm{cov}(p_i, p_j)` (float64, shape
-            ``(n, n)``), in the parameters' units squared.
-
-        Raises
-        ------
-        ValueError
-            Naming the names that are not parameters of the fit.
+        iminuit.Minuit
         """
-        m = self.minuit
-        all_names = list(self.parameters.names)
-        names = all_names if names is None else list(names)
-        index = {n: k for k, n in enumerate(all_names)}
-        missing = [n for n in names if n not in index]
-        if missing:
-            raise ValueError(f"{', '.join(map(repr, missing))} not parameters of the fit "
-                             f"({self.parameters.source})")
-        out = np.zeros((len(names), len(names)))
-        if m.covariance is None:
-            return out
-        c = np.array(m.covariance, dtype=np.float64)
-        rows = [j for j, n in enumerate(names) if not m.fixed[index[n]]]
-        full = [index[names[j]] for j in rows]
-        out[np.ix_(rows, rows)] = c[np.ix_(full, full)]
-        return out
+        for stage in stages:
+            if not isinstance(stage, Stage):
+                raise TypeError(f"a stage is a vecampfit.fitter.Stage, got {stage!r}")
+        for stage in stages:
+            if stage.fix_all:
+                self.fix_all()
+            if stage.fix:
+                self.fix(*stage.fix)
+            if stage.release:
+                self.release(*stage.release)
+            if stage.migrad:
+                self.migrad(stage.ncall)
+            if stage.hesse:
+                self.hesse()
+            if stage.minos:
+                self.minos(*(() if stage.minos is True else stage.minos))
+        return self.minuit
 
-    def point(self, index):
-        """Fit point ``index``.
-
-        Raises
-        ------
-        IndexError
-            Naming the index asked for and the points that exist.
-        """
-        n = len(self.points)
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
-                or not 0 <= index < n:
-            raise IndexError(f"fit point {index!r} does not exist: the fit has {n} point(s)"
-                             + (f" (0..{n - 1})" if n else ""))
-        return self.points[int(index)]
+    # -- results --------------------------------------------------------------
 
     def write_results(self, *, parameters=None, text=None, root=None, density=None, point=0):
         """Write result files (each optional; each written atomically).
@@ -552,9 +558,12 @@ class Fitter:
             Over MPI ranks: on a rank other than 0, or for the density file
             (per event; each rank holds only its events).
         """
-        from . import results
-        if density is not None and point is not None:
-            self.point(point)
+        points = self.likelihood.points
+        if density is not None and point is not None and (
+                isinstance(point, (bool, np.bool_)) or not isinstance(point, (int, np.integer))
+                or not 0 <= point < len(points)):
+            raise IndexError(f"fit point {point!r} does not exist: the fit has {len(points)} "
+                             f"point(s)" + (f" (0..{len(points) - 1})" if points else ""))
         mpi = self.likelihood.mpi
         if mpi is not None and not mpi.root:
             raise RuntimeError(f"write_results on MPI rank {mpi.rank}: result files are written "
@@ -572,3 +581,118 @@ class Fitter:
             results.write_result_root(self, root)
         if density is not None:
             results.write_density_root(self, density, point=point)
+
+    # -- deprecated: the likelihood's and Minuit's attributes ----------------------
+
+    @property
+    def parameters(self):
+        """Deprecated: ``fitter.likelihood.parameters``."""
+        _deprecated("parameters", "fitter.likelihood.parameters")
+        return self.likelihood.parameters
+
+    @property
+    def points(self):
+        """Deprecated: ``fitter.likelihood.points``."""
+        _deprecated("points", "fitter.likelihood.points")
+        return self.likelihood.points
+
+    def point(self, index):
+        """Deprecated: ``fitter.likelihood.points[index]``."""
+        _deprecated("point(index)", "fitter.likelihood.points[index]")
+        n = len(self.likelihood.points)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
+                or not 0 <= index < n:
+            raise IndexError(f"fit point {index!r} does not exist: the fit has {n} point(s)"
+                             + (f" (0..{n - 1})" if n else ""))
+        return self.likelihood.points[int(index)]
+
+    @property
+    def precision(self):
+        """Deprecated: ``fitter.likelihood.density_precision``."""
+        _deprecated("precision", "fitter.likelihood.density_precision (the precision of the "
+                    "densities)")
+        return self.likelihood.density_precision
+
+    @property
+    def vector_length(self):
+        """Deprecated: ``fitter.likelihood.vector_length``."""
+        _deprecated("vector_length", "fitter.likelihood.vector_length")
+        return self.likelihood.vector_length
+
+    @property
+    def threads(self):
+        """Deprecated: ``fitter.likelihood.threads``."""
+        _deprecated("threads", "fitter.likelihood.threads")
+        return self.likelihood.threads
+
+    @threads.setter
+    def threads(self, n):
+        _deprecated("threads", "fitter.likelihood.threads")
+        self.likelihood.threads = n
+
+    @property
+    def extended(self):
+        """Deprecated: ``fitter.likelihood.extended``."""
+        _deprecated("extended", "fitter.likelihood.extended")
+        return self.likelihood.extended
+
+    @property
+    def n_calls(self):
+        """Deprecated: ``fitter.likelihood.n_calls``."""
+        _deprecated("n_calls", "fitter.likelihood.n_calls")
+        return self.likelihood.n_calls
+
+    @property
+    def has_gradient(self):
+        """Deprecated: ``fitter.likelihood.has_gradient``."""
+        _deprecated("has_gradient", "fitter.likelihood.has_gradient")
+        return self.likelihood.has_gradient
+
+    def parameter_index(self, name):
+        """Deprecated: ``fitter.likelihood.parameter_index(name)``."""
+        _deprecated("parameter_index", "fitter.likelihood.parameter_index")
+        return self.likelihood.parameter_index(name)
+
+    def add_point(self, signal, *, normalization="mc", signal_yield=None):
+        """Deprecated: ``fitter.likelihood.add_point(...)``."""
+        _deprecated("add_point", "fitter.likelihood.add_point (or build the Likelihood first)")
+        if self._minuit is not None:
+            raise RuntimeError("fit points must be added before the fit starts")
+        return self.likelihood.add_point(signal, normalization=normalization,
+                                         signal_yield=signal_yield)
+
+    def add_prior(self, name, central, sigma_minus, sigma_plus=None):
+        """Deprecated: ``fitter.likelihood.add_prior(...)``."""
+        _deprecated("add_prior", "fitter.likelihood.add_prior")
+        self.likelihood.add_prior(name, central, sigma_minus, sigma_plus)
+
+    def set_prior_function(self, function, gradient=None):
+        """Deprecated: ``fitter.likelihood.set_prior_function(...)``."""
+        _deprecated("set_prior_function", "fitter.likelihood.set_prior_function")
+        self.likelihood.set_prior_function(function, gradient)
+
+    def evaluate(self, params, gradient=False):
+        """Deprecated: ``fitter.likelihood.evaluate(params, gradient)`` (or
+        ``fitter.cost.evaluate`` with the restriction of the last stage)."""
+        _deprecated("evaluate", "fitter.likelihood.evaluate")
+        return self.likelihood.evaluate(params, gradient)
+
+    @property
+    def values(self):
+        """Deprecated: ``fitter.minuit.values``."""
+        _deprecated("values", "fitter.minuit.values (as an array: "
+                    "vecampfit.fitter.results.values(fitter.minuit))")
+        return results.values(self.minuit)
+
+    @property
+    def errors(self):
+        """Deprecated: ``fitter.minuit.errors``."""
+        _deprecated("errors", "fitter.minuit.errors (with 0 for fixed parameters: "
+                    "vecampfit.fitter.results.errors(fitter.minuit))")
+        return results.errors(self.minuit)
+
+    def covariance(self, names=None):
+        """Deprecated: ``fitter.minuit.covariance``."""
+        _deprecated("covariance", "fitter.minuit.covariance (for some parameters, in their "
+                    "order: vecampfit.fitter.results.covariance_matrix(fitter.minuit, names))")
+        return results.covariance_matrix(self.minuit, names)

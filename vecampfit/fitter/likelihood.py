@@ -28,7 +28,7 @@ fraction and yield derivatives; for a block density the sums are computed
 without the GIL, in chunks of blocks reduced in a fixed order, so that the
 value does not depend on the number of threads.  Every sum over events is
 one row of partial sums per chunk of events, the rows added in chunk order
-(:func:`~vecampfit.fitter._evaluation.reduce_rows`): with a communicator
+(:func:`~vecampfit.fitter._reduction.reduce_rows`): with a communicator
 (``Likelihood(..., comm=MPI.COMM_WORLD)``, :mod:`vecampfit.fitter.mpi`) the
 chunks are spread over MPI ranks and the value and gradient keep the bits
 of one process.
@@ -38,35 +38,42 @@ parameters it names (:attr:`Density.parameters`) in its own order, and its
 gradient is added back to those parameters, so that one fit can hold
 several densities (fit points, processes) sharing some parameters and not
 others.  :class:`Likelihood` follows iminuit's cost-function protocol
-(callable on the parameters, ``grad``, ``errordef``, parameter names):
-``iminuit.Minuit(likelihood, *likelihood.initial_values)`` works directly.
+(callable on the parameters, ``grad``, ``errordef``, ``precision``,
+parameter names): ``iminuit.Minuit(likelihood, *likelihood.initial_values)``
+works directly.
+
+Whether a call uses the cached component amplitudes of a signal density
+(:mod:`vecampfit.fitter.components`) depends only on the call: on the
+likelihood's ``cache`` and on the free parameters the call is given --
+none for ``likelihood(x)``, the restriction's for the cost function
+:meth:`Likelihood.restricted` returns, or ``free=`` of
+:meth:`Likelihood.evaluate`.  No other object sets them.
 """
 
 
 import os
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 
-from ._evaluation import (CHUNK_EVENTS, CachedEvaluator, Problem, chunk_events, chunk_sums,
-                          combine_serial, evaluator_for_fit)
-from .density import Density, DensityError
+from ..root_io import count_entries, iterate_events
+from ..statistics import asymmetric_gaussian_prior
+from ._evaluation import CachedEvaluator, Problem, evaluator_for_fit
+from ._reduction import CHUNK_EVENTS, chunk_events, chunk_sums, combine_serial
+from .density import Density
+from .errors import (DensityError, EventBufferError, LikelihoodError, ParameterFileError,
+                     RestrictionError)
 from .events import EventBuffer
-from .parameters import ParameterFileError, ParameterTable
+from .mpi import Communicator, read_entry_share
+from .parameters import ParameterTable
 
-__all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "LikelihoodError",
-           "NORMALIZATIONS", "CHUNK_EVENTS"]
+# LikelihoodError (from .errors) stays importable from here.
+__all__ = ["AsymmetricGaussianPrior", "Background", "FitPoint", "Likelihood", "NORMALIZATIONS",
+           "CHUNK_EVENTS", "RestrictedLikelihood"]
 
 #: Normalization methods of a fit point.
 NORMALIZATIONS = ("mc", "grid", "formula", "none")
-
-
-class LikelihoodError(ValueError):
-    """The likelihood cannot be computed: a density is NaN, infinite or
-    negative, a normalization is not positive, the argument of a logarithm
-    is not positive, or the total yield of an extended fit is not positive.
-    The message names the fit point, the density, the event and the
-    parameter values."""
 
 
 def available_cpus():
@@ -150,7 +157,6 @@ class AsymmetricGaussianPrior:
 
     def value_and_derivative(self, p):
         """:math:`C(p)` and :math:`dC/dp` (:func:`vecampfit.statistics.asymmetric_gaussian_prior`)."""
-        from ..statistics import asymmetric_gaussian_prior
         c, dc = asymmetric_gaussian_prior(p, self.central, self.sigma_minus, self.sigma_plus)
         return float(c), float(dc)
 
@@ -415,7 +421,6 @@ class FitPoint:
                     step_size, select=None):
         """Over MPI ranks: read this rank's run of entries, move the records
         at the edges to the ranks owning their chunks, append this rank's chunks."""
-        from .mpi import read_entry_share
         mpi = self._likelihood.mpi
         layout = self._layouts[group]
         state = layout.state()
@@ -447,18 +452,15 @@ class FitPoint:
 
     def _load(self, buffers, add, path, tree, branches, weight_branch, map_records, step_size,
               select=None):
-        from .. import root_io
         if self.prepared:
             raise RuntimeError(f"fit point {self.index}: already prepared")
         buffers = list(buffers)
         marks = [(buf, buf.mark()) for buf in buffers]
         try:
-            count = getattr(root_io, "count_entries", None)
-            if count is not None:
-                n = count(path, tree)
-                for buf in buffers:
-                    buf.reserve(n)
-            for records, weights in root_io.iterate_events(
+            n = count_entries(path, tree)
+            for buf in buffers:
+                buf.reserve(n)
+            for records, weights in iterate_events(
                     path, tree, branches, weight_branch=weight_branch, map_records=map_records,
                     step_size=step_size, select=select):
                 add(records, weights)
@@ -540,7 +542,6 @@ class FitPoint:
             layout = self._layouts[group]
             first = next(iter(buffers.values()))
             if required and layout.total == 0:
-                from .events import EventBufferError
                 raise EventBufferError(f"{first.what}: no events")
             mpi.finish_layout(layout)
             for buf in buffers.values():
@@ -627,13 +628,16 @@ class Likelihood:
         checked).
     cache : {"auto", "always", "never"}
         Cached evaluation of signal densities that describe their components
-        (:mod:`vecampfit.fitter.components`): ``"auto"`` uses it when every
-        free parameter of the density (:attr:`free_parameters`) is a
+        (:mod:`vecampfit.fitter.components`), decided per call from the free
+        parameters the call is given (:meth:`restricted`, or ``free=`` of
+        :meth:`evaluate`; a plain call ``likelihood(x)`` is given none, i.e.
+        every parameter may move): ``"auto"`` uses it when the call is given
+        its free parameters and every free parameter of the density is a
         coupling; ``"always"`` also for values when other parameters are
-        free (only the components that moved are recomputed, for models that
-        declare their dependencies, else the cache is rebuilt; gradients then
-        come from the full path); ``"never"`` evaluates the whole model at
-        every call.
+        free, and for plain calls (only the components that moved are
+        recomputed, for models that declare their dependencies, else the
+        cache is rebuilt; gradients then come from the full path);
+        ``"never"`` evaluates the whole model at every call.
     release_normalization_events : bool
         Free the normalization events of a fit point (its event buffer:
         72 bytes per event for the D0 example's model in float64) once the
@@ -656,16 +660,25 @@ class Likelihood:
         1: :math:`\\mathcal{F} = -2 \\ln L`, one unit is one standard deviation.
     density_precision : {"float64", "float32"}
         The ``precision`` argument.
-    precision : None
-        iminuit's attribute of a cost function (the relative precision of
-        its value): None, that of float64 (the sums are always in float64).
+    precision : float
+        iminuit's attribute of a cost function: the relative precision of
+        the value :math:`\\mathcal{F}`, which :class:`iminuit.Minuit` reads
+        when it is built on the likelihood.  :math:`4 \\epsilon_{64} =
+        2^{-50} \\approx 8.9 \\times 10^{-16}` (:data:`PRECISION`), what
+        Minuit assumes for a function computed in double precision: every
+        sum is accumulated in float64, for float32 densities too.  (The
+        precision of the densities, ``"float32"`` or ``"float64"``, is
+        :attr:`density_precision`.)
     n_calls : int
         Evaluations so far.
     """
 
     LARGE_VALUE = 1e30
     errordef = 1.0
-    precision = None
+    #: Relative precision of the value (:attr:`precision`): 4 times the machine
+    #: epsilon of float64, Minuit2's own assumption for double precision.
+    PRECISION = 4 * 2.0 ** -52
+    precision = PRECISION
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
                  extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
@@ -685,18 +698,23 @@ class Likelihood:
                              f"{unused_parameters!r}")
         if cache not in ("auto", "always", "never"):
             raise ValueError(f"cache must be 'auto', 'always' or 'never', got {cache!r}")
+        for name, flag in (("extended", extended),
+                           ("release_normalization_events", release_normalization_events)):
+            # A string such as "no" is true: say so instead of acting on it.
+            if not (isinstance(flag, (bool, np.bool_)) or
+                    (isinstance(flag, (int, np.integer)) and flag in (0, 1))):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         self.cache = cache
         self.release_normalization_events = bool(release_normalization_events)
         #: The :class:`~vecampfit.fitter.mpi.Communicator` of the ranks (None: one process).
         self.mpi = None
         self._combine = combine_serial
         if comm is not None:
-            from .mpi import Communicator
             self.mpi = Communicator(comm)
             self._combine = self.mpi.combine
-        #: Names of the parameters Minuit may move (None: all); set by the
-        #: Fitter before each minimization, it decides the cached evaluation.
-        self.free_parameters = None
+        # Free parameters of calls given none, set only through the
+        # deprecated attribute free_parameters (None: every parameter).
+        self._free_default = None
         self._cached = {}         # id(density) -> CachedEvaluator
         self.parameters = parameters
         self.density_precision = precision
@@ -731,6 +749,55 @@ class Likelihood:
     def initial_values(self):
         """The parameter table's initial values (float64 array)."""
         return self.parameters.values
+
+    @property
+    def free_parameters(self):
+        """Deprecated: the free parameters of calls given none (None: every
+        parameter).  Give them to the call instead: :meth:`restricted` (a
+        cost function for Minuit) or ``evaluate(x, free=...)``."""
+        return self._free_default
+
+    @free_parameters.setter
+    def free_parameters(self, names):
+        warnings.warn("Likelihood.free_parameters is deprecated: the cached evaluation is decided "
+                      "per call; use likelihood.restricted(free) (a cost function for Minuit) or "
+                      "likelihood.evaluate(x, free=free)", DeprecationWarning, stacklevel=2)
+        self._free_default = None if names is None else self._free_names(names)
+
+    def _free_names(self, names):
+        """``names`` as a tuple of parameter names of the table (KeyError
+        naming close names for an unknown one)."""
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise TypeError(f"free parameters must be a sequence of names, got {names!r}")
+        names = tuple(names)
+        for n in names:
+            self.parameters.index(n)
+        return names
+
+    def restricted(self, free):
+        """The likelihood as a cost function in which only ``free`` move.
+
+        Parameters
+        ----------
+        free : sequence of str
+            Names of the parameters that may move; the others must keep the
+            values of the first call (fix them in Minuit).
+
+        Returns
+        -------
+        RestrictedLikelihood
+            An iminuit cost function of all the table's parameters, like the
+            likelihood itself: ``Minuit(likelihood.restricted(free),
+            *likelihood.initial_values)``.  With ``cache="auto"`` its calls
+            use the cached component amplitudes when every free parameter of
+            a signal density is a coupling.
+
+        Raises
+        ------
+        KeyError
+            A name that is not a parameter of the table (naming close ones).
+        """
+        return RestrictedLikelihood(self, free)
 
     @property
     def _parameters(self):
@@ -918,39 +985,55 @@ class Likelihood:
     def __call__(self, *args):
         """:math:`\\mathcal{F}` at the parameters, given as one array or one
         value per parameter (both of iminuit's call conventions); the value of
-        an evaluation at the same point is reused."""
-        x = self._point(args)
-        last = self._last
-        if last is not None and np.array_equal(x, last[0]):
-            return last[1]
-        value, _ = self.evaluate(x)
-        self._last = (x.copy(), value, None)
-        return value
+        the last evaluation is reused at the same point (also one of a
+        :meth:`restricted` cost)."""
+        return self._value(self._point(args), None)
 
     def grad(self, *args):
         """:math:`\\partial\\mathcal{F}/\\partial p` at the parameters (one
         array or one value per parameter); the value is computed and kept too."""
-        x = self._point(args)
+        return self._gradient(self._point(args), None)
+
+    def _value(self, x, free):
+        last = self._last
+        if last is not None and np.array_equal(x, last[0]):
+            return last[1]
+        value, _ = self.evaluate(x, free=free)
+        self._last = (x.copy(), value, None)
+        return value
+
+    def _gradient(self, x, free):
         last = self._last
         if last is not None and last[2] is not None and np.array_equal(x, last[0]):
             return last[2].copy()
-        value, g = self.evaluate(x, gradient=True)
+        value, g = self.evaluate(x, gradient=True, free=free)
         self._last = (x.copy(), value, g)
         return g.copy()
 
     # -- helpers --------------------------------------------------------------
 
-    def signal_evaluator(self, density, gradient=False):
+    def signal_evaluator(self, density, gradient=False, free=None):
         """The evaluator of a signal density for one call: the cached one
         (:class:`~vecampfit.fitter._evaluation.CachedEvaluator`) where
-        :attr:`cache` and :attr:`free_parameters` allow it, else the full one."""
+        :attr:`cache` and the call's free parameters allow it, else the full one.
+
+        Parameters
+        ----------
+        density : Density
+        gradient : bool
+            For a call with the gradient.
+        free : sequence of str, optional
+            The parameters free in the call (default: none given, every
+            parameter may move).
+        """
+        if free is None:
+            free = self._free_default
         comp = density.components
         if comp is None or self.cache == "never":
             return self._evaluator(density)
-        if self.cache == "auto" and self.free_parameters is None:
+        if self.cache == "auto" and free is None:
             return self._evaluator(density)
-        free = (set(density.parameters) if self.free_parameters is None
-                else set(self.free_parameters))
+        free = set(density.parameters) if free is None else set(free)
         others_free = any(density.parameters[k] in free for k in comp.other_parameters)
         partial = False
         if others_free:
@@ -1041,7 +1124,7 @@ class Likelihood:
 
     # -- evaluation -----------------------------------------------------------
 
-    def _normalization(self, point, x, params_t, pbuf, want_gradient):
+    def _normalization(self, point, x, params_t, pbuf, want_gradient, free):
         """(I_S, dI_S/dp for the signal density's parameters) for one point, or
         (None, None) after a problem with on_invalid="large"."""
         dens = point.signal
@@ -1063,7 +1146,7 @@ class Likelihood:
                 return self._fail(f"{what}: integral function is {integral} (parameters: "
                                   f"{self._describe(x)})"), None
             return integral, g
-        evaluator = self.signal_evaluator(dens, want_gradient)
+        evaluator = self.signal_evaluator(dens, want_gradient, free)
         sums, problem = evaluator.normalization_sums(
             point.norm_events, params_t, pbuf, want_gradient, self.threads, self._combine)
         if (self.release_normalization_events and isinstance(evaluator, CachedEvaluator)
@@ -1112,7 +1195,7 @@ class Likelihood:
             return ns / total, fb_values / total, (ns, fb_values, total)
         return 1.0 - fb_values.sum(), fb_values, None
 
-    def evaluate(self, params, gradient=False):
+    def evaluate(self, params, gradient=False, *, free=None):
         """:math:`\\mathcal{F}` and, if asked, its gradient.
 
         Parameters
@@ -1122,6 +1205,12 @@ class Likelihood:
         gradient : bool
             Also compute :math:`\\partial\\mathcal{F}/\\partial p` (needs
             gradient functions, see :attr:`has_gradient`).
+        free : sequence of str, optional
+            The parameters that move in the fit this call belongs to; with
+            ``cache="auto"`` the call uses the cached component amplitudes
+            when every free parameter of a signal density is a coupling.
+            Default: none given (every parameter may move).  The value is
+            the same either way, to rounding (relative :math:`10^{-15}`).
 
         Returns
         -------
@@ -1139,13 +1228,14 @@ class Likelihood:
         calls it with the same parameters, or rank 0 alone inside
         :func:`vecampfit.fitter.mpi.serve` (the others are told to).
         """
+        free = self._free_default if free is None else self._free_names(free)
         if self.mpi is None:
-            return self._evaluate(params, gradient)
+            return self._evaluate(params, gradient, free)
         with self.mpi.collective("evaluate", (np.array(params, dtype=np.float64), gradient),
-                                 self):
-            return self._evaluate(params, gradient)
+                                 self, free):
+            return self._evaluate(params, gradient, free)
 
-    def _evaluate(self, params, gradient):
+    def _evaluate(self, params, gradient, free):
         x = np.array(params, dtype=np.float64).reshape(-1)
         n = len(self.parameters)
         if x.shape != (n,):
@@ -1174,11 +1264,11 @@ class Likelihood:
                 if self.on_invalid == "raise":
                     raise
                 return large
-            integral, g_norm = self._normalization(point, x, params_t, pbuf, gradient)
+            integral, g_norm = self._normalization(point, x, params_t, pbuf, gradient, free)
             if g_norm is None:
                 return large
             scale = f_s / integral
-            sums, problem = self.signal_evaluator(dens, gradient).data_sums(
+            sums, problem = self.signal_evaluator(dens, gradient, free).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
                 self.threads, self._combine)
             if problem is not None:
@@ -1252,7 +1342,7 @@ class Likelihood:
         return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self.threads),
                           dtype=np.float64)
 
-    def normalization_integral(self, point, params):
+    def normalization_integral(self, point, params, *, free=None):
         """:math:`I_S` of a point at ``params`` (1 without normalization).
 
         Parameters
@@ -1260,23 +1350,28 @@ class Likelihood:
         point : FitPoint
         params : array_like
             All fit parameters.
+        free : sequence of str, optional
+            The free parameters of the fit (see :meth:`evaluate`): with
+            ``cache="auto"`` and only couplings free, the integral comes
+            from the cached matrix of the components.
         """
+        free = self._free_default if free is None else self._free_names(free)
         if self.mpi is None:
-            return self._normalization_integral_at(point.index, params)
+            return self._normalization_integral_at(point.index, params, free=free)
         with self.mpi.collective("_normalization_integral_at",
-                                 (point.index, np.array(params, dtype=np.float64)), self):
-            return self._normalization_integral_at(point.index, params)
+                                 (point.index, np.array(params, dtype=np.float64)), self, free):
+            return self._normalization_integral_at(point.index, params, free=free)
 
-    def _normalization_integral_at(self, index, params):
+    def _normalization_integral_at(self, index, params, *, free=None):
         point = self.points[index]
         x, params_t, pbuf = self._signal_buffers(point, params)
-        integral, g = self._normalization(point, x, params_t, pbuf, False)
+        integral, g = self._normalization(point, x, params_t, pbuf, False, free)
         if g is None:
             raise LikelihoodError(f"fit point {point.index}: no valid normalization at these "
                                   f"parameters")
         return integral
 
-    def density_columns(self, point, params, where="data"):
+    def density_columns(self, point, params, where="data", *, free=None):
         """Density values per event of a fit point (dict of float64 arrays):
         ``signal_density`` (:math:`S`), ``signal`` (:math:`f_S S / I_S`),
         ``background_k`` (:math:`f_B^{(k)} B^{(k)}/I_{B^{(k)}}`) and
@@ -1290,13 +1385,16 @@ class Likelihood:
         params : array_like
             All fit parameters.
         where : {"data", "normalization"}
+        free : sequence of str, optional
+            The free parameters of the fit, for the normalization integral
+            (:meth:`normalization_integral`).
         """
         if where not in ("data", "normalization"):
             raise ValueError(f"where must be 'data' or 'normalization', got {where!r}")
         x = np.asarray(params, dtype=np.float64)
         s = self.signal_values(point, x, where)
         f_s, f_b, _ = self.fractions(point, x)
-        integral = self.normalization_integral(point, x)
+        integral = self.normalization_integral(point, x, free=free)
         cols = {"signal_density": s, "signal": f_s * s / integral}
         total = cols["signal"].copy()
         n = point.data_events.n_events
@@ -1310,3 +1408,117 @@ class Likelihood:
             total += cols[f"background_{k + 1}"]
         cols["total"] = total
         return cols
+
+
+class RestrictedLikelihood:
+    """A :class:`Likelihood` as a cost function in which only some parameters
+    move (made by :meth:`Likelihood.restricted`).
+
+    It takes all the table's parameters, like the likelihood, and gives the
+    likelihood's value and gradient; its calls decide the cached evaluation
+    from its free parameters (see ``cache`` of :class:`Likelihood`).  The
+    other parameters must keep the values they have at the first call:
+    a call that moves one raises :class:`~vecampfit.fitter.errors.RestrictionError`
+    (the cached amplitudes give the derivatives by the couplings only).
+
+    Parameters
+    ----------
+    likelihood : Likelihood
+    free : sequence of str
+        Names of the free parameters.
+
+    Attributes
+    ----------
+    likelihood : Likelihood
+    free_parameters : tuple of str
+    errordef : float
+        1, as the likelihood's.
+    """
+
+    errordef = Likelihood.errordef
+
+    def __init__(self, likelihood, free):
+        if not isinstance(likelihood, Likelihood):
+            raise TypeError(f"likelihood must be a vecampfit.fitter.Likelihood, got "
+                            f"{type(likelihood).__name__}")
+        self.likelihood = likelihood
+        self.free_parameters = likelihood._free_names(free)
+        free = set(self.free_parameters)
+        self._fixed = np.array([k for k, n in enumerate(likelihood.parameters.names)
+                                if n not in free], dtype=np.intp)
+        self._reference = None
+
+    @property
+    def precision(self):
+        """The likelihood's :attr:`Likelihood.precision` (for iminuit)."""
+        return self.likelihood.precision
+
+    @property
+    def _parameters(self):
+        return self.likelihood._parameters
+
+    @property
+    def initial_values(self):
+        """The parameter table's initial values."""
+        return self.likelihood.initial_values
+
+    @property
+    def has_gradient(self):
+        """:attr:`Likelihood.has_gradient`."""
+        return self.likelihood.has_gradient
+
+    @property
+    def has_grad(self):
+        """iminuit's name for :attr:`has_gradient`."""
+        return self.likelihood.has_gradient
+
+    def _check(self, x):
+        if x.shape != (len(self.likelihood.parameters),):
+            return          # the likelihood names the wrong count
+        fixed = x[self._fixed].tobytes()
+        if self._reference is None:
+            self._reference = fixed
+        elif fixed != self._reference:
+            names = self.likelihood.parameters.names
+            reference = np.frombuffer(self._reference)
+            moved = [names[k] for k, a, b in zip(self._fixed, x[self._fixed], reference)
+                     if not a == b]
+            raise RestrictionError(
+                f"parameter(s) {', '.join(moved)} moved, but this cost is restricted to the "
+                f"free parameters {', '.join(self.free_parameters) or '(none)'}; make another "
+                f"with likelihood.restricted(...) for the new set of free parameters")
+
+    def __call__(self, *args):
+        """:math:`\\mathcal{F}` (one array or one value per parameter)."""
+        x = self.likelihood._point(args)
+        self._check(x)
+        return self.likelihood._value(x, self.free_parameters)
+
+    def grad(self, *args):
+        """:math:`\\partial\\mathcal{F}/\\partial p` (one array or one value
+        per parameter)."""
+        x = self.likelihood._point(args)
+        self._check(x)
+        return self.likelihood._gradient(x, self.free_parameters)
+
+    def evaluate(self, params, gradient=False):
+        """:meth:`Likelihood.evaluate` with these free parameters.
+
+        Parameters
+        ----------
+        params : array_like
+            All fit parameters.
+        gradient : bool
+
+        Returns
+        -------
+        value : float
+        grad : numpy.ndarray or None
+        """
+        x = np.array(params, dtype=np.float64).reshape(-1)
+        self._check(x)
+        return self.likelihood.evaluate(x, gradient, free=self.free_parameters)
+
+    def __repr__(self):
+        return (f"RestrictedLikelihood(free={list(self.free_parameters)}, "
+                f"{len(self.likelihood.parameters)} parameters)")

@@ -3,13 +3,14 @@ r"""One likelihood over MPI ranks.
 Every rank runs the same script (SPMD)::
 
     from mpi4py import MPI
-    from vecampfit.fitter import Fitter, read_parameter_file
+    from vecampfit.fitter import Fitter, Likelihood, read_parameter_file
     from vecampfit.fitter.mpi import serve
 
-    fitter = Fitter(read_parameter_file("parameters.dat"), comm=MPI.COMM_WORLD)
-    point = fitter.add_point(signal)
+    likelihood = Likelihood(read_parameter_file("parameters.dat"), comm=MPI.COMM_WORLD)
+    point = likelihood.add_point(signal)
     point.load_normalization_file("mc.root")      # each rank reads its share
     point.load_data_file("data.root")
+    fitter = Fitter(likelihood, seed=1)
     with serve(fitter) as root:                   # ranks > 0 serve here
         if root:                                  # rank 0 drives Minuit
             fitter.migrad()
@@ -20,7 +21,7 @@ launched with ``mpiexec -n 4 python fit.py``.
 Events.  The events of a fit point (data, and normalization events
 separately) are numbered in the order in which they are added, over all
 files and :meth:`~vecampfit.fitter.FitPoint.add_data` calls, as in one
-process, and cut into chunks of :func:`~vecampfit.fitter._evaluation.chunk_events`
+process, and cut into chunks of :func:`~vecampfit.fitter._reduction.chunk_events`
 events (2048 for a vector length that divides 2048).  Each chunk belongs to
 one rank.  The chunks that start in a file (or in the records of one
 ``add_data`` call) are divided among the ranks in contiguous, equal runs
@@ -35,7 +36,7 @@ Sums.  Every sum over events is computed per chunk (one row of partial sums
 per chunk, the same bits on whatever rank and with whatever number of
 OpenMP threads the chunk is computed).  The rows are added in groups of
 consecutive chunks, the groups in order, in one process as over ranks
-(:func:`~vecampfit.fitter._evaluation.reduce_rows`): a rank adds the groups
+(:func:`~vecampfit.fitter._reduction.reduce_rows`): a rank adds the groups
 it holds whole, rank 0 gathers those sums and the rows of groups shared by
 two ranks (``Gatherv``), adds them in the same order and broadcasts the
 result.  :math:`\mathcal{F}` and its gradient are therefore bit-identical for
@@ -54,8 +55,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import _evaluation
-from ._evaluation import add_rows
+from . import _reduction
+from ..root_io import (RootIOError, RootReadError, _branch_names, _bytes_wanted,
+                       _check_fixed_shape, _describe, _entry_step, _failing_branch,
+                       _memory_error, _open_tree, _out_of_memory, count_entries,
+                       select_events)
+from ._reduction import add_rows
 
 __all__ = ["ChunkLayout", "Communicator", "serve"]
 
@@ -267,7 +272,7 @@ class Communicator:
 
     def combine(self, buf, local):
         """The combine step of a sum over the events of ``buf`` (see
-        :func:`vecampfit.fitter._evaluation.combine_serial`) over the ranks.
+        :func:`vecampfit.fitter._reduction.combine_serial`) over the ranks.
 
         ``local()`` gives ``(rows, problem)`` for this rank's chunks: rows
         :math:`R_c` (float64, one per chunk :math:`c`).  The sums are
@@ -277,9 +282,9 @@ class Communicator:
             S = \\sum_g \\Big(\\sum_{c \\in g} R_c\\Big)
 
         over the groups :math:`g` of
-        :data:`~vecampfit.fitter._evaluation.GROUP_CHUNKS` consecutive
+        :data:`~vecampfit.fitter._reduction.GROUP_CHUNKS` consecutive
         chunks of the whole sample, each sum in increasing order, as in one
-        process (:func:`~vecampfit.fitter._evaluation.reduce_rows`).
+        process (:func:`~vecampfit.fitter._reduction.reduce_rows`).
 
         Normal case: every rank reports success (``allreduce`` of one
         integer); each rank sends the sums of the groups it holds whole and
@@ -332,7 +337,7 @@ class Communicator:
     def _reduce_rows(self, layout, rows):
         """Gatherv to rank 0 of every rank's sums of its whole groups and rows
         of the chunks of groups shared with other ranks, the reduction of
-        :func:`~vecampfit.fitter._evaluation.reduce_rows` there, Bcast of
+        :func:`~vecampfit.fitter._reduction.reduce_rows` there, Bcast of
         the sums."""
         from mpi4py import MPI
         m = rows.shape[1]
@@ -375,13 +380,13 @@ class Communicator:
     def _plan(self, layout, owned, n_chunks):
         """What each rank sends for a sum and how rank 0 puts it together.
 
-        A group of :data:`~vecampfit.fitter._evaluation.GROUP_CHUNKS` chunks
+        A group of :data:`~vecampfit.fitter._reduction.GROUP_CHUNKS` chunks
         held whole by one rank is sent as its sum (added on that rank, in
         order); the chunks of a group shared by ranks are sent as rows, and
         rank 0 adds them in chunk order.  Either way each group's sum has the
         bits of one process's.
         """
-        G = int(_evaluation.GROUP_CHUNKS)
+        G = int(_reduction.GROUP_CHUNKS)
         owner = np.empty(n_chunks, dtype=np.int64)
         for r, ids in enumerate(owned):
             owner[ids] = r
@@ -485,14 +490,15 @@ class Communicator:
     # -- rank 0 drives, the others serve ----------------------------------------------
 
     @contextmanager
-    def collective(self, name, args, likelihood):
+    def collective(self, name, args, likelihood, free=None):
         """Around a collective call of the likelihood: on rank 0 inside
         :func:`serve`, the outermost such call is first announced to the
-        other ranks, which run ``getattr(likelihood, name)(*args)`` with
-        rank 0's free parameters (calls made inside it, such as the
-        preparation inside the first evaluation, are not announced again)."""
+        other ranks, which run ``getattr(likelihood, name)(*args,
+        free=free)`` (``free``: the free parameters of the call, if given;
+        calls made inside it, such as the preparation inside the first
+        evaluation, are not announced again)."""
         if self.serving and self.rank == 0 and self._depth == 0:
-            self.comm.bcast(("call", name, args, likelihood.free_parameters), root=0)
+            self.comm.bcast(("call", name, args, free), root=0)
         self._depth += 1
         try:
             yield
@@ -515,9 +521,8 @@ class Communicator:
             if command[0] == "stop":
                 return command[1]
             _, name, args, free = command
-            likelihood.free_parameters = free
             try:
-                getattr(likelihood, name)(*args)
+                getattr(likelihood, name)(*args, **({} if free is None else {"free": free}))
             except Exception:
                 pass
 
@@ -595,16 +600,15 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
         As :func:`~vecampfit.root_io.iterate_events` (the entries named are
         those of the failing chunk in the whole tree).
     """
-    from .. import root_io
     path = os.fspath(path)
-    f, obj = root_io._open_tree(path, tree)
+    f, obj = _open_tree(path, tree)
     with f:
-        available = root_io._branch_names(obj)
+        available = _branch_names(obj)
         wanted = list(branches) if branches is not None else \
             [b for b in available if b != weight_branch]
         for b in wanted + ([weight_branch] if weight_branch else []):
             if b not in available:
-                raise root_io.RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
+                raise RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
                                           f"(branches: {', '.join(available)})")
         read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
         n_entries = int(obj.num_entries)
@@ -615,7 +619,7 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
         # Chunks on the boundaries of one process's chunks (multiples of the
         # step from entry 0), so that an error names the entries it would
         # name in one process.
-        step = root_io._entry_step(obj, read, step_size)
+        step = _entry_step(obj, read, step_size)
         if step is None or step < 1:
             step = n_entries
         for first in range(start - start % step, stop, step):
@@ -624,20 +628,20 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
                 arrays = obj.arrays(read, library="np", entry_start=lo, entry_stop=hi)
             except Exception as exc:
                 end = min(first + step, n_entries)
-                if root_io._memory_error(exc) is not None:
-                    raise root_io._out_of_memory(path, tree, None, lo, hi,
-                                                 root_io._bytes_wanted(obj, read, lo, hi),
-                                                 root_io._memory_error(exc)) from exc
-                branch = root_io._failing_branch(obj, read, first, end)
-                raise root_io.RootReadError(path, tree, branch, first, end,
-                                            f"cannot read: {root_io._describe(exc)}") from exc
+                if _memory_error(exc) is not None:
+                    raise _out_of_memory(path, tree, None, lo, hi,
+                                                 _bytes_wanted(obj, read, lo, hi),
+                                                 _memory_error(exc)) from exc
+                branch = _failing_branch(obj, read, first, end)
+                raise RootReadError(path, tree, branch, first, end,
+                                            f"cannot read: {_describe(exc)}") from exc
             arrays = {k: np.asarray(v) for k, v in arrays.items()}
-            root_io._check_fixed_shape(arrays, read if map_records is None else
+            _check_fixed_shape(arrays, read if map_records is None else
                                        [weight_branch] if weight_branch else [], path, tree,
                                        lo, hi)
             weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
             if select is not None:
-                arrays, weights = root_io.select_events(arrays, weights, select, path, tree,
+                arrays, weights = select_events(arrays, weights, select, path, tree,
                                                         lo, hi)
             records = {k: arrays[k] for k in wanted}
             if map_records is not None:
@@ -649,8 +653,7 @@ def read_entry_share(path, tree, branches, weight_branch, map_records, step_size
                      select=None):
     """Records and weights of a rank's run of entries ``[N r / P, N (r+1) / P)``
     (one array per field; None if the run is empty)."""
-    from .. import root_io
-    n = root_io.count_entries(path, tree)
+    n = count_entries(path, tree)
     start, stop = n * rank // size, n * (rank + 1) // size
     parts, wparts = [], []
     for records, weights in iterate_entry_range(path, tree, branches,

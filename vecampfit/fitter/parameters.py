@@ -12,17 +12,20 @@ and text after ``#`` are ignored.  Numbers are read as Fortran or C reals
 (``1E-3``, ``1.5D0``, ``0.77``).
 """
 
+import difflib
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..atomic_files import atomic_write_text
+from .errors import ParameterFileError
 
-__all__ = ["Parameter", "ParameterFileError", "ParameterTable", "read_parameter_file",
-           "write_parameter_file"]
+# ParameterFileError (from .errors) stays importable from here.
+__all__ = ["FitParameter", "ParameterTable", "read_parameter_file", "write_parameter_file"]
 
 #: The numeric fields of a parameter, in the order of the file's columns.
 _FIELDS = ("value", "step", "lower", "upper", "random_change")
@@ -30,14 +33,15 @@ _FIELDS = ("value", "step", "lower", "upper", "random_change")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:\-\[\]()]*$")
 
 
-class ParameterFileError(ValueError):
-    """A parameter file (or table) that cannot be used; the message names the
-    file and line."""
-
-
 @dataclass(frozen=True)
-class Parameter:
-    """One fit parameter.
+class FitParameter:
+    """One fit parameter: a line of a parameter file.
+
+    Not to be confused with :class:`vecampfit.isobar.Parameter`, a parameter
+    of an isobar model (which :meth:`vecampfit.isobar.IsobarModel.parameter_table`
+    turns into lines of this kind).  The old name ``Parameter`` of this
+    class is still importable from :mod:`vecampfit.fitter` and this module,
+    with a :class:`DeprecationWarning`.
 
     Attributes
     ----------
@@ -96,11 +100,11 @@ def _check(p, where):
 
 
 class ParameterTable:
-    """An ordered set of :class:`Parameter` with unique names.
+    """An ordered set of :class:`FitParameter` with unique names.
 
     Parameters
     ----------
-    parameters : iterable of Parameter
+    parameters : iterable of FitParameter
 
     Raises
     ------
@@ -158,7 +162,6 @@ class ParameterTable:
         try:
             return self._index[name]
         except KeyError:
-            import difflib
             lower = {n.lower(): n for n in self.names}
             close = [lower[c] for c in difflib.get_close_matches(str(name).lower(), list(lower),
                                                                  n=3)]
@@ -254,7 +257,7 @@ def read_parameter_file(path):
                     f"upper, random change), got {len(tokens)}: {text!r}")
             name = tokens[0]
             numbers = [_number(t, path, line_number, c + 2, name) for c, t in enumerate(tokens[1:])]
-            p = Parameter(name, *numbers)
+            p = FitParameter(name, *numbers)
             where = f"{path}:{line_number}"
             _check(p, where)
             if name in first_line:
@@ -316,3 +319,23 @@ def write_parameter_file(path, table, values=None):
         Initial values to write instead of the table's (e.g. fit results).
     """
     atomic_write_text(path, format_parameter_table(table, values))
+
+
+#: Names of this module that are deprecated, with what replaced them.
+_DEPRECATED = {"Parameter": "FitParameter"}
+
+
+def deprecated_name(module, name):
+    """The object that replaced a deprecated name of ``module`` (a
+    :class:`DeprecationWarning` saying so), or AttributeError."""
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(f"{module}.{name} is deprecated: it is now {module}.{new} (a line of a "
+                      f"parameter file; vecampfit.isobar.Parameter is a parameter of an isobar "
+                      f"model)", DeprecationWarning, stacklevel=3)
+        return globals()[new]
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def __getattr__(name):
+    return deprecated_name(__name__, name)
