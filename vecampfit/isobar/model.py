@@ -908,7 +908,7 @@ class IsobarModel:
     def parameter_table(self, values=None):
         """The fit's :class:`vecampfit.fitter.ParameterTable` (starting values,
         steps, bounds; fixed parameters have step 0)."""
-        from vecampfit.fitter import Parameter as FitParameter
+        from vecampfit.fitter import FitParameter
         from vecampfit.fitter import ParameterTable
         values = values or {}
         out = []
