@@ -9,7 +9,7 @@ import pytest
 
 from vecampfit.dpd import (DecayChain, HelicityVertex, LSVertex, ParityVertex, ThreeBodyDecay,
                            cos_theta, cos_zeta, cyclic_pair, sigmas_from_mass_angle, zeta_sign)
-from vecampfit.dpd.lineshapes import breit_wigner_format, blatt_weisskopf_unnormalized
+from vecampfit.expressions.physics import breit_wigner_format, blatt_weisskopf_unnormalized
 from vecampfit.expressions import evaluate
 
 # Lambda_c+ -> p pi+ K- masses (GeV): all different, so that index mix-ups show

@@ -51,7 +51,7 @@ from ..expressions.parser import FormulaError, parse
 from ..expressions.passes import substitute
 from ..expressions.spin import doubled_spin
 from ..dpd import kinematics
-from ..dpd.lineshapes import (blatt_weisskopf_unnormalized, breit_wigner_format, momentum_power,
+from ..expressions.physics import (blatt_weisskopf_unnormalized, breit_wigner_format, momentum_power,
                               multichannel_breit_wigner, polynomial)
 from ..dpd.model import DecayChain, ThreeBodyDecay
 from ..dpd.vertices import HelicityVertex, LSVertex, ParityVertex
