@@ -1,4 +1,4 @@
-"""Cython source of an isobar model, composed from the pieces' templates.
+"""Cython source of an isobar model, printed from the expression layer.
 
 The generated module follows the fitter's model protocol
 (``docs/fitter.rst``): ``PARAMETERS``, ``EVENT_FIELDS``, ``CONSTANTS``, the
@@ -13,20 +13,23 @@ Composition, per component :math:`k` with coupling :math:`c_k`:
 :math:`X_k = \\sum_{terms} L(m_{AB}) \\prod_j R_j`, one term per ordered
 daughter triple (two for a pair with an identical particle), ``L`` the
 lineshape (complex), ``R_j`` the real factors (parent form factor, spin
-factor); factors that depend on constants only are multiplied into one
-event field ``w_<component>_<term>``.  The amplitude is
-:math:`A = \\sum_k c_k X_k`, the density :math:`S = |A|^2`, and
+factor).  Each term is one expression of :mod:`vecampfit.expressions`
+(:func:`bind_term` binds the pieces' generic leaves to the term): its
+parameter-only subexpressions become parameter-buffer slots (printed by the
+fill function), its event-only ones event fields, the rest per-event code,
+and :math:`\\partial X_k/\\partial p` and :math:`\\partial c_k/\\partial p` are
+derived by the layer.  The amplitude is :math:`A = \\sum_k c_k X_k`, the
+density :math:`S = |A|^2`, and
 
 .. math::
 
     \\frac{\\partial S}{\\partial p} = \\mathrm{Re}\\Big[\\overline{2A}
         \\sum_k \\Big(c_k \\frac{\\partial X_k}{\\partial p}
-        + \\frac{\\partial c_k}{\\partial p} X_k\\Big)\\Big],\\qquad
-    \\frac{\\partial X}{\\partial p} = \\frac{\\partial L}{\\partial p} W
-        + L \\sum_j \\frac{\\partial R_j}{\\partial p} \\prod_{l \\ne j} R_l,
+        + \\frac{\\partial c_k}{\\partial p} X_k\\Big)\\Big].
 
-with the derivative rules of each piece (lineshapes, angular factors,
-coupling forms) where the piece is defined.
+A lineshape of the user's own written as a Cython block routine
+(``UserLineshape``) keeps its own value and gradient; the generator then
+composes it with the real factors by the product rule.
 """
 
 import json
@@ -58,7 +61,6 @@ class Layout:
         self.constants = model.constant_defaults()
         self.fields = {}
         self.slots = {}
-        self.imports = set()
         self.math_imports = set()
         self.support = {}
         # The expression layer's hoisted nodes: parameter-only ones fill slots
@@ -233,9 +235,6 @@ class Context:
         """A local array of ``size`` elements (declared with the locals)."""
         self.vars.setdefault(f"{name}[{size}]", None)
         return name
-
-    def use(self, *routines):
-        self.layout.imports.update(r for r in routines if not r.startswith("_"))
 
     def support(self, name, code):
         self.layout.support.setdefault(name, code)
@@ -831,9 +830,6 @@ def generate(model):
             "from vecampfit.block cimport VECTOR_LENGTH",
             "from vecampfit.fitter.density cimport (component_description, model_description,",
             "                                       single_component_functions)"]
-    if layout.imports:
-        out += ["from vecampfit.high_energy_physics cimport ("]
-        out += [f"    {name}," for name in sorted(layout.imports)] + [")"]
     if layout.math_imports:
         out += ["from vecampfit.mathematical_functions cimport ("]
         out += [f"    {name}," for name in sorted(layout.math_imports)] + [")"]
