@@ -121,8 +121,11 @@ def test_a_results_file_in_use_is_refused_naming_the_file_and_holder(tmp_path):
                       "                      results=sys.argv[1], progress=False)\n"
                       "except studies.ResultsInUseError as e:\n"
                       "    print(e)\n")
+            # Outside the source tree: ``python -c`` puts the working directory
+            # first on sys.path, and the source tree's package is not built.
             other = subprocess.run([sys.executable, "-c", script, str(path)],
-                                   capture_output=True, text=True, check=True)
+                                   capture_output=True, text=True, cwd=tmp_path)
+            assert other.returncode == 0, other.stderr
             refused.append(other.stdout)
         return {"value": seed % 1000}
 
