@@ -187,3 +187,19 @@ def test_the_compiled_models_reproduce_the_published_checksums(name):
             assert err < 1e-12
     assert count >= 1
     print(f"{count} checksums, worst {worst:.1e}")
+
+
+def test_fixed_parameters_compile_as_constants():
+    """The compiled density has the free parameters only; a fixed one is a constant that a
+    call can still set (the event fields that depend on it are filled with its value)."""
+    model = _toy()
+    model.parameters["m"].fixed = True
+    compiled = model.compile((4,))
+    assert "m" not in compiled.parameters and "a" in compiled.parameters
+    x = {"x": np.linspace(0.1, 0.9, 8)}
+    assert np.allclose(compiled.evaluate(x), model.intensity(x), rtol=1e-14)
+    assert np.allclose(compiled.evaluate(x, {"m": 0.8, "a": 0.1}),
+                       model.intensity(x, {"m": 0.8, "a": 0.1}), rtol=1e-14)
+    with pytest.raises(ValueError, match="fixed"):
+        compiled.parameter_vector({"m": 0.8})
+    assert [p.name for p in compiled.parameter_table()] == list(compiled.parameters)
