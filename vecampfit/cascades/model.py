@@ -57,9 +57,11 @@ no factor :math:`1/(2J+1)`), or the density-matrix form of
 
 With the second child's frame as above, the Jacob-Wick helicity amplitudes
 (their two-particle states with the phase :math:`(-1)^{s_b - \lambda_b}`
-of the second particle turned by :math:`R_y(\pi)`) equal these up to the
-constant factor :math:`(-1)^{2 s_b}` per vertex, independent of the
-helicities: LS couplings keep their meaning (the parity relations
+and the second particle's frame turned by :math:`R_y(\pi)` from the
+first's) equal these up to a constant factor of modulus one per vertex,
+:math:`(-1)^{s_b}` for an integer spin :math:`s_b`, independent of the
+helicities (the second particle's frame here is Jacob and Wick's turned by
+:math:`R_z(\pi)`; the tests check it): LS couplings keep their meaning (the parity relations
 :math:`H_{-\lambda_a -\lambda_b} = P_X P_a P_b (-1)^{J - s_a - s_b}
 H_{\lambda_a \lambda_b}` hold).
 
@@ -492,7 +494,10 @@ class CascadeModel:
         model = AmplitudeModel(self.name, self.channels(), [], constants=self.constants,
                                events=tuple(self.event_variables()))
         model.add_group("cascade")
-        names = set()
+        names = {}
+        for key in couplings:
+            for part in couplings[key].parts():
+                names.update((leaf.data, None) for leaf in leaves(part) if leaf.op == "par")
         for channel, ckeys in order:
             coupling = ComplexExpr(1.0)
             for k in ckeys:
@@ -502,13 +507,13 @@ class CascadeModel:
             model.add_component(cname, "cascade", coupling, factors[(channel, ckeys)],
                                 {channel: 1.0})
             for part in coupling.parts() + factors[(channel, ckeys)].parts():
-                names.update(leaf.data for leaf in leaves(part) if leaf.op == "par")
+                names.update((leaf.data, None) for leaf in leaves(part) if leaf.op == "par")
         coupling_names = {k[1] + s for k in couplings if k[0] == "name" for s in self.suffixes}
         missing = sorted(n for n in names if n not in self._values and n not in coupling_names)
         if missing:
             raise ValueError(f"cascade {self.name!r}: no starting values for the parameters "
                              f"{missing} (set_parameter)")
-        for n in sorted(names, key=lambda n: (n not in self._values, n)):
+        for n in names:
             if n in self._values:
                 model.parameters[n] = self._values[n]
             else:
