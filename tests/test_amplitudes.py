@@ -232,3 +232,48 @@ def test_polarized_lambda_c_compiled_gradient_and_value():
             return compiled.evaluate(rec, p)
         fd = (8 * (at(1) - at(-1)) - (at(2) - at(-2))) / (12 * h)
         assert np.max(np.abs(fd - grad[k])) < 1e-6 * np.max(np.abs(value)), name
+
+
+def _example_isobar_model(folder):
+    """The isobar model of an example (its isobar_model.build())."""
+    import importlib.util
+    path = Path(__file__).parent.parent / "examples" / folder / "isobar_model.py"
+    spec = importlib.util.spec_from_file_location(f"_isobar_model_of_{folder}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
+
+
+@pytest.mark.parametrize("folder", ["dz_kmpippiz", "laura_genfit3k"])
+def test_spinless_isobar_models_as_amplitude_models_equal_the_isobar_layer(folder):
+    """The D0 -> K- pi+ pi0 (CLEO) and B+ -> K+ K+ K- (GenFit3K) isobar models turned into
+    helicity-amplitude models (one channel) and compiled by vecampfit.amplitudes: density
+    and gradient equal those of the isobar layer's own compiled code to 1e-12, with every
+    coupling, mass and width free."""
+    from vecampfit import generation
+    isobar = _example_isobar_model(folder)
+    for p in isobar.parameters():
+        p.fixed = False
+    masses = [isobar.daughter_mass(k) for k in range(3)]
+    ev = generation.phase_space(isobar.parent_mass, masses, 400, seed=3)
+    p = ev.momenta
+
+    def m2(a, b):
+        q = p[a] + p[b]
+        return q[:, 3] ** 2 - np.sum(q[:, :3] ** 2, axis=1)
+    records = {name: m2(*pair) for name, pair in isobar.variables.items()}
+    reference = isobar.compile((4,)).density("float64", 4)
+    ref_buf = reference.event_buffer(records, records=True)
+    x = np.array([isobar.values()[n] for n in reference.parameters])
+    ref_value, ref_grad = reference.evaluate(ref_buf, x, gradient=True)
+    model = isobar.amplitude_model()
+    compiled = model.compile((4,))
+    assert set(compiled.parameters) == set(reference.parameters)
+    value, grad = compiled.evaluate(records, dict(zip(reference.parameters, x)), gradient=True)
+    order = [compiled.parameters.index(n) for n in reference.parameters]
+    err_v = np.max(np.abs(value / ref_value - 1))
+    scale = np.max(np.abs(ref_grad), axis=1, keepdims=True)
+    err_g = np.max(np.abs(grad[order] - ref_grad) / np.where(scale > 0, scale, 1))
+    print(f"{isobar.name}: value {err_v:.1e}, gradient {err_g:.1e} ({len(x)} parameters)")
+    assert err_v < 1e-12 and err_g < 1e-12
+    assert np.allclose(model.intensity(records), ref_value, rtol=1e-12)

@@ -88,13 +88,11 @@ class Layout:
         consts = dict(self.constants)
         consts.update(constants or {})
         memo = {}
+        read = self.model.event_reader(records, consts)
 
         def value(node):
             if node.op == "event":
-                if node.data not in records:
-                    raise KeyError(f"model {self.model.name!r}: the events have no variable "
-                                   f"{node.data!r}")
-                return records[node.data]
+                return read(node.data)
             if node.op == "const":
                 return consts[node.data]
             raise ValueError(f"parameter {node.data!r} in an event field")
