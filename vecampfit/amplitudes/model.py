@@ -277,6 +277,44 @@ class AmplitudeModel:
                 for x in v.parts():
                     yield x, "the density matrix"
 
+    def frozen(self):
+        """The model with its fixed parameters turned into constants (of the
+        same names and values): what compiles, so that the compiled density
+        has the free parameters only and no derivative of a fixed one is
+        computed.  Parts that depend on the event and fixed parameters only
+        (a lineshape of fixed mass and width) are then computed once, when
+        the events are loaded.
+
+        Returns
+        -------
+        AmplitudeModel
+        """
+        from ..expressions.nodes import constant, parameter
+        from ..expressions.passes import substitute
+        fixed = [p for p in self.parameters.values() if p.fixed]
+        clash = [p.name for p in fixed if p.name in self.constants]
+        if clash:
+            raise ValueError(f"model {self.name!r}: {clash} are both parameters and constants")
+        mapping = {parameter(p.name): constant(p.name) for p in fixed}
+        memo = {}
+
+        def sub(x):
+            return substitute(x, mapping, memo)
+        constants = dict(self.constants)
+        constants.update({p.name: p.value for p in fixed})
+        out = AmplitudeModel(self.name, self.channels,
+                             [p for p in self.parameters.values() if not p.fixed],
+                             constants=constants, events=self.events)
+        for g in self.groups.values():
+            out.add_group(g.name, [(p, {k: sub(v) for k, v in m.items()}) for p, m in g.rotations])
+            for c in g.components:
+                out.add_component(c.name, g.name, sub(c.coupling), sub(c.factor),
+                                  {h: sub(a) for h, a in c.angular.items()})
+        if self.density_matrix is not None:
+            position, matrix = self.density_matrix
+            out.set_density_matrix(position, {k: sub(v) for k, v in matrix.items()})
+        return out
+
     # -- numpy evaluation ----------------------------------------------------------------
     def _lookup(self, records, params, constants):
         values = self.values()
@@ -378,6 +416,8 @@ class AmplitudeModel:
         Returns
         -------
         CompiledAmplitudeModel
+            Its density has the free parameters (those not ``fixed``) as
+            parameters and the fixed ones as constants (:meth:`frozen`).
         """
         from .compiled import compile_amplitude_model
         return compile_amplitude_model(self, vector_lengths, directory=directory, name=name,
