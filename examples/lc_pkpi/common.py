@@ -122,9 +122,26 @@ def write_json(path, content):
     os.replace(tmp, path)
 
 
-def compile_model(model, vector_length, build_dir=None):
-    """The compiled model (:meth:`vecampfit.amplitudes.AmplitudeModel.compile`)."""
+def compile_model(model, vector_length, build_dir=None, free=()):
+    """The compiled model (:meth:`vecampfit.amplitudes.AmplitudeModel.compile`).
+
+    The density's parameters are the model's default free ones (every
+    coupling but the first chain's, and the polarization) and those in
+    ``free``; the others are compiled as constants.  Generation and fits of
+    couplings and polarization share one compiled module.
+    """
+    for name in free:
+        model.parameters[name].fixed = False
     return model.compile((vector_length,), build_dir=build_dir)
+
+
+def density(compiled, values, precision="float64", vector_length=None, gradient=True):
+    """The compiled density with the fixed parameters at ``values`` (its
+    constants), and the vector of its parameters at ``values``."""
+    constants = {n: float(values[n]) for n in compiled.model.parameters
+                 if n not in compiled.parameters}
+    d = compiled.density(precision, vector_length, constants=constants, gradient=gradient)
+    return d, np.array([values[n] for n in compiled.parameters], dtype=np.float64)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -28,7 +28,7 @@ if HERE not in sys.path:
 
 import common  # noqa: E402
 from vecampfit.amplitudes import fit_fractions  # noqa: E402
-from vecampfit.fitter import Fitter, Likelihood  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, ParameterTable  # noqa: E402
 
 
 def free_parameters(model, patterns=None):
@@ -79,11 +79,14 @@ def starting_values(model, free, start, truth, rng, random_change):
 
 def build(args, dist, model, free, values):
     """The likelihood with its data and normalization events."""
-    compiled = common.compile_model(model, args.vector_length, args.model_cache)
-    table = model.parameter_table(values, free)
+    compiled = common.compile_model(model, args.vector_length, args.model_cache, free)
+    # the density's parameters; those not fitted have step 0 (fixed)
+    table = ParameterTable([p for p in model.parameter_table(values, free)
+                            if p.name in compiled.parameters], source="Lambda_c model")
     likelihood = Likelihood(table, precision=args.precision, vector_length=args.vector_length,
-                            threads=args.threads, on_invalid="large", unused_parameters="ignore")
-    point = likelihood.add_point(compiled.density(args.precision, args.vector_length))
+                            threads=args.threads, on_invalid="large")
+    density, _ = common.density(compiled, values, args.precision, args.vector_length)
+    point = likelihood.add_point(density)
     mapper = common.record_mapper(dist)
     point.load_normalization_file(os.path.join(args.directory, common.MC_FILE), common.TREE,
                                   list(common.BRANCHES), map_records=mapper)
@@ -144,7 +147,8 @@ def main(argv=None):
     fitter.migrad()
     fitter.hesse()
     m = fitter.minuit
-    fitted = dict(zip(m.parameters, (float(v) for v in m.values)))
+    fitted = dict(values)
+    fitted.update(zip(m.parameters, (float(v) for v in m.values)))
     errors = {n: float(m.errors[n]) for n in free}
     cov = np.array([[m.covariance[a, b] for b in free] for a in free])
     print(f"F = {m.fval:.3f}, valid minimum: {m.valid}, EDM {m.fmin.edm:.2e}; "

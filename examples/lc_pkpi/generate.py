@@ -50,8 +50,7 @@ def generate(compiled, dist, values, n, rng, top=None, progress=False):
     """
     masses = dist.model.masses
     reference = dist.model.references[0]
-    density = compiled.density("float64", gradient=False)
-    pvec = compiled.parameter_vector(values)
+    density, pvec = common.density(compiled, values, gradient=False)
 
     def intensity(momenta, params):
         buffer = density.event_buffer(common.event_variables(momenta, reference), records=True)
