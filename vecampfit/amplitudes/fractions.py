@@ -61,9 +61,11 @@ Two uncertainties are reported separately, as in
 
 The component vectors are evaluated in numpy from the model's expressions,
 in chunks of events (memory :math:`16\\,K H` bytes per event of a chunk,
-:math:`K` components, :math:`H` helicity channels): about 6 microseconds
-per event for the 26 chains of the LHCb :math:`\\Lambda_c^+ \\to p K^- \\pi^+`
-model on one core.
+:math:`K` components, :math:`H` helicity channels).  For the 26 chains
+and 12 resonances of the LHCb :math:`\\Lambda_c^+ \\to p K^- \\pi^+` model
+with its polarization, the fractions over 20 000 events take about 0.6 s
+on one core, and with the errors of 53 free parameters over 100 000
+events about 10 s.
 """
 
 import re
