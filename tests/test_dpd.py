@@ -649,3 +649,16 @@ def test_a_single_chain_integrates_to_its_lineshape_times_its_couplings():
     want = abs(w * x) ** 2 * 4 * couplings * 2 / 4
     print(f"integral {total!r}, from the factors {want!r}")
     assert total == pytest.approx(want, rel=1e-12)
+
+
+def test_event_records_from_four_momenta_invert_the_orientation():
+    """ThreeBodyDecay.event_records: the Dalitz variables of the momenta and the Euler
+    angles that rotate the aligned configuration back onto them."""
+    from vecampfit.dpd.kinematics import aligned_four_momenta, rotate
+    model = _vector_model((2, 2, 2, 2))
+    sig = sigmas_from_mass_angle(1, 0.9, 0.6, model.masses)
+    angles = (0.7, -0.35, -2.1)
+    momenta = rotate(aligned_four_momenta(sig, model.masses, 2), *angles)
+    rec = model.event_records(*momenta)
+    assert [rec[n] for n in model.sigma_names] == pytest.approx(list(sig), rel=1e-12)
+    assert (rec["alpha"], rec["cos_beta"], rec["gamma"]) == pytest.approx(angles, abs=1e-12)
