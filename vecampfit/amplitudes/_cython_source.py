@@ -88,13 +88,11 @@ class Layout:
         consts = dict(self.constants)
         consts.update(constants or {})
         memo = {}
+        read = self.model.event_reader(records, consts)
 
         def value(node):
             if node.op == "event":
-                if node.data not in records:
-                    raise KeyError(f"model {self.model.name!r}: the events have no variable "
-                                   f"{node.data!r}")
-                return records[node.data]
+                return read(node.data)
             if node.op == "const":
                 return consts[node.data]
             raise ValueError(f"parameter {node.data!r} in an event field")
@@ -408,11 +406,11 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                     if parts:
                         contributions[p].append(f"2 * ({' '.join(parts)})")
             if derivs[id(c)]:
-                # c T, kept per lane for the second loop (the factor's derivatives)
-                cr, ci = _coupling_slots(layout, k)
+                # T, kept per lane for the second loop (the factor's derivatives;
+                # T rather than c T: the compiler then vectorizes this loop)
                 n = len(stored)
-                body.emit(f"t[{2 * n} * VECTOR_LENGTH + i] = {cr} * {t_re} - {ci} * {t_im}",
-                          f"t[{2 * n + 1} * VECTOR_LENGTH + i] = {cr} * {t_im} + {ci} * {t_re}")
+                body.emit(f"t[{2 * n} * VECTOR_LENGTH + i] = {t_re}",
+                          f"t[{2 * n + 1} * VECTOR_LENGTH + i] = {t_im}")
                 stored.append((c, n))
     for p in layout.parameters:
         terms = [t for t in contributions[p] if t]
@@ -422,7 +420,7 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
 
 def _factor_derivative_loop(layout, stored, derivs, index):
     """The second loop of the gradient: dF_k/dp of the factors' parameters
-    (lineshape masses, widths, ...) times the stored c_k T_k, added to the
+    (lineshape masses, widths, ...) times c_k T_k (T_k stored), added to the
     gradient rows.  Apart from the first loop, so that each loop stays small
     enough for the compiler to vectorize it."""
     body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
@@ -431,10 +429,13 @@ def _factor_derivative_loop(layout, stored, derivs, index):
     for c, n in stored:
         k = index[id(c)]
         printed.prepare(*(x for d in derivs[id(c)].values() for x in d.parts()))
+        cr, ci = _coupling_slots(layout, k)
+        tr, ti = f"t[{2 * n} * VECTOR_LENGTH + i]", f"t[{2 * n + 1} * VECTOR_LENGTH + i]"
+        ctr = body.new(f"ct{k}_re", f"{cr} * {tr} - {ci} * {ti}")
+        cti = body.new(f"ct{k}_im", f"{cr} * {ti} + {ci} * {tr}")
         for p, d in derivs[id(c)].items():
             dr, di = printed.complex(d, f"df{k}")
-            rows.setdefault(p, []).append(f"2 * ({dr} * t[{2 * n} * VECTOR_LENGTH + i] - {di} "
-                                          f"* t[{2 * n + 1} * VECTOR_LENGTH + i])")
+            rows.setdefault(p, []).append(f"2 * ({dr} * {ctr} - {di} * {cti})")
     for p, terms in rows.items():
         row = f"g[PAR_{p} * VECTOR_LENGTH + i]"
         body.emit(f"{row} = {row} + " + " + ".join(terms))

@@ -80,13 +80,14 @@ class CompiledAmplitudeModel:
         """The event-buffer fields (dict name -> float64 array) from event
         records (dict of the model's event variables, arrays)."""
         missing = [v for v in self.model.events if v in _record_leaves(self.layout)
-                   and v not in records]
+                   and v not in records and v not in self.model.event_functions]
         if missing:
             raise KeyError(f"model {self.model.name!r}: the events have no variable(s) {missing} "
                            f"(the records have {sorted(records)})")
-        n = len(np.asarray(records[self.model.events[0]]))
+        values = self.layout.field_values(records, constants)
+        n = max((np.size(v) for v in values.values()), default=0)
         out = {}
-        for k, v in self.layout.field_values(records, constants).items():
+        for k, v in values.items():
             out[k] = np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)))
         return out
 
