@@ -28,6 +28,7 @@ import itertools
 import numpy as np
 import pytest
 import sympy as sp
+from scipy.spatial.transform import Rotation as ScipyRotation
 from sympy.physics.quantum.cg import CG
 from sympy.physics.quantum.spin import Rotation
 
@@ -128,26 +129,24 @@ def _leaves(t):
     return [t] if isinstance(t, str) else _leaves(t[1]) + _leaves(t[2])
 
 
-def reference_angles(tree, momenta, convention="builder"):
+def reference_angles(tree, momenta, convention="builder", return_frames=False):
     """(theta, phi) of the first child of every decaying node, and each node's
     invariant mass, by explicit rotations and boosts.  ``convention``:
     "builder" (every child's frame by R(phi_c, theta_c, 0) onto its own
     direction) or "jw" (the second child's frame R(phi_1, theta_1, 0) R_y(pi)
-    from the first child's direction)."""
-    angles, masses = {}, {}
+    from the first child's direction); with ``return_frames`` also the 4x4
+    matrices from the lab to every final-state particle's helicity frame."""
+    angles, masses, frames = {}, {}, {}
 
     def total(t, vecs):
         return sum(vecs[x] for x in _leaves(t))
 
-    def visit(t, vecs):
+    def visit(t, vecs, cumulative):
         p1 = total(t[1], vecs)
         th1, ph1 = polar(p1)
         angles[t[0]] = (th1, ph1)
         for k, child in enumerate(t[1:]):
-            if isinstance(child, str):
-                continue
             pc = total(child, vecs)
-            masses[child[0]] = np.sqrt(pc[:, 3] ** 2 - np.sum(pc[:, :3] ** 2, axis=1))
             if k == 0 or convention == "builder":
                 th, ph = polar(pc)
                 rot = rot_z(ph) @ rot_y(th)
@@ -155,11 +154,18 @@ def reference_angles(tree, momenta, convention="builder"):
                 rot = rot_z(ph1) @ rot_y(th1) @ rot_y(np.full_like(th1, np.pi))
             tr = rotation4(np.transpose(rot, (0, 2, 1)))      # components in the new axes
             lam = boost_matrix(np.einsum("nij,nj->ni", tr, pc)) @ tr
-            visit(child, {x: np.einsum("nij,nj->ni", lam, vecs[x]) for x in _leaves(child)})
+            if isinstance(child, str):
+                frames[child] = lam @ cumulative
+                continue
+            masses[child[0]] = np.sqrt(pc[:, 3] ** 2 - np.sum(pc[:, :3] ** 2, axis=1))
+            visit(child, {x: np.einsum("nij,nj->ni", lam, vecs[x]) for x in _leaves(child)},
+                  lam @ cumulative)
 
     top = sum(momenta.values())
     lam = boost_matrix(top)
-    visit(tree, {x: np.einsum("nij,nj->ni", lam, momenta[x]) for x in _leaves(tree)})
+    visit(tree, {x: np.einsum("nij,nj->ni", lam, momenta[x]) for x in _leaves(tree)}, lam)
+    if return_frames:
+        return angles, masses, frames
     return angles, masses
 
 
@@ -545,10 +551,96 @@ def test_errors():
                                             LS({(0, "1/2"): "b"}, False)])
     d.amplitude_model()          # one topology: fine
     d.add_chain((("k", "pi"), "p"), [kst], [LS({(0, "1/2"): "c"}, False), LS({(1, 0): "d"})])
-    with pytest.raises(NotImplementedError, match="Wigner rotations"):
+    with pytest.raises(NotImplementedError, match="integer spin only"):
         d.amplitude_model()
     with pytest.raises(ValueError, match="no starting values"):
         e = CascadeModel("y", Particle("a1", 1, 1), pi)
         e.add_chain((("a", "b"), "c"), [Isobar("r", 1, -1, lineshapes.constant_width("m0", 0.1))],
                     [LS({(0, 1): "g"}), LS({(1, 0): 1})])
         e.amplitude_model()
+
+
+# ---------------------------------------------------------------------------
+# Wigner rotations of a final-state particle with spin in two topologies
+# ---------------------------------------------------------------------------
+
+M_PSI, M_B = 3.0969, 5.27966
+BZ_COUPLINGS = {"S": 1.0, "P": 0.5 + 0.3j, "D": 0.2 - 0.4j, "Z": 0.8 + 0.6j, "ZD": 0.3j}
+Z = (4.43, 0.18)
+
+
+def bz_cascade(order=(0, 1)):
+    """B0 -> J/psi K+ pi-: B0 -> J/psi K*0 (S, P, D waves), K*0 -> K+ pi-, and
+    B0 -> Z- K+, Z- -> J/psi pi- (S, D waves); J/psi (spin 1) a final-state
+    particle whose helicity frames differ between the two topologies.  ``order``:
+    the order of the chains (the first one's topology is the reference)."""
+    final = [Particle("psi", 1, -1, M_PSI), Particle("k", 0, -1, M_K),
+             Particle("pi", 0, -1, M_PI)]
+    c = CascadeModel("bz", Particle("B0", 0, -1), final)
+    kst = Isobar("K*0", 1, -1, lineshapes.breit_wigner(*KST, 1, R))
+    z = Isobar("Z-", 1, 1, lineshapes.constant_width(*Z))
+    chains = [(("psi", ("k", "pi")), [kst], [LS({(0, 0): "S", (1, 1): "P", (2, 2): "D"}, False),
+                                              LS({(1, 0): 1.0})]),
+              ((("psi", "pi"), "k"), [z], [LS({(1, 1): "Z"}, False),
+                                           LS({(0, 1): 1.0, (2, 1): "ZD"})])]
+    for i in order:
+        c.add_chain(*chains[i])
+    for k, v in BZ_COUPLINGS.items():
+        c.set_coupling(k, v)
+    return c
+
+
+def test_wigner_rotation_of_a_final_state_vector_equals_reference():
+    """The J/psi helicities of the Z chain turned to the K* chain's frame by
+    D^1(W) of the rotation W between its two rest frames (explicit Lorentz
+    matrices, scipy's Euler angles, sympy's D)."""
+    c = bz_cascade()
+    p = events(M_B, [M_PSI, M_K, M_PI], 30, 3)
+    mom = dict(zip(["psi", "k", "pi"], p))
+    assert c.amplitude_model() and c.alignments == {1: [0]}
+    amps = c.amplitude_model().amplitudes(c.event_records(mom))
+    g = BZ_COUPLINGS
+    spins = {"B0": 0, "kst": 2, "z": 2, "psi": 2, "k": 0, "pi": 0}
+    t1 = ("B0", "psi", ("kst", "k", "pi"))
+    t2 = ("B0", ("z", "psi", "pi"), "k")
+    a1 = reference_amplitudes(t1, spins, {"B0": ls_helicity(0, 2, 2, {(0, 0): g["S"], (1, 2): g["P"],
+                                                                     (2, 4): g["D"]}),
+                                          "kst": ls_helicity(2, 0, 0, {(1, 0): 1.0})},
+                              {"kst": lambda m: bw(m, *KST, M_K, M_PI)}, mom, ["psi", "k", "pi"], (0,))
+    a2 = reference_amplitudes(t2, spins, {"B0": ls_helicity(0, 2, 0, {(1, 2): g["Z"]}),
+                                          "z": ls_helicity(2, 2, 0, {(0, 2): 1.0, (2, 2): g["ZD"]})},
+                              {"z": lambda m: 1 / (Z[0] ** 2 - m ** 2 - 1j * Z[0] * Z[1])},
+                              mom, ["psi", "k", "pi"], (0,))
+    f1 = reference_angles(t1, mom, return_frames=True)[2]["psi"]
+    f2 = reference_angles(t2, mom, return_frames=True)[2]["psi"]
+    w = (f1 @ np.linalg.inv(f2))[:, :3, :3]
+    euler = ScipyRotation.from_matrix(w).as_euler("ZYZ")
+    ref = dict(a1)
+    for (m, lam, *rest), v in a2.items():
+        for lam_ref in (-2, 0, 2):
+            d = np.array([complex(Rotation.D(1, sp.Rational(lam_ref, 2), sp.Rational(lam, 2),
+                                             *e).doit().evalf()) for e in euler])
+            key = (m, lam_ref, *rest)
+            ref[key] = ref.get(key, 0) + d * v
+    assert compare(amps, ref, "B0 -> J/psi K pi, aligned J/psi helicities") < 1e-12
+
+
+def test_wigner_rotation_makes_the_intensity_invariant():
+    """Rotation of the whole event and choice of the reference topology leave the
+    intensity unchanged; without the alignment the rotation does not."""
+    p = events(M_B, [M_PSI, M_K, M_PI], 40, 5)
+    mom = dict(zip(["psi", "k", "pi"], p))
+    a, b = bz_cascade((0, 1)), bz_cascade((1, 0))
+    ma, mb = a.amplitude_model(), b.amplitude_model()
+    sa, sb = ma.intensity(a.event_records(mom)), mb.intensity(b.event_records(mom))
+    err_ref = float(np.max(np.abs(sa / sb - 1)))
+    rotated = _rotate(mom, _rotation(3))
+    err_rot = float(np.max(np.abs(ma.intensity(a.event_records(rotated)) / sa - 1)))
+    print(f"B0 -> J/psi K pi: reference topology {err_ref:.1e}, rotation {err_rot:.1e}")
+    assert err_ref < 1e-12 and err_rot < 1e-12
+    # the same model with the J/psi's helicities left in each topology's frame
+    unaligned = bz_cascade()
+    unaligned._alignments = lambda topologies: {}
+    mu = unaligned.amplitude_model()
+    su = mu.intensity(unaligned.event_records(mom))
+    assert np.max(np.abs(mu.intensity(unaligned.event_records(rotated)) / su - 1)) > 1e-2

@@ -75,15 +75,24 @@ event factor with that product as its factor (computed once when the events
 are loaded if the lineshapes have no free parameter).  Chains with the same
 couplings share components.
 
-Limitations
------------
-A final-state particle with spin whose helicity frame differs between the
-topologies (its sequence of ancestors differs) would need the Wigner
-rotations that align its helicity frames; they are not implemented, and
-such a model raises NotImplementedError.  Spinless final-state particles,
-any spins of the initial state and of the isobars, and spinning final-state
-particles in one topology (or in topologies that agree on their ancestors)
-are supported.
+Wigner rotations
+----------------
+A final-state particle with spin has a helicity frame per topology (its
+rest frame reached through the boosts of its ancestors).  Where a topology's
+frame differs from the reference one (the topology of the first chain), its
+helicities are turned to the reference by the Wigner rotation :math:`W`
+between the two rest frames (:mod:`vecampfit.cascades.frames`):
+
+.. math::
+
+    A^\mathrm{ref}_{\ldots\lambda'\ldots} = \sum_\lambda
+    D^{s}_{\lambda'\lambda}(\alpha, \beta, \gamma)\,
+    A_{\ldots\lambda\ldots}, \qquad W = R_z(\alpha) R_y(\beta) R_z(\gamma),
+
+with the Euler angles event variables.  This is implemented for massive
+particles of integer spin; a half-integer spin (whose SU(2) rotation has a
+sign that would have to be followed through the boosts) or a massless
+particle with different frames raises NotImplementedError.
 """
 
 import itertools
@@ -92,10 +101,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..amplitudes.model import AmplitudeModel, ModelParameter
-from ..expressions.nodes import ComplexExpr, cos, event, mul, sin, sqrt
+from ..expressions.nodes import ComplexExpr, add, cos, event, mul, sin, sqrt
 from ..expressions.passes import leaves
 from ..expressions.spin import wigner_small_d_cos
 from .. import kinematics
+from .frames import leaf_frames, wigner_rotation_angles
 from .particles import Isobar, Particle, _Vertex
 
 __all__ = ["CascadeModel"]
@@ -320,25 +330,36 @@ class CascadeModel:
                             topo, s))
         return out
 
-    def _check_frames(self, topologies):
-        """Raise NotImplementedError where a spinning final-state particle needs a Wigner rotation."""
+    def _alignments(self, topologies):
+        """{topology index: [final-state indices]} of the spinning final-state
+        particles whose helicity frame in a topology differs from the one in the
+        reference topology (the first): their Wigner rotations."""
+        def path(t, i):
+            out = []
+            while not isinstance(t, int):
+                out.append(tuple(sorted(_leaf_set(t))))
+                t = t[0] if i in _leaf_set(t[0]) else t[1]
+            return tuple(out)
+        out = {}
         for i, p in enumerate(self.final_state):
             if p.two_spin == 0:
                 continue
-            paths = set()
-            for t in topologies:
-                path, node = [], t
-                while not isinstance(node, int):
-                    path.append(tuple(sorted(_leaf_set(node))))
-                    node = node[0] if i in _leaf_set(node[0]) else node[1]
-                paths.add(tuple(path))
-            if len(paths) > 1:
+            ref = path(topologies[0], i)
+            differ = [k for k, t in enumerate(topologies) if path(t, i) != ref]
+            if not differ:
+                continue
+            if p.two_spin % 2 or p.massless:
                 raise NotImplementedError(
-                    f"cascade {self.name!r}: the final-state particle {p.name!r} has spin "
-                    f"{p.two_spin}/2 and different helicity frames in the topologies "
-                    f"{[self._describe(t) for t in topologies]}; aligning them needs Wigner "
-                    "rotations, which vecampfit.cascades does not implement (declare the "
-                    "particle's spin 0 if its helicity is not measured, or use one topology)")
+                    f"cascade {self.name!r}: the final-state particle {p.name!r} (spin "
+                    f"{p.two_spin}/2{', massless' if p.massless else ''}) has different helicity "
+                    f"frames in the topologies {[self._describe(t) for t in topologies]}; "
+                    "vecampfit.cascades aligns them by Wigner rotations for massive particles of "
+                    "integer spin only (for half-integer spins the sign of the SU(2) rotation "
+                    "would have to be tracked through the boosts); declare the particle's spin 0 "
+                    "if its helicity is not measured, or use one topology")
+            for k in differ:
+                out.setdefault(k, []).append(i)
+        return out
 
     def _describe(self, t):
         if isinstance(t, int):
@@ -360,6 +381,14 @@ class CascadeModel:
         """The event variables with a description each (dict name -> str)."""
         self._prepare()
         out = {}
+        for k, indices in sorted(self.alignments.items()):
+            for i in indices:
+                what = (f"of the Wigner rotation of {self.names[i]} from its helicity frame in "
+                        f"topology {self._describe(self.topologies[k])} to that in "
+                        f"{self._describe(self.topologies[0])}")
+                out[f"w{k}_{i}_alpha"] = f"Euler angle alpha (rad) {what}"
+                out[f"w{k}_{i}_cosbeta"] = f"cos(beta) {what}"
+                out[f"w{k}_{i}_gamma"] = f"Euler angle gamma (rad) {what}"
         for k, topo in enumerate(self.topologies):
             for j, node in enumerate(_preorder(topo)):
                 first = self._describe(node[0])
@@ -380,7 +409,7 @@ class CascadeModel:
         for _, topo, _ in expanded:
             if topo not in self.topologies:
                 self.topologies.append(topo)
-        self._check_frames(self.topologies)
+        self.alignments = self._alignments(self.topologies)
         return expanded
 
     def _d_function(self, variables, node, two_m, two_lam, two_j, cache):
@@ -395,6 +424,26 @@ class CascadeModel:
                 angle = mul(two_m / 2, phi)
                 cache[key] = ComplexExpr(cos(angle), sin(angle)) * d
         return cache[key]
+
+    def _align(self, amp, k, i, cache):
+        r"""Turn particle i's helicity from topology k's frame to the reference's:
+        :math:`A_{\lambda'} = \sum_\lambda D^s_{\lambda'\lambda}(\alpha, \beta, \gamma) A_\lambda`."""
+        p = self.final_state[i]
+        alpha, cos_beta, gamma = (event(f"w{k}_{i}_{x}") for x in ("alpha", "cosbeta", "gamma"))
+        out = {}
+        for (ckeys, hels), expr in amp.items():
+            two_l = dict(hels)[i]
+            for two_r in p.helicities():
+                key = ("wigner", k, i, two_r, two_l)
+                if key not in cache:
+                    d = wigner_small_d_cos(Fraction(p.two_spin, 2), Fraction(two_r, 2),
+                                           Fraction(two_l, 2), cos_beta)
+                    angle = mul(-0.5, add(mul(two_r, alpha), mul(two_l, gamma)))
+                    cache[key] = ComplexExpr(cos(angle), sin(angle)) * d
+                x = cache[key] if expr is None else expr * cache[key]
+                new = (ckeys, tuple((j, two_r if j == i else h) for j, h in hels))
+                out[new] = x if new not in out else out[new] + x
+        return out
 
     def _particle(self, chain, node):
         if isinstance(node, int):
@@ -482,6 +531,9 @@ class CascadeModel:
                 continue
             for two_m in self.initial.helicities():
                 amp = self._amplitude(chain, topo, two_m, variables, couplings, cache)
+                k = self.topologies.index(topo)
+                for i in self.alignments.get(k, ()):
+                    amp = self._align(amp, k, i, cache)
                 for (ckeys, hels), expr in amp.items():
                     channel = (two_m,) + tuple(h for _, h in sorted(hels))
                     key = (channel, tuple(sorted(ckeys + wkey, key=repr)))
@@ -571,5 +623,13 @@ class CascadeModel:
                 out[f"t{k}_{j}_cos"], out[f"t{k}_{j}_phi"] = angles[node_name[node]]
                 if j:
                     out[self._mass_variable(node).data] = masses[node_name[node]] ** 2
+        if self.alignments:
+            ordered = [mom[f"#{i}"] for i in range(len(self.names))]
+            reference = leaf_frames(self.topologies[0], ordered)
+            for k, indices in self.alignments.items():
+                frames = leaf_frames(self.topologies[k], ordered)
+                for i in indices:
+                    (out[f"w{k}_{i}_alpha"], out[f"w{k}_{i}_cosbeta"],
+                     out[f"w{k}_{i}_gamma"]) = wigner_rotation_angles(frames[i], reference[i])
         return out
 
