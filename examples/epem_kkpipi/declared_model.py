@@ -72,9 +72,9 @@ def cascade(process, energy_mev, edition=2024):
                          (2, 1): f"{name}_E{int(energy_mev)}_D"})
         for path, topology, isobar, waves, factor in paths(process):
             decay = LS({(0, 1): f"{name}_{waves}_S", (2, 1): f"{name}_{waves}_D"})
-            for sign, t in ((1, topology), (-1, conjugate(topology))):
+            for sign, t, cc in ((1, topology, ""), (-1, conjugate(topology), "_cc")):
                 model.add_chain(t, [k1, two_body[isobar]], [production, decay, p_wave],
-                                factor=sign * factor, name=f"{name}_{path}{'' if sign > 0 else '_cc'}")
+                                factor=sign * factor, name=f"{name}_{path}{cc}")
     return model
 
 
