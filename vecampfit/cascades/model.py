@@ -592,8 +592,12 @@ class CascadeModel:
         dict of numpy.ndarray
             Every variable of :meth:`event_variables`: ``t<k>_<j>_cos`` and
             ``t<k>_<j>_phi`` (radians) of the first child of decaying node
-            ``j`` (pre-order) of topology ``k``, and ``s_<i>_<j>...`` the
-            squared invariant mass of the final-state particles ``i, j, ...``.
+            ``j`` (pre-order) of topology ``k``, ``s_<i>_<j>...`` the
+            squared invariant mass (GeV^2) of the final-state particles
+            ``i, j, ...``, and where a particle ``i`` with spin needs a Wigner
+            rotation in topology ``k``, its Euler angles ``w<k>_<i>_alpha``,
+            ``w<k>_<i>_cosbeta`` (the cosine) and ``w<k>_<i>_gamma``
+            (:func:`vecampfit.cascades.frames.wigner_rotation_angles`).
         """
         self._prepare()
         if isinstance(momenta, dict):
