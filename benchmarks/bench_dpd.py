@@ -296,10 +296,83 @@ def compare(a, s, data, npoints=2000):
     return out
 
 
+# -- profile of the gradient ---------------------------------------------------------
+
+def gradient_variants(s, data, mc, build_dir, repeat):
+    """Where the value-plus-gradient call's time goes: the generated source
+    recompiled with the derivative rows of the lineshape parameters set to 0
+    (the C compiler then drops their code), and with every derivative row set
+    to 0 (what remains: the value inside the gradient function and the
+    fitter's reduction of all rows); likelihood calls of each, interleaved."""
+    import re
+    from vecampfit.fitter import Density, Likelihood
+    from vecampfit.model_compiler import compile_model
+    cm, am, dist = s["cm"], s["am"], s["dist"]
+    src = open(cm.source_path).read()
+    shape = set(dist.shape_parameters)
+
+    def variant(kind):
+        out = []
+        for line in src.split("\n"):
+            m = re.match(r"(\s+g\[PAR_(\w+) \* VECTOR_LENGTH \+ i\]) = ", line)
+            if m and (kind == "no derivatives" or m.group(2) in shape):
+                line = m.group(1) + " = 0"
+            out.append(line)
+        return "\n".join(out)
+    modules = {"generated (all 73 derivative rows)": cm.modules[8]}
+    compile_times = {}
+    for kind, label in (("no shape", "lineshape derivative rows set to 0"),
+                        ("no derivatives", "every derivative row set to 0")):
+        name = "lc_" + kind.replace(" ", "_")
+        path = os.path.join(build_dir, name + ".pyx")
+        with open(path, "w") as f:
+            f.write(variant(kind))
+        t0 = time.perf_counter()
+        modules[label] = compile_model(path, [8], name=name, build_dir=build_dir)[8]
+        compile_times[label] = time.perf_counter() - t0
+    cases, keep = {}, []
+    for label, mod in modules.items():
+        d = Density.from_model(mod, "float64", gradient=True,
+                               fill_event_buffer=cm.fill_event_buffer, name=label)
+        lk = Likelihood(am.parameter_table(), vector_length=8, threads=1, cache="never")
+        point = lk.add_point(d)
+        point.add_data(data)
+        point.add_normalization_events(mc)
+        lk.prepare()
+        keep.append(lk)
+        x1 = lk.initial_values.copy()
+        pts = [x1, x1 * 1.01]
+        st = {"k": 0}
+
+        def nxt(st=st, pts=pts):
+            st["k"] ^= 1
+            return pts[st["k"]]
+        cases[(label, "value")] = (lambda lk=lk, nxt=nxt: lk.evaluate(nxt()))
+        cases[(label, "value + gradient")] = (lambda lk=lk, nxt=nxt: lk.evaluate(nxt(), True))
+    return interleaved(cases, repeat), compile_times
+
+
 # -- report ----------------------------------------------------------------------
 
-def fmt_ms(t):
-    return f"{t * 1e3:.1f}"
+def ns(t, n):
+    return f"{t / n * 1e9:.1f}"
+
+
+def versions():
+    out = {}
+    for mod in ("vecampfit", "ampform_dpd", "tensorwaves", "jax", "sympy", "numpy"):
+        try:
+            from importlib.metadata import version
+            out[mod] = version(mod.replace("_", "-"))
+        except Exception:
+            pass
+    try:
+        import subprocess
+        out["commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                       capture_output=True, text=True).stdout.strip()
+    except Exception:
+        pass
+    return out
 
 
 def main(argv=None):
@@ -309,14 +382,15 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--models", default="lc,lb,compass")
     ap.add_argument("--no-ampform", action="store_true")
+    ap.add_argument("--no-profile", action="store_true",
+                    help="skip the gradient profile (two more compilations of the Lambda_c model)")
     ap.add_argument("--output", default=os.path.join(HERE, "results", "dpd.md"))
     args = ap.parse_args(argv)
-    cmdline = "OMP_NUM_THREADS=1 python benchmarks/bench_dpd.py " + " ".join(
-        argv if argv is not None else sys.argv[1:])
+    argv = sys.argv[1:] if argv is None else argv
+    cmdline = "OMP_NUM_THREADS=1 python benchmarks/bench_dpd.py" + "".join(
+        " " + a for a in argv)
     load0 = os.getloadavg()
-    import vecampfit
     from vecampfit.model_format import read_model
-    lines, summary = [], {}
     results = {}
     tmp_root = tempfile.mkdtemp(prefix="bench_dpd_")
     try:
@@ -327,55 +401,266 @@ def main(argv=None):
             mc = dalitz_points(masses, args.mc, 2)
             clock = Clock()
             build_dir = os.path.join(tmp_root, key)
-            t0 = time.perf_counter()
             s = vecampfit_setup(key, build_dir, data, mc, clock)
-            setup_total = time.perf_counter() - t0
             print(key, "set-up", {k: round(v, 2) for k, v in clock.t.items()}, flush=True)
             r = vecampfit_measure(s, data, mc, args.repeat)
             print(key, "vecampfit", r, flush=True)
-            results[key] = dict(setup=dict(clock.t), setup_total=setup_total, r=r, s=s)
+            results[key] = dict(setup=dict(clock.t), r=r, couplings=len(s["couplings"]),
+                                shapes=len(s["shapes"]), masses=masses)
             if key == "lc" and not args.no_ampform:
                 aclock = Clock()
-                cache = os.path.join(tmp_root, "xdg_cache")
-                os.environ["XDG_CACHE_HOME"] = cache   # a fresh ampform disk cache
-                t0 = time.perf_counter()
+                os.environ["XDG_CACHE_HOME"] = os.path.join(tmp_root, "xdg_cache")
                 try:
                     a = ampform_setup(os.path.join(DATA, FILES[key]), aclock)
                     ar = ampform_measure(a, data, mc, args.repeat, aclock)
-                    ar["setup_total"] = time.perf_counter() - t0 - sum(
-                        0 for _ in ())
                     ar["compare"] = compare(a, s, data)
                     ar["setup"] = dict(aclock.t)
+                    ar["n_couplings"] = len(a["couplings"])
                     results["ampform"] = ar
-                    print("ampform", {k: round(v, 2) for k, v in aclock.t.items()}, ar["calls"],
-                          flush=True)
+                    print("ampform", ar["setup"], ar["calls"], flush=True)
+                    del a
                 except Exception as e:   # report what could be measured
+                    import traceback
+                    traceback.print_exc()
                     results["ampform_error"] = f"{type(e).__name__}: {e}"
                     results["ampform_partial"] = dict(aclock.t)
-                    print("ampform failed:", results["ampform_error"], flush=True)
-            del data, mc
             for k in ("lk_couplings", "lk_masses"):
                 s.pop(k, None)
+            if key == "lc" and not args.no_profile:
+                results["profile"] = gradient_variants(s, data, mc, build_dir, args.repeat)
+                print("profile", results["profile"], flush=True)
+            del data, mc
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
     load1 = os.getloadavg()
-    write_report(args, cmdline, results, load0, load1)
+    text = report(args, cmdline, results, load0, load1)
+    with open(args.output, "w") as f:
+        f.write(text)
+    print(text)
 
 
-def write_report(args, cmdline, results, load0, load1):
-    import vecampfit  # noqa: F401
+def report(args, cmdline, res, load0, load1):
+    v = versions()
+    n = args.data + args.mc
     out = []
     w = out.append
-    w("# Three-body decays with spin from the model-exchange format: vecampfit against ampform-dpd")
+    w("# Three-body decays with spin from the exchange format: vecampfit against ampform-dpd")
     w("")
-    w(f"Measured by `{cmdline}` on {cpu_description()}, {os.cpu_count()} CPUs, Python "
-      f"{platform.python_version()}, one thread.  The CPUs were **shared with other jobs**: "
-      f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start of the run, "
-      f"{' '.join(f'{x:.2f}' for x in load1)} at its end.")
+    w(f"Measured by `{cmdline}` on {cpu_description()}, {os.cpu_count()} CPUs "
+      f"**shared with other jobs** (load average {' '.join(f'{x:.2f}' for x in load0)} at the "
+      f"start of the run, {' '.join(f'{x:.2f}' for x in load1)} at its end); Python "
+      f"{platform.python_version()}, vecampfit {v.get('commit', '?')} (float64, L = 8, one "
+      f"OpenMP thread), ampform-dpd {v.get('ampform_dpd', '?')}, tensorwaves "
+      f"{v.get('tensorwaves', '?')}, JAX {v.get('jax', '?')} (`XLA_FLAGS="
+      f"{os.environ.get('XLA_FLAGS')}`, float64), sympy {v.get('sympy', '?')}.  "
+      f"{args.data} data + {args.mc} normalization events per model, both uniform in the "
+      f"Dalitz plot (seeds 1 and 2); ns per event divides a call by data + normalization = "
+      f"{n} events.  Call times are medians over rounds in which the contenders are timed "
+      f"one after another (likelihood calls: {args.repeat} rounds, alternating between two "
+      f"parameter points so that nothing is reused; intensities: {max(3, args.repeat // 2)} "
+      f"rounds); wall time and the process CPU time of the call are both given.  On this "
+      f"shared host a one-thread call often waits for a core (CPU time / wall time below 1), "
+      f"so the CPU time is the steadier measure and the ratios are given for both.")
     w("")
-    w("RESULTS")
-    print("\n".join(out))
-    print(results.keys())
+    w("Benchmark-only dependencies (not needed by vecampfit or its tests): "
+      "`pip install ampform-dpd tensorwaves jax`.")
+    w("")
+    return "\n".join(out) + "\n" + body(args, res, n)
+
+
+def body(args, res, n):
+    out = []
+    w = out.append
+    lc = res.get("lc")
+    a = res.get("ampform")
+
+    def row(*cells):
+        w("| " + " | ".join(str(c) for c in cells) + " |")
+
+    def wc(pair):
+        wall, cpu = pair
+        return f"{ns(wall, n)} | {ns(cpu, n)} | {cpu / wall:.2f}"
+    targets = []
+    if lc:
+        r = lc["r"]
+        w(f"## {TITLES['lc']}: per event")
+        w("")
+        w(f"{r['n_parameters']} density parameters ({lc['couplings']} couplings free: every chain "
+          f"weight but the first; {lc['shapes']} lineshape masses and widths), "
+          f"{r['n_fields']} event fields.")
+        w("")
+        row("call", "wall ns/event", "CPU ns/event", "CPU / wall")
+        row("---", "---", "---", "---")
+        d = r["density"]
+        row("vecampfit intensity (`Density.evaluate`)", wc(d["intensity"]))
+        row("vecampfit intensity + gradient, all 73 derivatives, written out (`Density.evaluate`)",
+            wc(d["intensity + gradient (couplings model)"]))
+        for label, title in (("couplings", f"{lc['couplings']} couplings free"),
+                             ("masses", f"couplings, masses and widths free "
+                                        f"({r['F_masses'][3]} parameters)")):
+            L_ = r[f"lk_{label}"]
+            row(f"vecampfit likelihood value, {title}", wc(L_["value"]))
+            row(f"vecampfit likelihood value + gradient, {title}", wc(L_["value + gradient"]))
+        if a:
+            row("ampform-dpd + tensorwaves (JAX) intensity", wc(a["calls"]["intensity"]))
+            row(f"ampform-dpd + tensorwaves (JAX) likelihood value (`UnbinnedNLL`, "
+                f"{a['n_couplings']} complex couplings free)", wc(a["calls"]["likelihood value"]))
+        w("")
+        w("(The likelihood is `vecampfit.fitter.Likelihood(cache=\"never\")`: the generated "
+          "density does not describe its components, so every call evaluates the whole model; "
+          "F = -2 sum ln(S_i / sum_j S_j) over data events i and normalization events j.)")
+        w("")
+        if a:
+            w("### Ratios in this run")
+            w("")
+            row("ratio", "wall", "CPU", "target", "met")
+            row("---", "---", "---", "---", "---")
+            for what, num, den, target, cmp in (
+                    ("ampform-dpd intensity / vecampfit intensity", a["calls"]["intensity"],
+                     d["intensity"], ">= 50x", "ge"),
+                    ("ampform-dpd likelihood value / vecampfit likelihood value (couplings free)",
+                     a["calls"]["likelihood value"], r["lk_couplings"]["value"], ">= 50x", "ge")):
+                rw, rc = num[0] / den[0], num[1] / den[1]
+                ok = min(rw, rc) >= 50
+                row(what, f"{rw:.1f}x", f"{rc:.1f}x", target, "**yes**" if ok else "**no**")
+                targets.append((what, f"{rc:.1f}x (CPU), {rw:.1f}x (wall)", target, ok))
+        else:
+            row("ratio", "wall", "CPU", "target", "met")
+            row("---", "---", "---", "---", "---")
+        for label, title in (("couplings", "couplings free"),
+                             ("masses", "couplings, masses and widths free")):
+            L_ = r[f"lk_{label}"]
+            rw = L_["value + gradient"][0] / L_["value"][0]
+            rc = L_["value + gradient"][1] / L_["value"][1]
+            ok = max(rw, rc) <= 3
+            row(f"vecampfit likelihood value + gradient / value ({title})", f"{rw:.1f}x",
+                f"{rc:.1f}x", "<= 3x", "**yes**" if ok else "**no**")
+            targets.append((f"value + gradient / value ({title})",
+                            f"{rc:.1f}x (CPU), {rw:.1f}x (wall)", "<= 3x", ok))
+        w("")
+        f1, v1, f2, nfree, npar = r["F_couplings"]
+        w(f"- F at the file's values {f1:.6f} (the same from the value and the value + gradient "
+          f"call: {v1:.6f}); F at the couplings x 1.01: {f2:.6f}")
+        if a:
+            w(f"- ampform-dpd `UnbinnedNLL` at the file's values {a['F'][0]:.6f} and at the "
+              f"couplings x 1.01 {a['F'][1]:.6f} (tensorwaves' -sum ln(I_i / mean_j I_j): "
+              f"another constant and half the scale of F)")
+        w("")
+        w(f"## {TITLES['lc']}: set-up")
+        w("")
+        row("step", "seconds")
+        row("---", "---")
+        for k, t_ in lc["setup"].items():
+            row("vecampfit: " + k, f"{t_:.2f}")
+        total = sum(t_ for k, t_ in lc["setup"].items() if not k.startswith("likelihood"))
+        row("**vecampfit: reading, building, compiling (both models)**", f"**{total:.1f}**")
+        targets.append(("vecampfit set-up, Lambda_c (read, build, compile in an empty cache)",
+                        f"{total:.1f} s", "< 60 s", total < 60))
+        if a:
+            for k, t_ in a["setup"].items():
+                row("ampform-dpd: " + k, f"{t_:.2f}")
+            at = sum(a["setup"].values())
+            row("**ampform-dpd: all of the above**", f"**{at:.1f}**")
+        w("")
+        w("vecampfit's steps: `read_model`; `Distribution.amplitude_model()` (couplings free); "
+          "`AmplitudeModel.compile((8,), build_dir=<new empty directory>)` (Cython source "
+          "generated, cythonized and compiled with -march=native); the same for the model with "
+          "masses and widths free (its generated source is identical, so this compile is a "
+          "cache hit: fixing or freeing a parameter does not change the code); then the "
+          "likelihoods (event buffers of the data and normalization events, `prepare`).  "
+          "ampform-dpd's steps: `load_workspace` (sympy formulation), `compile_workspace("
+          "backend=\"jax\")` (unfolding, substituting the parameters, `doit`, lambdify) with "
+          "an empty ampform disk cache (`XDG_CACHE_HOME`), the same expression with the "
+          "couplings kept as symbols for `create_parametrized_function`, and the first calls "
+          "on the events (JAX's tracing and XLA compilation).  ampform-dpd's JAX gradient was "
+          "not timed (reported to need minutes of compilation).")
+        w("")
+        if a:
+            c = a["compare"]
+            w("## The two intensities agree")
+            w("")
+            w(f"At the first {len(next(iter(v for k, v in c.items() if not k.startswith('_'))))}"
+              f" data events, the file's parameter values:")
+            w("")
+            row("chains", "largest |vecampfit / ampform-dpd - 1|", "median")
+            row("---", "---", "---")
+            for k, v in c.items():
+                if k.startswith("_"):
+                    continue
+                row(k, f"{np.max(np.abs(v)):.1e}", f"{np.median(np.abs(v)):.1e}")
+            s1, s2, vv, av = c["_sample"]
+            w("")
+            w("Without the Lambda(1405) chains, at three of these events:")
+            w("")
+            row("sigma1 (GeV^2)", "sigma2 (GeV^2)", "vecampfit", "ampform-dpd")
+            row("---", "---", "---", "---")
+            for i in range(len(s1)):
+                row(f"{s1[i]:.6f}", f"{s2[i]:.6f}", f"{vv[i]:.12e}", f"{av[i]:.12e}")
+            w("")
+            w("The Lambda(1405) chains are the model's only multichannel Breit-Wigner "
+              "(`L1405_Flatte`); ampform-dpd 0.4.3 writes its width sum without the factor m0 "
+              "the format specifies, which is why it misses two of the file's eleven checksums "
+              "(vecampfit reproduces all of them, `tests/test_model_format.py`).  With those "
+              "two chains' couplings set to zero in both programs the intensities agree to "
+              "rounding; with them the difference is that of the lineshape.")
+            w("")
+        elif "ampform_error" in res:
+            w(f"ampform-dpd could not be measured: {res['ampform_error']} (after "
+              f"{res.get('ampform_partial')}).")
+            w("")
+    other = [k for k in ("lb", "compass") if k in res]
+    if other:
+        w("## The Lambda_b and COMPASS models (vecampfit)")
+        w("")
+        row("model", "parameters (couplings free)", "event fields", "set-up s (read, build, "
+            "compile)", "intensity ns/event (CPU)", "value, couplings free (CPU)",
+            "value + gradient, couplings free (CPU)", "value, + masses, widths (CPU)",
+            "value + gradient, + masses, widths (CPU)", "gradient / value")
+        row(*(["---"] * 10))
+        for k in other:
+            r = res[k]["r"]
+            st = res[k]["setup"]
+            total = sum(t_ for kk, t_ in st.items() if not kk.startswith("likelihood"))
+            if k == "lb":
+                targets.append(("vecampfit set-up, Lambda_b", f"{total:.1f} s", "< 120 s",
+                                total < 120))
+            lcp, lms = r["lk_couplings"], r["lk_masses"]
+            row(TITLES[k], f"{r['n_parameters']} ({res[k]['couplings']})", r["n_fields"],
+                f"{total:.1f} (compile {st['compile']:.1f})",
+                f"{ns(r['density']['intensity'][1], n)}",
+                ns(lcp["value"][1], n), ns(lcp["value + gradient"][1], n),
+                ns(lms["value"][1], n), ns(lms["value + gradient"][1], n),
+                f"{lcp['value + gradient'][1] / lcp['value'][1]:.1f}x / "
+                f"{lms['value + gradient'][1] / lms['value'][1]:.1f}x")
+        w("")
+        w("(CPU ns per event; the set-up is `read_model`, `amplitude_model` and `compile` in an "
+          "empty cache directory, both models, the second a cache hit.)")
+        w("")
+    if "profile" in res:
+        prof, ctimes = res["profile"]
+        w("## Where the gradient's time goes (Lambda_c, couplings free)")
+        w("")
+        w("The generated source recompiled twice with changed derivative rows, the likelihood "
+          "calls of the three interleaved in one set of rounds (the C compiler drops the code "
+          "of a row set to 0):")
+        w("")
+        row("density", "value CPU ns/event", "value + gradient CPU ns/event",
+            "value + gradient / value")
+        row("---", "---", "---", "---")
+        labels = list(dict.fromkeys(k[0] for k in prof))
+        for lab in labels:
+            v_, g_ = prof[(lab, "value")], prof[(lab, "value + gradient")]
+            row(lab, ns(v_[1], n), ns(g_[1], n), f"{g_[1] / v_[1]:.1f}x")
+        w("")
+    w("## Targets")
+    w("")
+    row("target", "measured", "goal", "met")
+    row("---", "---", "---", "---")
+    for what, m, goal, ok in targets:
+        row(what, m, goal, "**yes**" if ok else "**no**")
+    w("")
+    w("FINDINGS")
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
