@@ -26,15 +26,22 @@ For the Lambda_b -> p K- gamma and COMPASS pi- pi+ pi- models: vecampfit's
 set-up and compile time, intensity and likelihood calls (couplings free,
 and masses and widths free).
 
+Where the value-plus-gradient call's time goes (Lambda_c): the generated
+source compiled again, as it is and with the lineshape derivative rows or
+all derivative rows set to 0, each with gcc's vectorization report
+(``-fopt-info-vec-optimized``), and their likelihood calls timed side by
+side (``--no-profile`` skips this).
+
 Calls are interleaved (contender after contender, ``--repeat`` rounds) and
 medians of wall and process CPU time are reported, since the machine may be
 shared.  Writes ``benchmarks/results/dpd.md``::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_dpd.py [--data 100000] [--mc 1000000]
-        [--repeat 7] [--models lc,lb,compass] [--no-ampform]
+        [--repeat 7] [--models lc,lb,compass] [--no-ampform] [--no-profile]
 """
 
 import argparse
+import gc
 import os
 import platform
 import shutil
@@ -59,6 +66,7 @@ from timing import cpu_description  # noqa: E402
 DATA = os.path.join(ROOT, "tests", "data", "amplitude_serialization")
 FILES = {"lc": "lc2ppik-lhcb-2683025.json", "lb": "lb2pkg-lhcb-2765817.json",
          "compass": "x2pipipi-compass-1391643.json"}
+PROFILE_MC = 300000   # normalization events of the gradient profile (three likelihoods at once)
 TITLES = {"lc": "LHCb Lambda_c+ -> p K- pi+", "lb": "LHCb Lambda_b -> p K- gamma",
           "compass": "COMPASS pi- pi+ pi-"}
 
@@ -129,9 +137,8 @@ def coupling_names(dist):
     return [p.name for p in dist.fit_parameters() if not p.fixed]
 
 
-def vecampfit_setup(key, build_dir, data, mc, clock):
-    """Read, build, compile (fresh cache), and the likelihoods; returns a dict."""
-    from vecampfit.fitter import Likelihood
+def vecampfit_setup(key, build_dir, clock):
+    """Read, build, compile (fresh cache); returns a dict."""
     from vecampfit.model_format import read_model
     mf = clock("read", read_model, os.path.join(DATA, FILES[key]))
     dist = next(iter(mf.distributions.values()))
@@ -141,25 +148,22 @@ def vecampfit_setup(key, build_dir, data, mc, clock):
     cm = clock("compile", am.compile, (8,), build_dir=build_dir)
     am_s = clock("build (masses, widths free)", dist.amplitude_model, free=couplings + shapes)
     cm_s = clock("compile (masses, widths free)", am_s.compile, (8,), build_dir=build_dir)
-    if data is None:
-        return dict(dist=dist, am=am, cm=cm, am_s=am_s, cm_s=cm_s, couplings=couplings,
-                    shapes=shapes)
-    out = dict(dist=dist, am=am, cm=cm, am_s=am_s, cm_s=cm_s, couplings=couplings,
-               shapes=shapes)
-    for label, model, compiled in (("couplings", am, cm), ("masses", am_s, cm_s)):
-        def build():
-            lk = Likelihood(model.parameter_table(), vector_length=8, threads=1,
-                            cache="never")
-            point = lk.add_point(compiled.density("float64", 8, gradient=True))
-            point.add_data(data)
-            point.add_normalization_events(mc)
-            lk.prepare()
-            return lk
-        out[f"lk_{label}"] = clock(f"likelihood ({label} free): events, prepare", build)
-    return out
+    return dict(dist=dist, am=am, cm=cm, am_s=am_s, cm_s=cm_s, couplings=couplings,
+                shapes=shapes)
 
 
-def vecampfit_measure(s, data, mc, repeat):
+def build_likelihood(model, compiled, data, mc):
+    """``Likelihood(cache="never")`` of the model's density with the events loaded."""
+    from vecampfit.fitter import Likelihood
+    lk = Likelihood(model.parameter_table(), vector_length=8, threads=1, cache="never")
+    point = lk.add_point(compiled.density("float64", 8, gradient=True))
+    point.add_data(data)
+    point.add_normalization_events(mc)
+    lk.prepare()
+    return lk
+
+
+def vecampfit_measure(s, data, mc, repeat, clock):
     """Intensity and likelihood call times; returns a dict of results."""
     cm, cm_s = s["cm"], s["cm_s"]
     res = {}
@@ -178,18 +182,10 @@ def vecampfit_measure(s, data, mc, repeat):
     res["n_fields_masses"] = len(cm_s.event_fields)
     res["same_source"] = cm.source_path == cm_s.source_path
     res["components"] = d_g.components is not None
-    d_sg = cm_s.density("float64", 8, gradient=True)
-    buf_sv = d_sg.event_buffer(allev, records=True)
-    buf_sg = d_sg.event_buffer(data, records=True)
-    p0s = cm_s.parameter_vector()
     cases = {
         "intensity": lambda: d_v.evaluate(buf_v, p0, gradient=False, threads=1),
         "intensity + gradient (couplings model)":
             lambda: d_g.evaluate(buf_g, p0, gradient=True, threads=1),
-        "intensity (masses, widths free model)":
-            lambda: d_sg.evaluate(buf_sv, p0s, gradient=False, threads=1),
-        "intensity + gradient (masses, widths free model)":
-            lambda: d_sg.evaluate(buf_sg, p0s, gradient=True, threads=1),
     }
     res["density"] = interleaved(cases, max(3, repeat // 2))
     # per-event times of all cases as if over n events (the gradient cases ran on n_sub)
@@ -197,10 +193,11 @@ def vecampfit_measure(s, data, mc, repeat):
         if "gradient" in k:
             w_, c_ = res["density"][k]
             res["density"][k] = (w_ * n / n_sub, c_ * n / n_sub)
-    del buf_g, buf_sg, buf_sv, buf_v
+    del buf_g, buf_v, allev
     # Likelihood calls: alternate between two points (nothing reused).
-    for label in ("couplings", "masses"):
-        lk = s[f"lk_{label}"]
+    for label, model, compiled in (("couplings", s["am"], cm), ("masses", s["am_s"], cm_s)):
+        lk = clock(f"likelihood ({label} free): events, prepare", build_likelihood, model,
+                   compiled, data, mc)
         x1 = lk.initial_values.copy()
         free = [i for i, p in enumerate(lk.parameters) if p.step > 0]
         x2 = x1.copy()
@@ -216,6 +213,8 @@ def vecampfit_measure(s, data, mc, repeat):
         cases = {"value": lambda: lk.evaluate(nxt()),
                  "value + gradient": lambda: lk.evaluate(nxt(), True)}
         res[f"lk_{label}"] = interleaved(cases, repeat)
+        del lk, cases
+        gc.collect()
     return res
 
 
@@ -424,9 +423,9 @@ def main(argv=None):
             mc = dalitz_points(masses, args.mc, 2)
             clock = Clock()
             build_dir = os.path.join(tmp_root, key)
-            s = vecampfit_setup(key, build_dir, data, mc, clock)
+            s = vecampfit_setup(key, build_dir, clock)
             print(key, "set-up", {k: round(v, 2) for k, v in clock.t.items()}, flush=True)
-            r = vecampfit_measure(s, data, mc, args.repeat)
+            r = vecampfit_measure(s, data, mc, args.repeat, clock)
             print(key, "vecampfit", r, flush=True)
             results[key] = dict(setup=dict(clock.t), r=r, couplings=len(s["couplings"]),
                                 shape_all=len(s["dist"].shape_parameters),
@@ -443,17 +442,25 @@ def main(argv=None):
                     results["ampform"] = ar
                     print("ampform", ar["setup"], ar["calls"], flush=True)
                     del a
+                    import jax
+                    jax.clear_caches()
                 except Exception as e:   # report what could be measured
                     import traceback
                     traceback.print_exc()
                     results["ampform_error"] = f"{type(e).__name__}: {e}"
                     results["ampform_partial"] = dict(aclock.t)
-            for k in ("lk_couplings", "lk_masses"):
-                s.pop(k, None)
+            gc.collect()
             if key == "lc" and not args.no_profile:
-                results["profile"] = gradient_variants(s, data, mc, build_dir, args.repeat)
+                n_prof = min(len(mc["sigma1"]), PROFILE_MC)
+                results["profile"] = gradient_variants(
+                    s, data, {k: v[:n_prof] for k, v in mc.items()}, build_dir, args.repeat)
+                results["profile_events"] = (len(data["sigma1"]), n_prof)
                 print("profile", results["profile"], flush=True)
-            del data, mc
+            del data, mc, s
+            gc.collect()
+            # the report so far (a later failure keeps what was measured)
+            with open(args.output, "w") as f:
+                f.write(report(args, cmdline, results, load0, os.getloadavg()))
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
     load1 = os.getloadavg()
@@ -497,6 +504,7 @@ def findings(w, res, n):
     if "profile" not in res or "lc" not in res:
         return
     prof, ctimes, vec = res["profile"]
+    n = sum(res["profile_events"])
     labels = list(dict.fromkeys(k[0] for k in prof))
     gen, noshape, nograd = labels
 
@@ -760,9 +768,13 @@ def body(args, res, n):
         prof, ctimes, vec = res["profile"]
         w("## Where the gradient's time goes (Lambda_c, couplings free)")
         w("")
-        w("The generated source recompiled twice with changed derivative rows, the likelihood "
-          "calls of the three interleaved in one set of rounds (the C compiler drops the code "
-          "of a row set to 0):")
+        nd, nm = res["profile_events"]
+        n = nd + nm
+        w(f"The generated source compiled again as it is and with changed derivative rows (the "
+          f"C compiler drops the code of a row set to 0), with gcc's vectorization report; "
+          f"likelihood calls of the three (couplings free) interleaved in one set of rounds, on "
+          f"{nd} data + the first {nm} normalization events (three likelihoods in memory at "
+          f"once):")
         w("")
         row("density", "value CPU ns/event", "value + gradient CPU ns/event",
             "value + gradient / value (CPU)", "value + gradient / value (wall)",
