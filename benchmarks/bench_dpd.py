@@ -155,7 +155,7 @@ def vecampfit_setup(key, build_dir, clock):
 def build_likelihood(model, compiled, data, mc):
     """``Likelihood(cache="never")`` of the model's density with the events loaded."""
     from vecampfit.fitter import Likelihood
-    lk = Likelihood(model.parameter_table(), vector_length=8, threads=1, cache="never")
+    lk = Likelihood(compiled.parameter_table(), vector_length=8, threads=1, cache="never")
     point = lk.add_point(compiled.density("float64", 8, gradient=True))
     point.add_data(data)
     point.add_normalization_events(mc)
