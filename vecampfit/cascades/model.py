@@ -160,10 +160,14 @@ class CascadeModel:
         Named constants the expressions use (``vecampfit.expressions.constant``).
     suffixes : (str, str)
         Suffixes of the real and imaginary parameters of a named coupling.
+    reference_topology : nested pairs, optional
+        The topology whose helicity frames define the final-state
+        helicities (the other topologies are turned to it by Wigner
+        rotations); default the first chain's topology.
     """
 
     def __init__(self, name, initial, final_state, identical=(), polarization=None,
-                 constants=None, suffixes=("_RE", "_IM")):
+                 constants=None, suffixes=("_RE", "_IM"), reference_topology=None):
         self.name = str(name)
         if not isinstance(initial, Particle):
             raise TypeError(f"cascade {name!r}: initial must be a Particle or VirtualPhoton, "
@@ -196,6 +200,13 @@ class CascadeModel:
         self.chains = []
         self.topologies = []
         self._values = {}
+        self.reference_topology = None
+        if reference_topology is not None:
+            ref = self._topology(reference_topology, "reference topology")
+            if isinstance(ref, int) or sorted(_leaf_set(ref)) != list(range(len(self.final_state))):
+                raise ValueError(f"cascade {self.name!r}: the reference topology must contain "
+                                 f"every final-state particle once, got {reference_topology!r}")
+            self.reference_topology = ref
 
     # -- declaration -------------------------------------------------------------------
     def _index(self, leaf, where):
@@ -377,6 +388,12 @@ class CascadeModel:
     def _mass_variable(node):
         return event("s_" + "_".join(str(i) for i in sorted(_leaf_set(node))))
 
+    @staticmethod
+    def mass_variable(node):
+        """The event variable (Expr) of the squared invariant mass (GeV^2) of a node
+        (nested pairs of final-state indices), as :meth:`event_variables` names it."""
+        return CascadeModel._mass_variable(node)
+
     def event_variables(self):
         """The event variables with a description each (dict name -> str)."""
         self._prepare()
@@ -405,7 +422,7 @@ class CascadeModel:
         if not self.chains:
             raise ValueError(f"cascade {self.name!r} has no chains")
         expanded = self._expanded_chains()
-        self.topologies = []
+        self.topologies = [] if self.reference_topology is None else [self.reference_topology]
         for _, topo, _ in expanded:
             if topo not in self.topologies:
                 self.topologies.append(topo)

@@ -531,7 +531,7 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
     return chain, label, {f"{label}_re": weight.real, f"{label}_im": weight.imag}, shape_parameters
 
 
-def _read_distribution(ctx, dist, path, functions):
+def _read_distribution(ctx, dist, path, functions, three_body="dpd"):
     name = ctx.get(dist, "name", path, str)
     kind = ctx.get(dist, "type", path, str)
     if kind != "HadronicUnpolarizedIntensity":
@@ -539,7 +539,12 @@ def _read_distribution(ctx, dist, path, functions):
                  "(supported: HadronicUnpolarizedIntensity)")
     dd = ctx.get(dist, "decay_description", path, dict)
     dp = f"{path}.decay_description"
-    masses, spins = _read_kinematics(ctx, ctx.get(dd, "kinematics", dp, dict), f"{dp}.kinematics")
+    kin = ctx.get(dd, "kinematics", dp, dict)
+    final = ctx.get(kin, "final_state", f"{dp}.kinematics", list)
+    if len(final) != 3 or three_body == "cascade":
+        from . import cascade_reader
+        return cascade_reader.read_cascade_distribution(ctx, dist, path, functions, name, kin, dp)
+    masses, spins = _read_kinematics(ctx, kin, f"{dp}.kinematics")
     ref_k, ref_pair = _topology(ctx, ctx.get(dd, "reference_topology", dp), f"{dp}.reference_topology")
     if ref_pair != kinematics.cyclic_pair(ref_k):
         ctx.fail(f"{dp}.reference_topology", "the pair must be in cyclic order")
@@ -575,13 +580,19 @@ def _read_distribution(ctx, dist, path, functions):
     return Distribution(name, model, ref_k, variables, params, labels, shape_parameters=shapes)
 
 
-def read_model(source):
+def read_model(source, three_body="dpd"):
     """Read a model file of the exchange format.
 
     Parameters
     ----------
     source : str, os.PathLike or dict
         A file name, or the decoded JSON (then named ``<dict>`` in errors).
+    three_body : {"dpd", "cascade"}
+        How distributions with three final-state particles are read: as
+        :class:`~vecampfit.dpd.ThreeBodyDecay` models (:class:`Distribution`)
+        or, like those with another number of final-state particles, as
+        cascades of two-body decays
+        (:class:`~vecampfit.model_format.cascade_reader.CascadeDistribution`).
 
     Returns
     -------
@@ -593,6 +604,8 @@ def read_model(source):
         Naming the file and the JSON path of the offending entry, such as
         ``distributions[0].decay_description.chains[12].vertices[1].type``.
     """
+    if three_body not in ("dpd", "cascade"):
+        raise ValueError(f"three_body is 'dpd' or 'cascade', got {three_body!r}")
     if isinstance(source, dict):
         data, label = source, "<dict>"
     else:
@@ -611,7 +624,7 @@ def read_model(source):
         functions[fn.name] = fn
     distributions = {}
     for n, dist in enumerate(ctx.get(data, "distributions", "", list)):
-        d = _read_distribution(ctx, dist, f"distributions[{n}]", functions)
+        d = _read_distribution(ctx, dist, f"distributions[{n}]", functions, three_body)
         if d.name in distributions:
             ctx.fail(f"distributions[{n}].name", f"a second distribution named {d.name!r}")
         distributions[d.name] = d
