@@ -585,3 +585,81 @@ def test_unsupported_wigner_rotation_is_an_error():
 def test_three_body_option():
     with pytest.raises(ValueError, match="three_body"):
         read_model(model_file(), three_body="isobar")
+
+
+# ---------------------------------------------------------------------------
+# A cascade declared in Python, written to the format
+# ---------------------------------------------------------------------------
+
+def python_cascade():
+    """D0 -> K- pi+ pi+ pi- with the two pi+ symmetrized: a1+ K- (S and D waves of
+    a1 -> rho pi) and anti-K*0 rho0 (S, P, D waves), the builder's lineshapes."""
+    from vecampfit.cascades import lineshapes
+    final = [Particle("K-", 0, -1, M_K), Particle("pi+a", 0, -1, M_PI),
+             Particle("pi+b", 0, -1, M_PI), Particle("pi-", 0, -1, M_PI)]
+    c = CascadeModel("d0_k3pi_python", Particle("D0", 0, -1, M_D), final,
+                     identical=[("pi+a", "pi+b")])
+    rho = Isobar("rho0", 1, -1, lineshapes.breit_wigner("m_rho", RHO["width"], 1, 1.5))
+    kst = Isobar("K*0bar", 1, -1, lineshapes.breit_wigner(0.89555, 0.0473, 1, 1.5))
+    a1 = Isobar("a1+", 1, 1, lineshapes.constant_width(*A1))
+    c.add_chain(((("pi+b", "pi-"), "pi+a"), "K-"), [a1, rho],
+                [LS({(1, 1): 1.0}, parity_conserving=False),
+                 LS({(0, 1): "a1_S", (2, 1): "a1_D"}), LS({(1, 0): 1.0})], name="a1")
+    c.add_chain((("K-", "pi+a"), ("pi+b", "pi-")), [kst, rho],
+                [LS({(0, 0): "S", (1, 1): "P", (2, 2): "D"}, parity_conserving=False),
+                 LS({(1, 0): 1.0}), LS({(1, 0): 1.0})], factor=ComplexExpr(0.5, -0.25), name="vv")
+    c.set_parameter("m_rho", RHO["mass"])
+    for k, v in {"a1_S": 1.0, "a1_D": 0.35 - 0.2j, "S": 0.4 + 0.1j, "P": -0.3 + 0.5j,
+                 "D": 0.2 - 0.15j}.items():
+        c.set_coupling(k, v)
+    return c
+
+
+PY_LINESHAPES = {
+    "rho0": dict(name="rho", type="BreitWigner", x="m_sq", **RHO),
+    "K*0bar": {"name": "Kst", "type": "BreitWigner", "x": "m_sq", "mass": 0.89555, "width": 0.0473,
+               "ma": M_K, "mb": M_PI, "l": 1, "d": 1.5},
+    "a1+": {"name": "a1", "type": "generic_function",
+            "expression": f"1/({A1[0]}^2 - s - {A1[0]}*{A1[1]}*i)"}}
+PY_FORM_FACTORS = {"rho0": {"name": "BW_L1", "type": "BlattWeisskopf", "radius": 1.5, "l": 1},
+                   "K*0bar": {"name": "BW_L1", "type": "BlattWeisskopf", "radius": 1.5, "l": 1}}
+
+
+def test_python_cascade_is_written_and_read_back(tmp_path, momenta):
+    from vecampfit.model_format import cascade_model_dict, write_cascade
+    c = python_cascade()
+    path = tmp_path / "python.json"
+    write_cascade(c, path, PY_LINESHAPES, PY_FORM_FACTORS)
+    data = json.loads(path.read_text())
+    chains = data["distributions"][0]["decay_description"]["chains"]
+    # 2 a1 waves x 2 permutations + 3 vector-vector waves x 2 permutations
+    assert len(chains) == 10
+    assert {ch["name"] for ch in chains} == {"a1_L0S1", "a1_L2S1", "vv_L0S0", "vv_L1S1", "vv_L2S2"}
+    dist = read_model(path).distributions["d0_k3pi_python"]
+    declared = c.amplitude_model().intensity(c.event_records(momenta))
+    error = _relative(dist.intensity(momenta), declared)
+    print(f"\ndeclared in Python -> written -> read: {error:.2e}")
+    assert error < 1e-12
+    # other parameter values are written with the values given
+    new = {"a1_D_RE": -0.1, "P_IM": 0.9}
+    dist2 = read_model(cascade_model_dict(c, PY_LINESHAPES, PY_FORM_FACTORS, new)).distributions[
+        "d0_k3pi_python"]
+    assert _relative(dist2.intensity(momenta),
+                     c.amplitude_model().intensity(c.event_records(momenta), new)) < 1e-12
+    if SCHEMA.exists():
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(data, json.loads(SCHEMA.read_text()))
+
+
+def test_python_cascade_with_a_wrong_function_is_refused():
+    from vecampfit.model_format import cascade_model_dict
+    c = python_cascade()
+    wrong = dict(PY_LINESHAPES, **{"rho0": dict(PY_LINESHAPES["rho0"], width=0.15)})
+    with pytest.raises(ValueError, match="'rho0' is not the format's function 'rho' times the "
+                                         "form factor 'BW_L1'"):
+        cascade_model_dict(c, wrong, PY_FORM_FACTORS)
+    with pytest.raises(ValueError, match="'rho0' is not the format's function 'rho' up to"):
+        cascade_model_dict(c, PY_LINESHAPES, {"K*0bar": PY_FORM_FACTORS["K*0bar"]})
+    with pytest.raises(ValueError, match="no format function for the isobar 'a1\\+'"):
+        cascade_model_dict(c, {k: v for k, v in PY_LINESHAPES.items() if k != "a1+"},
+                           PY_FORM_FACTORS)
