@@ -663,3 +663,28 @@ def test_python_cascade_with_a_wrong_function_is_refused():
     with pytest.raises(ValueError, match="no format function for the isobar 'a1\\+'"):
         cascade_model_dict(c, {k: v for k, v in PY_LINESHAPES.items() if k != "a1+"},
                            PY_FORM_FACTORS)
+
+
+def test_compiled_model_of_a_file(model_path, momenta, model_cache):
+    """The model read from the file compiles; values and gradients (weights and a
+    lineshape mass free) against the numpy intensity and its central differences."""
+    dist = read_model(model_path).distributions["d0_k3pi"]
+    free = {"a1_D_re", "a1_D_im", "KstRho_P_re", "f0Kst_im", "Kst_MBW_mass"}
+    model = dist.amplitude_model(free)
+    compiled = model.compile((4,), build_dir=model_cache)
+    rec = dist.event_records(momenta)
+    values = {"a1_D_re": 0.3, "a1_D_im": -0.1, "KstRho_P_re": -0.2, "f0Kst_im": -0.5,
+              "Kst_MBW_mass": 0.9}
+    assert set(compiled.parameters) == free
+    v, g = compiled.evaluate(rec, values, gradient=True)
+    err_v = _relative(v, model.intensity(rec, values))
+    worst = 0.0
+    for i, name in enumerate(compiled.parameters):
+        h = 1e-6
+        up, down = dict(values), dict(values)
+        up[name] += h
+        down[name] -= h
+        fd = (model.intensity(rec, up) - model.intensity(rec, down)) / (2 * h)
+        worst = max(worst, float(np.max(np.abs(g[i] - fd)) / np.max(np.abs(fd))))
+    print(f"\ncompiled file model: values {err_v:.1e}, gradients vs central differences {worst:.1e}")
+    assert err_v < 1e-12 and worst < 1e-6
