@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from vecampfit.fitter import Density
+from vecampfit.fitter.results import errors, values
 from vecampfit.model_compiler import compile_model
 
 from example_modules import use_example  # noqa: E402
@@ -129,9 +130,9 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     fitter = fit_signal.main(opts)
     assert fitter.minuit.valid
     truth = read_parameter_file(os.path.join(EXAMPLE, "parameters_signal_mc.dat"))
-    v, e = fitter.values, fitter.errors
+    v, e = values(fitter.minuit), errors(fitter.minuit)
     pulls = {}
-    for k, name in enumerate(fitter.parameters.names):
+    for k, name in enumerate(fitter.likelihood.parameters.names):
         if e[k] > 0:
             t = truth[name].value
             d_v = v[k] - t
@@ -139,7 +140,7 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
                 d_v = (d_v + 180) % 360 - 180
             pulls[name] = d_v / e[k]
     # Couplings are reported with magnitudes >= 0 (fit_signal.canonical_couplings).
-    for k, name in enumerate(fitter.parameters.names):
+    for k, name in enumerate(fitter.likelihood.parameters.names):
         if name.endswith("_A") and e[k] > 0:
             assert v[k] > 0, name
     print("pulls:", {k: round(p, 2) for k, p in pulls.items()})
@@ -171,8 +172,8 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     grid = fit_signal.main(opts + ["--grid-integration", "200", "--no-density-file"])
     assert grid.minuit.valid
     for name in ("KSTM1_A", "KSTZ1_A", "BACKGROUND_FRACTION"):
-        k = fitter.parameter_index(name)
-        assert abs(grid.values[k] - v[k]) < 1.5 * e[k], name
+        k = fitter.likelihood.parameter_index(name)
+        assert abs(values(grid.minuit)[k] - v[k]) < 1.5 * e[k], name
 
     # Without background (the data's 10 % background is then fitted as signal),
     # with the hand-written density and with the one vecampfit.isobar
@@ -182,10 +183,11 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
             for extra in ([], ["--isobar"])]
     for f in fits:
         assert f.minuit.valid
-        assert "BACKGROUND_FRACTION" not in f.parameters.names
-    free = fits[0].errors > 0
+        assert "BACKGROUND_FRACTION" not in f.likelihood.parameters.names
+    free = errors(fits[0].minuit) > 0
     assert free.sum() == 14
-    diff = np.max(np.abs(fits[1].values - fits[0].values)[free] / fits[0].errors[free])
+    x0, x1 = values(fits[0].minuit), values(fits[1].minuit)
+    diff = np.max(np.abs(x1 - x0)[free] / errors(fits[0].minuit)[free])
     print(f"generated against hand-written density: values within {diff:.1e} errors")
     assert diff < 1e-3
     # Couplings in real and imaginary parts (IsobarModel.cartesian): the same
@@ -196,14 +198,14 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     assert cart.minuit.valid
     print(f"F: polar {fits[0].minuit.fval:.6f}, Cartesian {cart.minuit.fval:.6f}")
     assert cart.minuit.fval == pytest.approx(fits[0].minuit.fval, abs=2e-3)
-    polar = dict(zip(fits[0].parameters.names, fits[0].values))
+    polar = dict(zip(fits[0].likelihood.parameters.names, values(fits[0].minuit)))
     worst = 0.0
     for key in [n[:-2] for n in fit_signal.names("A")]:
         c = polar[f"{key}_A"] * np.exp(1j * np.radians(polar[f"{key}_P"]))
         for part, v in (("RE", c.real), ("IM", c.imag)):
-            k = cart.parameter_index(f"{key}_{part}")
-            assert cart.errors[k] > 0
-            worst = max(worst, abs(cart.values[k] - v) / cart.errors[k])
+            k = cart.likelihood.parameter_index(f"{key}_{part}")
+            assert errors(cart.minuit)[k] > 0
+            worst = max(worst, abs(values(cart.minuit)[k] - v) / errors(cart.minuit)[k])
     print(f"Cartesian against polar couplings: within {worst:.1e} errors")
     assert worst < 0.05
 
@@ -239,7 +241,7 @@ def check_fit_fractions(fitter, d, opts, truth):
               f"{100 * true_ff.matrix[k, k]:.3f} % ({pull:+.2f} sigma)")
         assert abs(pull) < 4, c
     # The errors come from the error matrix: without it they vanish.
-    none = fit_signal.fit_fractions(dict(zip(fitter.parameters.names, fitter.values)),
+    none = fit_signal.fit_fractions(fitter.minuit.values.to_dict(),
                                     np.zeros((n, n)), sample, model)
     assert np.all(np.diag(none.errors) == 0)
 
@@ -329,12 +331,12 @@ def test_pulls_over_pseudoexperiments(tmp_path, model_cache):
     for k in range(n_exp):
         fitter = fit_signal.main(opts + ["--pseudoexperiment", str(k), "--no-density-file"])
         assert fitter.minuit.valid, k
-        for i, name in enumerate(fitter.parameters.names):
-            if fitter.errors[i] > 0:
-                delta = fitter.values[i] - truth[name].value
+        for i, name in enumerate(fitter.likelihood.parameters.names):
+            if errors(fitter.minuit)[i] > 0:
+                delta = values(fitter.minuit)[i] - truth[name].value
                 if name.endswith("_P"):
                     delta = (delta + 180) % 360 - 180
-                pulls.setdefault(name, []).append(delta / fitter.errors[i])
+                pulls.setdefault(name, []).append(delta / errors(fitter.minuit)[i])
     pulls = {name: np.array(p) for name, p in pulls.items()}
     assert len(pulls) == 15 and all(len(p) == n_exp for p in pulls.values())
     for name, p in pulls.items():
@@ -376,15 +378,14 @@ def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
         f = fit_signal.build(fit_signal_args(d, model_cache))
         f.likelihood.cache = cache
         free = fit_signal.names("A") + fit_signal.names("P") + [common.BACKGROUND_FRACTION]
-        f.likelihood.free_parameters = free
         x = f.initial_values.copy()
-        results[cache, "F"] = f.evaluate(x, gradient=True)
+        results[cache, "F"] = f.likelihood.evaluate(x, gradient=True, free=free)
         # Converged well below the errors, so that the two minima can be compared at 1e-4.
         f.minuit.tol = 1e-6
         fit_signal.run_sequence(f, fit_signal_namespace())
         assert f.minuit.valid
-        results[cache] = (f.values, f.errors)
-        idx = [f.parameter_index(n) for n in free]
+        results[cache] = (values(f.minuit), errors(f.minuit))
+        idx = [f.likelihood.parameter_index(n) for n in free]
     (v0, g0), (v1, g1) = results["never", "F"], results["auto", "F"]
     grel = np.max(np.abs(g1[idx] - g0[idx])) / np.max(np.abs(g0[idx]))
     print(f"F {v0:.12g}: cached relative difference {abs(v1 / v0 - 1):.1e}, gradient {grel:.1e}")

@@ -14,6 +14,8 @@ import sys
 import numpy as np
 import pytest
 
+from vecampfit.fitter import results as fit_results
+
 from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
@@ -151,4 +153,5 @@ def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
                                         modules=compiled, vector_length=4)
     assert fc.minuit.valid
     assert fc.minuit.fval == pytest.approx(fn.minuit.fval, abs=1e-5)
-    np.testing.assert_allclose(fc.values, fn.values, atol=1e-3 * np.max(fn.errors))
+    np.testing.assert_allclose(fit_results.values(fc.minuit), fit_results.values(fn.minuit),
+                               atol=1e-3 * np.max(fit_results.errors(fn.minuit)))

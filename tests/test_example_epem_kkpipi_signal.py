@@ -27,6 +27,7 @@ import config  # noqa: E402
 import fit_signal  # noqa: E402
 import generate  # noqa: E402
 import model  # noqa: E402
+from vecampfit.fitter import results as fit_results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 
 L = 4
@@ -61,7 +62,7 @@ def truth(fitter, declarations):
     for d in declarations:
         values.update(model.default_parameters(d.point.energy_mev))
         values[d.background_fraction] = d.point.background_fraction
-    return np.array([values[n] for n in fitter.parameters.names])
+    return np.array([values[n] for n in fitter.likelihood.parameters.names])
 
 
 def test_declarations_follow_the_points(tmp_path):
@@ -123,8 +124,8 @@ def test_fraction_jacobian_equals_finite_differences(samples, compiled):
                               verbose=False, unused_parameters="ignore",
                               parameters=fit_signal.initial_parameters(samples))
     fields = fit_signal.fraction_events(d, 3000)
-    dens = fitter.points[0].signal
-    names = fitter.parameters.names
+    dens = fitter.likelihood.points[0].signal
+    names = fitter.likelihood.parameters.names
     x = truth(fitter, samples)
     cov = np.eye(len(x))
     ref = fit_signal.fit_fractions(dens, 2000, fields, names, x, cov)
@@ -155,9 +156,11 @@ def test_fit_recovers_the_generated_amplitudes(samples, compiled):
     m = fitter.minuit
     assert m.valid and m.accurate
     free = fit_signal.free_parameter_names(fitter, samples)
-    idx = [fitter.parameter_index(n) for n in free]
-    pulls = (fitter.values[idx] - truth(fitter, samples)[idx]) / fitter.errors[idx]
-    print(f"{len(free)} free parameters, {fitter.n_calls} calls, {fitter.wall_time:.1f} s; "
+    idx = [fitter.likelihood.parameter_index(n) for n in free]
+    x, err = fit_results.values(m), fit_results.errors(m)
+    pulls = (x[idx] - truth(fitter, samples)[idx]) / err[idx]
+    print(f"{len(free)} free parameters, {fitter.likelihood.n_calls} calls, "
+          f"{fitter.wall_time:.1f} s; "
           f"largest |pull| {np.max(np.abs(pulls)):.2f}, mean {np.mean(pulls):.2f}, "
           f"rms {np.sqrt(np.mean(pulls ** 2)):.2f}")
     assert np.max(np.abs(pulls)) < 3.5, dict(zip(free, np.round(pulls, 2)))
@@ -173,7 +176,8 @@ def test_fit_recovers_the_generated_amplitudes(samples, compiled):
         proj = fit_signal.projections(fitter, d, k)
         for key, h in proj.items():
             assert h["chi2"] / h["ndf"] < 2.0, (d.name, key, h["chi2"], h["ndf"])
-            assert np.sum(h["fit"]) == pytest.approx(fitter.points[k].data_events.n_events)
+            n_data = fitter.likelihood.points[k].data_events.n_events
+            assert np.sum(h["fit"]) == pytest.approx(n_data)
             assert 0 < np.sum(h["background"]) < np.sum(h["fit"])
 
 

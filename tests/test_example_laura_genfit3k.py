@@ -27,6 +27,7 @@ import plot3k  # noqa: E402
 import scan3k  # noqa: E402
 
 from vecampfit import generation  # noqa: E402
+from vecampfit.fitter import Stage, results as fit_results  # noqa: E402
 
 M = genfit3k.masses()
 GENERATED = np.array([genfit3k.GENERATED[n] for n in genfit3k.PARAMETER_NAMES])
@@ -198,14 +199,15 @@ def test_likelihood_gradient_against_finite_differences(setup):
     m13, m23 = genfit3k.read_events(genfit3k.LAURA_TOYS, 3)
     fitter = setup.fitter(m13, m23)
     x = perturbed(9)
-    value, grad = fitter.evaluate(x, gradient=True)
-    assert value == pytest.approx(fitter.evaluate(x)[0], rel=1e-13)
+    likelihood = fitter.likelihood
+    value, grad = likelihood.evaluate(x, gradient=True)
+    assert value == pytest.approx(likelihood.evaluate(x)[0], rel=1e-13)
     for k, name in enumerate(genfit3k.PARAMETER_NAMES):
         h = 1e-6 * max(abs(x[k]), 1e-2)
         xp, xm = x.copy(), x.copy()
         xp[k] += h
         xm[k] -= h
-        num = (fitter.evaluate(xp)[0] - fitter.evaluate(xm)[0]) / (2 * h)
+        num = (likelihood.evaluate(xp)[0] - likelihood.evaluate(xm)[0]) / (2 * h)
         print(f"{name}: analytic {grad[k]:.8g}, numeric {num:.8g}")
         assert grad[k] == pytest.approx(num, rel=2e-5, abs=1e-3), name
 
@@ -459,16 +461,13 @@ def test_cached_fit_equals_the_full_fit(setup):
     for cache in ("never", "auto"):
         f = setup.fitter(m13, m23)
         f.likelihood.cache = cache
-        f.fix_all()
-        f.release(list(genfit3k.COEFFICIENTS))
         x = f.initial_values.copy()
-        f.likelihood.free_parameters = list(genfit3k.COEFFICIENTS)
-        out[cache, "F"] = f.evaluate(x, gradient=True)
+        out[cache, "F"] = f.likelihood.evaluate(x, gradient=True,
+                                                free=list(genfit3k.COEFFICIENTS))
         f.minuit.tol = 1e-6
-        f.migrad()
-        f.hesse()
+        f.run(Stage(fix_all=True, release=genfit3k.COEFFICIENTS, hesse=True))
         assert f.minuit.valid
-        out[cache] = (f.values, f.errors)
+        out[cache] = (fit_results.values(f.minuit), fit_results.errors(f.minuit))
     (v0, g0), (v1, g1) = out["never", "F"], out["auto", "F"]
     idx = [genfit3k.PARAMETER_NAMES.index(n) for n in genfit3k.COEFFICIENTS]
     print(f"F {v0:.12g}, cached relative difference {abs(v1 / v0 - 1):.1e}; gradient "

@@ -33,7 +33,9 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 import model  # noqa: E402
 from vecampfit import couplings  # noqa: E402
-from vecampfit.fitter import Fitter, ParameterTable, read_parameter_file  # noqa: E402
+from vecampfit.fitter import (Fitter, FitParameter, Likelihood, ParameterTable,  # noqa: E402
+                              Stage, read_parameter_file)
+from vecampfit.fitter.results import covariance_matrix  # noqa: E402
 
 REFERENCE = "RHOP1"
 
@@ -53,10 +55,9 @@ def build(args):
     # threshold for a resonance whose F_D(p0) the model keeps, where 1/F_D(p0)
     # has no value (NaN): the likelihood then returns a large value and MIGRAD
     # steps back, instead of the fit stopping with an error.
-    fitter = Fitter(parameters, precision=args.precision, vector_length=args.vector_length,
-                    threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
-                    use_gradient=False if (args.no_gradient or args.numpy) else None,
-                    on_invalid="large", verbose=not getattr(args, "quiet", False))
+    likelihood = Likelihood(parameters, precision=args.precision,
+                            vector_length=args.vector_length, threads=args.threads,
+                            on_invalid="large")
     models = common.compile_models([args.vector_length], args.model_cache)
     if args.numpy:
         signal = common.signal_density_numpy()
@@ -67,7 +68,7 @@ def build(args):
     else:
         signal = common.signal_density(models, args.vector_length, args.precision)
     normalization = "grid" if args.grid_integration else "mc"
-    point = fitter.add_point(signal, normalization=normalization)
+    point = likelihood.add_point(signal, normalization=normalization)
     if not args.no_background:
         bfile = os.path.join(d, "parameters_background_result.dat")
         if not os.path.exists(bfile):
@@ -86,7 +87,9 @@ def build(args):
                                       list(common.BRANCHES))
     point.load_data_file(os.path.join(d, common.data_file_name(args.pseudoexperiment)),
                          common.TREE, list(common.BRANCHES))
-    return fitter
+    return Fitter(likelihood, seed=args.seed, randomize=not args.fixed_seed,
+                  use_gradient=False if (args.no_gradient or args.numpy) else None,
+                  verbose=not getattr(args, "quiet", False))
 
 
 COUPLING_PARTS = ("A", "P", "RE", "IM")
@@ -130,26 +133,22 @@ def canonical_couplings(fitter):
 def run_sequence(fitter, args):
     """The paper's command sequence (with ``--cartesian``: real and imaginary
     parts and the background fraction released at once)."""
-    fitter.fix_all()
-    if getattr(args, "cartesian", False):
-        fitter.release(names("RE") + names("IM"))
+    cartesian = getattr(args, "cartesian", False)
+    background = [] if args.no_background else [common.BACKGROUND_FRACTION]
+    if cartesian:
+        fitter.run(Stage(fix_all=True, release=names("RE") + names("IM") + background,
+                         ncall=100000))
     else:
-        fitter.release(names("A"))
-        fitter.migrad(100000)
+        fitter.run(Stage(fix_all=True, release=names("A"), ncall=100000))
         canonical_couplings(fitter)
-        fitter.release(names("P"))
-    if not args.no_background:
-        fitter.release(common.BACKGROUND_FRACTION)
-    fitter.migrad(100000)
-    if args.release_masses or args.release_widths:
-        if args.release_masses:
-            fitter.release([f"{r[0]}_M" for r in model.RESONANCES])
-        if args.release_widths:
-            fitter.release([f"{r[0]}_G" for r in model.RESONANCES])
-        fitter.migrad(100000)
-    if not getattr(args, "cartesian", False):
+        fitter.run(Stage(release=names("P") + background, ncall=100000))
+    shapes = (names("M") if args.release_masses else []) + \
+        (names("G") if args.release_widths else [])
+    if shapes:
+        fitter.run(Stage(release=shapes, ncall=100000))
+    if not cartesian:
         canonical_couplings(fitter)
-    fitter.hesse()
+    fitter.run(Stage(migrad=False, hesse=True))
 
 
 def parse(argv=None):
@@ -187,13 +186,12 @@ def cartesian_parameters(polar):
     table of ``isobar_model(cartesian=True)``, random starts of <name>_RE and
     <name>_IM within the random change of <name>_A in ``polar`` (the
     parameters_signal.dat table), and the other parameters as in ``polar``."""
-    from vecampfit.fitter import Parameter
     out = []
     for p in isobar_model(cartesian=True).parameter_table():
         key, _, part = p.name.rpartition("_")
         if part in ("RE", "IM"):
             a = polar[f"{key}_A"]
-            out.append(Parameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change))
+            out.append(FitParameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change))
         else:
             out.append(polar[p.name])
     out += [p for p in polar if p.name == common.BACKGROUND_FRACTION]
@@ -242,7 +240,7 @@ def fit_fractions(values, cov, sample, model=None):
         Parameter name -> value (at least the model's parameters; others,
         such as the background fraction, are ignored).
     cov : numpy.ndarray
-        Error matrix over ``model.parameter_names()`` (``Fitter.covariance``).
+        Error matrix over ``model.parameter_names()`` (:func:`vecampfit.fitter.results.covariance_matrix`).
     sample : (dict, numpy.ndarray or None)
         Normalization events and weights (:func:`normalization_sample`).
     model : vecampfit.isobar.IsobarModel, optional
@@ -268,8 +266,8 @@ def fit_fractions(values, cov, sample, model=None):
 def fitter_fit_fractions(fitter, args, model=None, sample=None):
     """:func:`fit_fractions` at the fitter's values with its error matrix."""
     model = model or isobar_model()
-    values = dict(zip(fitter.parameters.names, fitter.values))
-    return fit_fractions(values, fitter.covariance(model.parameter_names()),
+    values = fitter.minuit.values.to_dict()
+    return fit_fractions(values, covariance_matrix(fitter.minuit, model.parameter_names()),
                          sample if sample is not None else normalization_sample(args), model)
 
 
@@ -331,9 +329,9 @@ def scan(argv, starts, first_seed):
         fitter = build(args)
         run_sequence(fitter, args)
         fvals.append(fitter.minuit.fval)
-        points.append(fitter.values)
-        fits.append((dict(zip(fitter.parameters.names, fitter.values)),
-                     fitter.covariance(model.parameter_names())))
+        points.append(np.array(fitter.minuit.values))
+        fits.append((fitter.minuit.values.to_dict(),
+                     covariance_matrix(fitter.minuit, model.parameter_names())))
     solutions = group_solutions(fvals, points, f_tolerance=0.5)
     sample = normalization_sample(args)
     for s in solutions:

@@ -33,7 +33,7 @@ import fit_signal  # noqa: E402
 import generate  # noqa: E402
 
 from vecampfit import studies  # noqa: E402
-from vecampfit.fitter import read_parameter_file  # noqa: E402
+from vecampfit.fitter import read_parameter_file, results  # noqa: E402
 
 
 class Experiment:
@@ -48,8 +48,9 @@ class Experiment:
                                  "--seed", str(seed % 2 ** 32), "--quiet", *self.fit_options])
         fitter = fit_signal.build(args)
         fit_signal.run_sequence(fitter, args)
-        return {"values": fitter.values, "errors": fitter.errors, "fval": fitter.minuit.fval,
-                "valid": bool(fitter.minuit.valid), "calls": fitter.n_calls,
+        return {"values": results.values(fitter.minuit), "errors": results.errors(fitter.minuit),
+                "fval": fitter.minuit.fval, "valid": bool(fitter.minuit.valid),
+                "calls": fitter.likelihood.n_calls,
                 "fit_time": fitter.cpu_time}
 
 

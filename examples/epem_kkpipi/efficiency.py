@@ -56,7 +56,7 @@ import common
 import model
 from vecampfit import kinematics
 from vecampfit import mathematical_functions as mf
-from vecampfit.fitter.parameters import Parameter, ParameterTable
+from vecampfit.fitter.parameters import FitParameter, ParameterTable
 from vecampfit.polynomial_parameters import exponents
 
 EPSILON_1 = 1e-15
@@ -112,7 +112,7 @@ def initial_parameters(point):
         if name.startswith(CORRECTION_PREFIX):
             order = sum(int(k) for k in name.split("_")[1:])
             step = 1e-2 if order <= CORRECTION_ACTIVE_ORDER else 0.0
-        out.append(Parameter(name, start.get(name, 0.0), step))
+        out.append(FitParameter(name, start.get(name, 0.0), step))
     return ParameterTable(out, source=f"efficiency of {point.name}")
 
 

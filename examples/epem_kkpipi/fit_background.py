@@ -23,7 +23,7 @@ sys.path.insert(0, HERE)
 import background  # noqa: E402
 import common  # noqa: E402
 import config  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -86,21 +86,23 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
     ok = np.asarray(mc["reconstructed"], bool)
     mc = {k: v[ok] for k, v in mc.items()}
     dens = background.density(point, modules, precision, vector_length)
-    fitter = Fitter(background.initial_parameters(), randomize=False, use_gradient=gradient,
-                    vector_length=vector_length if modules is not None else 1,
-                    precision=precision if modules is not None else "float64",
-                    on_invalid="large", verbose=verbose)
-    fp = fitter.add_point(dens, normalization="mc")
+    likelihood = Likelihood(background.initial_parameters(),
+                            vector_length=vector_length if modules is not None else 1,
+                            precision=precision if modules is not None else "float64",
+                            on_invalid="large")
+    fp = likelihood.add_point(dens, normalization="mc")
     fp.add_data(data)
     fp.add_normalization_events(mc, np.asarray(mc["weight"], dtype=np.float64))
-    fitter.migrad(hesse=True)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage(hesse=True))
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     truth = background.truth()
-    free = np.array([p.step > 0 for p in fitter.parameters])
-    pulls = np.where(free, (fitter.values - truth) / np.where(free, fitter.errors, 1), 0.0)
-    values = background.polynomial(background.event_fields(mc, point), fitter.values)
+    free = np.array([p.step > 0 for p in likelihood.parameters])
+    pulls = np.where(free, (x - truth) / np.where(free, err, 1), 0.0)
+    values = background.polynomial(background.event_fields(mc, point), x)
     proj = projections(data, mc, np.asarray(mc["weight"], dtype=np.float64), values)
     write_parameter_file(os.path.join(directory, f"parameters_background_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
+                         likelihood.parameters, x)
     m = fitter.minuit
     with open(os.path.join(directory, f"background_{point.name}.txt"), "w") as f:
         f.write(f"{point.name} background: F = {m.fval:.6f}, valid = {m.valid}, "
@@ -108,8 +110,7 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
         for name, h in proj.items():
             f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
         f.write("name value error truth pull\n")
-        for name, v, e, t, pull in zip(fitter.parameters.names, fitter.values, fitter.errors,
-                                       truth, pulls):
+        for name, v, e, t, pull in zip(likelihood.parameters.names, x, err, truth, pulls):
             f.write(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}\n")
     if make_plot:
         plot(proj, os.path.join(directory, f"background_{point.name}.png"),

@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 import config  # noqa: E402
 import efficiency  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -107,16 +107,17 @@ def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_eve
     else:
         dens = efficiency.density_cython(modules, point, precision, vector_length,
                                          data_efficiency)
-    fitter = Fitter(efficiency.initial_parameters(point), randomize=False,
-                    use_gradient=gradient, vector_length=vector_length, precision=precision,
-                    verbose=verbose)
-    fitter.add_point(dens, normalization="none").add_data(records)
-    fitter.migrad()
+    likelihood = Likelihood(efficiency.initial_parameters(point), vector_length=vector_length,
+                            precision=precision)
+    likelihood.add_point(dens, normalization="none").add_data(records)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage())
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     kind = "data" if data_efficiency else "mc"
     write_parameter_file(os.path.join(directory, f"parameters_efficiency_{kind}_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
+                         likelihood.parameters, x)
     fields = efficiency.event_fields(records, point, data_efficiency)
-    e = efficiency.efficiency(fields, fitter.values, point)
+    e = efficiency.efficiency(fields, x, point)
     proj = projections(records, fields, e, data_efficiency=data_efficiency)
     m = fitter.minuit
     with open(os.path.join(directory, f"efficiency_{kind}_{point.name}.txt"), "w") as f:
@@ -124,8 +125,8 @@ def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_eve
                 f"calls = {m.nfcn}, gradient = {gradient}\n")
         for name, h in proj.items():
             f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, err in zip(fitter.parameters.names, fitter.values, fitter.errors):
-            f.write(f"{name} {v:.8g} {err:.3g}\n")
+        for name, v, error in zip(likelihood.parameters.names, x, err):
+            f.write(f"{name} {v:.8g} {error:.3g}\n")
     if make_plot:
         plot(proj, os.path.join(directory, f"efficiency_{kind}_{point.name}.png"),
              f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, {kind} efficiency")

@@ -32,7 +32,7 @@ import detector  # noqa: E402
 import generation_models  # noqa: E402
 import model  # noqa: E402
 import resolution  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import read_parameter_file, write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -111,14 +111,15 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
         vector_length, precision = 1, "float64"
     else:
         dens = resolution.fitter_density_cython(modules, point, precision, vector_length)
-    fitter = Fitter(resolution.initial_parameters(fields), randomize=False, use_gradient=gradient,
-                    vector_length=vector_length, precision=precision, on_invalid="large",
-                    verbose=verbose)
-    fitter.add_point(dens, normalization="none").add_data(records)
-    fitter.migrad()
+    likelihood = Likelihood(resolution.initial_parameters(fields), vector_length=vector_length,
+                            precision=precision, on_invalid="large")
+    likelihood.add_point(dens, normalization="none").add_data(records)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage())
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     write_parameter_file(os.path.join(directory, f"parameters_resolution_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
-    sigma, _ = resolution.widths(fields, fitter.values)
+                         likelihood.parameters, x)
+    sigma, _ = resolution.widths(fields, x)
     gen = common.momenta_of(records, generator_level=True)
     summary = {}
     for t in resolution.TRACKS:
@@ -135,7 +136,7 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
     eff_model = generation_models.EfficiencyGenerationModel(point, eff_values, directory)
     eff_model.fill_parameter_buffer()
     eff_model.load_maximum_density(f"efficiency_mc_{point.name}")
-    res_model = generation_models.ResolutionGenerationModel(point, fitter.values, rng)
+    res_model = generation_models.ResolutionGenerationModel(point, x, rng)
     res_model.fill_parameter_buffer()
     n = fit_result_events or 2 * len(records["weight"])
     event = res_model.generate_event(eff_model.generate(point, n, rng))
@@ -151,7 +152,7 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
             f.write(f"{name} {ratio:.4f} {spread:.4f}\n")
         for name, h in hist.items():
             f.write(f"fit-result histogram {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, e in zip(fitter.parameters.names, fitter.values, fitter.errors):
+        for name, v, e in zip(likelihood.parameters.names, x, err):
             f.write(f"{name} {v:.6g} {e:.3g}\n")
     if make_plot:
         plot(hist, os.path.join(directory, f"resolution_{point.name}.png"),

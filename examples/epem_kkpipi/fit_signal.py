@@ -50,8 +50,8 @@ import background  # noqa: E402
 import common  # noqa: E402
 import config  # noqa: E402
 import model  # noqa: E402
-from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
-from vecampfit.fitter.parameters import Parameter, ParameterTable  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
+from vecampfit.fitter.parameters import FitParameter, ParameterTable  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
 #: Initial step, half-width of the random start interval of the amplitudes.
@@ -203,11 +203,11 @@ def initial_parameters(declarations, values=None, random_change=AMPLITUDE_RANDOM
     params = []
     for n in amplitude_names(declarations):
         if n in fixed:
-            params.append(Parameter(n, start[n], 0.0))
+            params.append(FitParameter(n, start[n], 0.0))
         else:
-            params.append(Parameter(n, start[n], AMPLITUDE_STEP, random_change=random_change))
+            params.append(FitParameter(n, start[n], AMPLITUDE_STEP, random_change=random_change))
     for d in declarations:
-        params.append(Parameter(d.background_fraction, start[d.background_fraction], 0.01,
+        params.append(FitParameter(d.background_fraction, start[d.background_fraction], 0.01,
                                 0.0, 1.0))
     return ParameterTable(params, source="e+e- -> K K-bar pi pi simultaneous fit")
 
@@ -243,32 +243,31 @@ def build(declarations, signal_modules, background_modules, *, parameters=None,
         if signal_modules is not None or background_modules is not None:
             raise ValueError("give compiled modules for both densities or for neither")
         vector_length, precision, use_gradient = 1, "float64", False
-    fitter = Fitter(parameters, precision=precision, vector_length=vector_length,
-                    threads=threads, seed=seed, randomize=randomize, use_gradient=use_gradient,
-                    on_invalid="large", unused_parameters=unused_parameters, verbose=verbose)
+    likelihood = Likelihood(parameters, precision=precision, vector_length=vector_length,
+                            threads=threads, on_invalid="large",
+                            unused_parameters=unused_parameters)
     for d in declarations:
-        fp = fitter.add_point(d.signal_density(signal_modules, precision, vector_length),
+        fp = likelihood.add_point(d.signal_density(signal_modules, precision, vector_length),
                               normalization="mc")
         fp.add_background(d.background_density(background_modules, precision, vector_length),
                           d.background_fraction, d.background_parameters())
         records, weights = d.normalization(mc_events)
         fp.add_normalization_events(records, weights)
         fp.add_data(d.data())
-    return fitter
+    return Fitter(likelihood, seed=seed, randomize=randomize, use_gradient=use_gradient,
+                  verbose=verbose)
 
 
 def free_parameter_names(fitter, declarations):
     """Amplitudes that are not fixed by convention, and the background fractions."""
     fixed = set(fixed_amplitude_names(declarations))
-    return [n for n in fitter.parameters.names if n not in fixed]
+    return [n for n in fitter.likelihood.parameters.names if n not in fixed]
 
 
 def run_sequence(fitter, declarations, ncall=100000):
     """The paper's sequence: fix all, release, MIGRAD, HESSE."""
-    fitter.fix_all()
-    fitter.release(free_parameter_names(fitter, declarations))
-    fitter.migrad(ncall)
-    fitter.hesse()
+    fitter.run(Stage(fix_all=True, release=free_parameter_names(fitter, declarations),
+                     ncall=ncall, hesse=True))
     return fitter
 
 
@@ -366,11 +365,12 @@ def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
 
 def fractions_of_fit(fitter, declarations, n_events=50000):
     """:func:`fit_fractions` of every point at the fitted values (HESSE's covariance)."""
-    cov = fitter.covariance()
+    m = fitter.minuit
+    cov, x = results.covariance_matrix(m), results.values(m)
     out = {}
-    for d, fp in zip(declarations, fitter.points):
+    for d, fp in zip(declarations, fitter.likelihood.points):
         out[d.name] = fit_fractions(fp.signal, d.point.energy_mev, fraction_events(d, n_events),
-                                    fitter.parameters.names, fitter.values, cov)
+                                    fitter.likelihood.parameters.names, x, cov)
     return out
 
 
@@ -416,14 +416,14 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
         ``chi2``, ``ndf``.
     """
     from fit_background import PROJECTIONS, _mass
-    fp = fitter.points[index]
+    fp = fitter.likelihood.points[index]
     data = declaration.data()
     mc, _ = declaration.normalization(mc_events)
     w = np.asarray(fp.norm_events.weight_array(), dtype=np.float64)
     if len(w) != len(mc["weight"]):
         raise ValueError(f"{declaration.name}: the fit has {len(w)} normalization events, the "
                          f"MC file {len(mc['weight'])} (give the same mc_events)")
-    cols = fitter.likelihood.density_columns(fp, fitter.values, "normalization")
+    cols = fitter.likelihood.density_columns(fp, results.values(fitter.minuit), "normalization")
     total = w * cols["total"]
     bkg = w * sum(v for k, v in cols.items() if k.startswith("background_"))
     scale = fp.data_events.n_events / total.sum()
@@ -521,7 +521,7 @@ def main(argv=None):
         print(f"Random seed: {fitter.seed}")
     print(f"{len(declarations)} points: " + ", ".join(
         f"{d.name} ({fp.data_events.n_events} data, {fp.norm_events.n_events} MC)"
-        for d, fp in zip(declarations, fitter.points)))
+        for d, fp in zip(declarations, fitter.likelihood.points)))
     run_sequence(fitter, declarations)
     d = args.directory
     fitter.write_results(
@@ -555,7 +555,7 @@ def main(argv=None):
                 f.write("\n".join(lines) + "\n")
             print("\n".join(lines))
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU, "
-          f"{fitter.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")
+          f"{fitter.likelihood.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")
     return fitter, declarations, fractions
 
 

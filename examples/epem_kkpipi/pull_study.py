@@ -33,6 +33,7 @@ import config  # noqa: E402
 import fit_signal  # noqa: E402
 import generate  # noqa: E402
 import model  # noqa: E402
+from vecampfit.fitter import results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.studies import StudyTable, pull_summary, run_study  # noqa: E402
 
@@ -93,12 +94,12 @@ def experiment(index, seed, *, point_names, data_events, mc_events, vector_lengt
         if keep is None:
             shutil.rmtree(directory, ignore_errors=True)
     names = fit_signal.free_parameter_names(fitter, declarations)
-    idx = [fitter.parameter_index(n) for n in names]
-    values, errors = fitter.values[idx], fitter.errors[idx]
+    idx = [fitter.likelihood.parameter_index(n) for n in names]
+    values, errors = results.values(fitter.minuit)[idx], results.errors(fitter.minuit)[idx]
     truth = truth_values(declarations, names)
     return {"names": names, "values": values, "errors": errors, "truth": truth,
             "pulls": (values - truth) / errors, "fval": float(fitter.minuit.fval),
-            "valid": bool(fitter.minuit.valid), "calls": int(fitter.n_calls),
+            "valid": bool(fitter.minuit.valid), "calls": int(fitter.likelihood.n_calls),
             "fit_time": float(fitter.wall_time)}
 
 

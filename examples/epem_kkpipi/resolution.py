@@ -30,7 +30,7 @@ import numpy as np
 
 import common
 import model
-from vecampfit.fitter.parameters import Parameter, ParameterTable
+from vecampfit.fitter.parameters import FitParameter, ParameterTable
 
 COMPONENTS = ("DP", "DC", "DF")
 TRACKS = common.PARTICLES
@@ -103,7 +103,7 @@ def initial_parameters(fields):
         x = fields[f"x_{w}"]
         rms = float(np.sqrt(np.mean(x * x)))
         for d in range(8):
-            out.append(Parameter(f"RES_{w}_{d}", rms if d == 0 else 0.0, 1e-4 if d else 0.1 * rms))
+            out.append(FitParameter(f"RES_{w}_{d}", rms if d == 0 else 0.0, 1e-4 if d else 0.1 * rms))
     return ParameterTable(out, source="resolution widths")
 
 

@@ -92,18 +92,17 @@ class Setup:
     def fitter(self, m13sq, m23sq, *, random_start=False, seed=None, gradient=True,
                strategy=1, verbose=False):
         """A :class:`vecampfit.fitter.Fitter` with grid and data loaded."""
-        from vecampfit.fitter import Fitter
+        from vecampfit.fitter import Fitter, Likelihood
         a = self.args
-        fitter = Fitter(genfit3k.parameter_table(random_start), precision=a.precision,
-                        vector_length=a.vector_length, threads=a.threads, seed=seed,
-                        randomize=random_start, use_gradient=gradient, strategy=strategy,
-                        verbose=verbose)
-        point = fitter.add_point(genfit3k.signal_density(self.module, a.precision, self.masses,
+        likelihood = Likelihood(genfit3k.parameter_table(random_start), precision=a.precision,
+                                vector_length=a.vector_length, threads=a.threads)
+        point = likelihood.add_point(genfit3k.signal_density(self.module, a.precision, self.masses,
                                                          self.normalization, gradient=gradient),
                                  normalization="grid")
         point.add_normalization_events(self.grid_fields, self.weights)
         point.add_data({"m13Sq": m13sq, "m23Sq": m23sq})
-        return fitter
+        return Fitter(likelihood, seed=seed, randomize=random_start, use_gradient=gradient,
+                      strategy=strategy, verbose=verbose)
 
     def fit_fractions(self, values, covariance=None):
         """Fit fractions on the grid from the isobar layer
@@ -120,12 +119,13 @@ class Setup:
     def results(self, fitter, fractions=True):
         """Values, errors, covariance, fit fractions (with errors; skipped with
         ``fractions`` False), Laura++'s coefficients, solution."""
-        x, e = fitter.values, fitter.errors
+        from vecampfit.fitter import results
         m = fitter.minuit
-        cov = fitter.covariance()
+        x, e = results.values(m), results.errors(m)
+        cov = results.covariance_matrix(m)
         out = {"values": x, "errors": e, "covariance": cov, "fval": m.fval, "valid": m.valid,
                "edm": m.fmin.edm if m.fmin is not None else float("nan"),
-               "calls": fitter.n_calls, "wall_time": fitter.wall_time,
+               "calls": fitter.likelihood.n_calls, "wall_time": fitter.wall_time,
                "cpu_time": fitter.cpu_time, "solution": genfit3k.solution(x)}
         if fractions:
             ff = self.fit_fractions(x, cov)

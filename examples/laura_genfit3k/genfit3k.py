@@ -636,7 +636,7 @@ def parameter_table(random_coefficients=False):
     """Fit parameters: the generated values; with ``random_coefficients`` the
     f'2(1525) and non-resonant coefficients start uniform in [-10, 10] (real and
     imaginary parts), as Laura++'s random starts."""
-    from vecampfit.fitter import Parameter, ParameterTable
+    from vecampfit.fitter import FitParameter, ParameterTable
     steps = {"PHI_M": 1e-4, "PHI_G": 1e-4, "F2_M": 1e-3, "F2_G": 1e-3}
     params = []
     for name in PARAMETER_NAMES:
@@ -644,19 +644,16 @@ def parameter_table(random_coefficients=False):
         rnd = 0.0
         if random_coefficients and name in COEFFICIENTS:
             value, rnd = 0.0, 10.0
-        params.append(Parameter(name, value, steps.get(name, 0.05), 0.0, 0.0, rnd))
+        params.append(FitParameter(name, value, steps.get(name, 0.05), 0.0, 0.0, rnd))
     return ParameterTable(params, source="genfit3k")
 
 
 def run_sequence(fitter, ncall=100000):
     """Laura++'s two-stage fit: the f'2(1525) and non-resonant coefficients with
     masses and widths fixed, then also the masses and widths; then HESSE."""
-    fitter.fix_all()
-    fitter.release(list(COEFFICIENTS))
-    fitter.migrad(ncall)
-    fitter.release(list(MASSES_AND_WIDTHS))
-    fitter.migrad(ncall)
-    fitter.hesse()
+    from vecampfit.fitter import Stage
+    fitter.run(Stage(fix_all=True, release=COEFFICIENTS, ncall=ncall),
+               Stage(release=MASSES_AND_WIDTHS, ncall=ncall, hesse=True))
     return fitter
 
 
