@@ -158,15 +158,25 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     with uproot.open(os.path.join(d, "signal_density.root")) as f:
         norm = f["normalization_0"].arrays(library="np")
     for field, h in hist.items():
-        flat = np.histogram(norm[field] ** 2, h["edges"])[0] * (h["data"].sum() / len(norm[field]))
-        use = h["fit"] >= 10
-        chi2_fit = np.sum((h["data"][use] - h["fit"][use]) ** 2 / h["fit"][use]) / use.sum()
-        chi2_flat = np.sum((h["data"][use] - flat[use]) ** 2 / np.maximum(flat[use], 1)) / use.sum()
+        flat = np.histogram(norm[field] ** 2, h.edges)[0] * (h.data.sum() / len(norm[field]))
+        use = h.fit >= 10
+        chi2_fit = np.sum((h.data[use] - h.fit[use]) ** 2 / h.fit[use]) / use.sum()
+        chi2_flat = np.sum((h.data[use] - flat[use]) ** 2 / np.maximum(flat[use], 1)) / use.sum()
         print(f"{field}: chi2 per bin {chi2_fit:.2f} (fit), {chi2_flat:.1f} (phase space)")
         assert chi2_fit < 2.0, field
         assert chi2_flat > 5.0, field
-    for name in ("projections.png", "projections.pdf", "dalitz_plot.png"):
-        assert os.path.getsize(os.path.join(d, name)) > 1000
+        # The three largest resonances and the background, each below the fit.
+        assert len(h.components) == 4 and "background" in h.components, list(h.components)
+        assert set(h.components) - {"background"} <= {r[0] for r in model.RESONANCES} | {"NR"}
+        for name, c in h.components.items():
+            assert 0 < c.sum() < h.fit.sum(), (field, name)
+    from matplotlib.image import imread
+    for name, (height, width) in (("projections.png", (600, 1800)),
+                                  ("dalitz_plot.png", (660, 720))):
+        image = imread(os.path.join(d, name))
+        assert image.shape[:2] == (height, width), name
+        assert np.ptp(image[..., :3]) > 0.5, name
+    assert open(os.path.join(d, "projections.pdf"), "rb").read(4) == b"%PDF"
 
     # Grid normalization: no MC needed, and the same answer within the MC precision.
     grid = fit_signal.main(opts + ["--grid-integration", "200", "--no-density-file"])

@@ -390,10 +390,19 @@ def test_programs_generate_fit_plot(tmp_path, model_cache, capsys):
         assert os.path.getsize(os.path.join(d, name)) > 0
     hist = plot3k.main(["--directory", d, "--experiment", "1", "--grid-coarse", "0.01",
                         "--grid-fine", "0.02"])
-    assert os.path.getsize(os.path.join(d, "projections3k_1.png")) > 0
+    from matplotlib.image import imread
+    assert imread(os.path.join(d, "projections3k_1.png")).shape[:2] == (600, 1800)
+    assert imread(os.path.join(d, "dalitz3k_1.png")).shape[:2] == (660, 720)
     # The fit curve holds the events of the experiment (within the plotted ranges).
-    assert hist["max"]["fit"].sum() == pytest.approx(hist["max"]["data"].sum(), rel=0.01)
-    assert hist["min"]["data"].sum() == 5000
+    assert hist["max"].fit.sum() == pytest.approx(hist["max"].data.sum(), rel=0.01)
+    assert hist["min"].data.sum() == 5000
+    # The components are the model's; in the phi(1020) window the phi dominates.
+    assert set(hist["phi"].components) == set(genfit3k.COMPONENTS)
+    phi = hist["phi"].components
+    assert phi["PHI"].sum() > max(phi["F2"].sum(), phi["NR"].sum())
+    np.testing.assert_allclose(hist["min"].pulls, (hist["min"].data - hist["min"].fit)
+                               / np.sqrt(np.where(hist["min"].fit > 0, hist["min"].fit, 1))
+                               * (hist["min"].fit > 0))
 
 
 def test_bad_input_is_reported(tmp_path, model_cache):

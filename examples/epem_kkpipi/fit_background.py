@@ -32,7 +32,7 @@ PROJECTIONS = (("m_k1pi2", ("K1", "pi2"), "M(K1 pi2) (GeV)"),
                ("m_k1pi1pi2", ("K1", "pi1", "pi2"), "M(K1 pi1 pi2) (GeV)"))
 
 
-def _mass(mom, parts):
+def mass(mom, parts):
     p = sum(mom[k] for k in parts)
     return np.sqrt(np.maximum(p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1), 0.0))
 
@@ -44,7 +44,7 @@ def projections(data, mc, mc_weights, values, bins=25):
     dm, mm = common.momenta_of(data), common.momenta_of(mc)
     out = {}
     for name, parts, _ in PROJECTIONS:
-        x, y = _mass(dm, parts), _mass(mm, parts)
+        x, y = mass(dm, parts), mass(mm, parts)
         edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
         h, _ = np.histogram(x, edges)
         w = mc_weights * values
@@ -58,24 +58,17 @@ def projections(data, mc, mc_weights, values, bins=25):
     return out
 
 
-def plot(proj, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k", label="data")
-        ax.plot(c, h["fit"], "-", color="C0", label="fit")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+def plot_projections(proj, path, title, components=()):
+    """Projections with pull panels (vecampfit.plotting): data with Poisson
+    errors, the fit as a step histogram, ``components`` (keys of the
+    projections' dicts) dashed; the chi2 of each projection in the title."""
+    from vecampfit import plotting
+    hists = [plotting.Projection(edges=h["edges"], data=h["data"], data_errors=np.sqrt(h["data"]),
+                                 fit=h["fit"], components={k: h[k] for k in components},
+                                 label=label.replace("(GeV)", "[GeV]"))
+             for name, _, label in PROJECTIONS for h in (proj[name],)]
+    chi2 = ", ".join(f"{proj[name]['chi2']:.1f}/{proj[name]['ndf']}" for name, _, _ in PROJECTIONS)
+    plotting.plot_projections(hists, path, title=f"{title} (chi2/bins {chi2})")
 
 
 def fit_point(point, directory, *, modules=None, vector_length=8, precision="float64",
@@ -113,7 +106,7 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
         for name, v, e, t, pull in zip(likelihood.parameters.names, x, err, truth, pulls):
             f.write(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}\n")
     if make_plot:
-        plot(proj, os.path.join(directory, f"background_{point.name}.png"),
+        plot_projections(proj, os.path.join(directory, f"background_{point.name}.png"),
              f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, background")
     return fitter, pulls, proj
 

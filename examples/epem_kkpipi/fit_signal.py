@@ -48,6 +48,7 @@ sys.path.insert(0, HERE)
 
 import background  # noqa: E402
 import common  # noqa: E402
+import fit_background  # noqa: E402
 import config  # noqa: E402
 import model  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
@@ -415,7 +416,6 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
         Per projection: ``edges``, ``data``, ``fit``, ``background``,
         ``chi2``, ``ndf``.
     """
-    from fit_background import PROJECTIONS, _mass
     fp = fitter.likelihood.points[index]
     data = declaration.data()
     mc, _ = declaration.normalization(mc_events)
@@ -429,8 +429,8 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
     scale = fp.data_events.n_events / total.sum()
     dm, mm = common.momenta_of(data), common.momenta_of(mc)
     out = {}
-    for name, parts, _ in PROJECTIONS:
-        x, y = _mass(dm, parts), _mass(mm, parts)
+    for name, parts, _ in fit_background.PROJECTIONS:
+        x, y = fit_background.mass(dm, parts), fit_background.mass(mm, parts)
         edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
         h, _ = np.histogram(x, edges)
         f, _ = np.histogram(y, edges, weights=total * scale)
@@ -441,31 +441,6 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
         out[name] = {"edges": edges, "data": h, "fit": f, "background": b, "chi2": chi2,
                      "ndf": int(ok.sum())}
     return out
-
-
-def plot_projections(proj, path, title):
-    """The paper's figure: data with errors, fit (solid), background (dashed histogram)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from fit_background import PROJECTIONS
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
-                    label="data")
-        ax.plot(c, h["fit"], "-", color="C0", label="fit")
-        ax.stairs(h["background"], h["edges"], linestyle="--", color="C3", label="background")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
 
 
 def parse(argv=None):
@@ -545,9 +520,10 @@ def main(argv=None):
             if decl.point.energy_mev not in energies:
                 continue
             proj = projections(fitter, decl, k, mc_events=args.mc_events)
-            plot_projections(proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
-                             f"{config.PROCESS_LABELS[decl.point.process]}, "
-                             f"{decl.point.energy_mev} MeV, signal fit")
+            fit_background.plot_projections(
+                proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
+                f"{config.PROCESS_LABELS[decl.point.process]}, {decl.point.energy_mev} MeV, "
+                f"signal fit", components=("background",))
             lines += [f"{decl.name} {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins"
                       for name, h in proj.items()]
         if lines:

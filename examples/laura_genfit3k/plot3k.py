@@ -7,10 +7,13 @@ Laura++'s file with ``--laura``).  The two K+ are identical, so the plot is
 folded: the projections are m^2_min = min(m13^2, m23^2) and m^2_max =
 max(m13^2, m23^2) (for the folded files of generate3k.py and Laura++, m13Sq
 and m23Sq), and m_min(K+ K-) around the phi(1020).  Data are points with
-Poisson errors; the fit (solid) and its components (dashed: |term|^2 of each
-component, interference not shown) are the normalization grid weighted
-by the density, scaled to the number of events.  Writes
-``projections3k_N.png``/``.pdf`` into ``--output`` (default ``--directory``).
+Poisson errors; the fit (step histogram) and its components (dashed:
+|term|^2 of each component, interference not shown) are the normalization
+grid weighted by the density, scaled to the number of events
+(vecampfit.plotting), with a pull panel under each projection; the data's
+folded Dalitz plot is a histogram of its own.  Writes
+``projections3k_N.png``/``.pdf`` and ``dalitz3k_N.png`` into ``--output``
+(default ``--directory``).
 """
 
 import os
@@ -23,8 +26,7 @@ if HERE not in sys.path:
     sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
-
-COLORS = {"PHI": "tab:orange", "F2": "tab:green", "NR": "tab:purple"}
+from vecampfit import plotting  # noqa: E402
 
 
 def read_fit(path, experiment):
@@ -58,10 +60,9 @@ def projections(m13sq, m23sq, params, records, weights, m, normalization, bins=5
 
     Returns
     -------
-    dict
+    dict of vecampfit.plotting.Projection
         ``"min"``, ``"max"`` (m^2 of the lower and higher K+ K- pair, GeV^2) and
-        ``"phi"`` (m of the lower pair, GeV): ``edges``, ``data``, ``fit`` and
-        per component ``<C>`` (expected events per bin).
+        ``"phi"`` (m of the lower pair, GeV), with the components by key.
     """
     data = {"min": np.minimum(m13sq, m23sq), "max": np.maximum(m13sq, m23sq)}
     data["phi"] = np.sqrt(data["min"])
@@ -74,19 +75,14 @@ def projections(m13sq, m23sq, params, records, weights, m, normalization, bins=5
              for c in genfit3k.COMPONENTS}
     total = sum(terms.values())
     dens = np.abs(total) ** 2
-    scale = len(m13sq) / np.dot(weights, dens)
     lo, hi = genfit3k.dalitz_limits(m)
     ranges = {"min": (lo * lo, max(grid["min"].max(), data["min"].max())),
               "max": (min(grid["max"].min(), data["max"].min()), hi * hi), "phi": phi_window}
-    out = {}
-    for key, (a, b) in ranges.items():
-        edges = np.linspace(a, b, (phi_bins if key == "phi" else bins) + 1)
-        h = {"edges": edges, "data": np.histogram(data[key], edges)[0],
-             "fit": np.histogram(grid[key], edges, weights=weights * dens * scale)[0]}
-        for c, t in terms.items():
-            h[c] = np.histogram(grid[key], edges, weights=weights * np.abs(t) ** 2 * scale)[0]
-        out[key] = h
-    return out
+    components = {c: weights * np.abs(t) ** 2 for c, t in terms.items()}
+    return {key: plotting.projection(data[key], grid[key], weights * dens,
+                                     bins=phi_bins if key == "phi" else bins, range=ranges[key],
+                                     components=components, label=LABELS[key])
+            for key in ranges}
 
 
 LABELS = {"min": r"$m^2_{\min}(K^+K^-)$ [GeV$^2$]", "max": r"$m^2_{\max}(K^+K^-)$ [GeV$^2$]",
@@ -128,31 +124,16 @@ def main(argv=None):
     normalization = genfit3k.normalization_constants(m, records, weights)
     hist = projections(m13sq, m23sq, params, records, weights, m, normalization, args.bins)
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    for ax, key in zip(axes, ("min", "max", "phi")):
-        h = hist[key]
-        e = h["edges"]
-        c = 0.5 * (e[1:] + e[:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
-                    label="data")
-        ax.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
-        for comp in genfit3k.COMPONENTS:
-            ax.stairs(h[comp], e, color=COLORS[comp], ls="--", lw=1,
-                      label=genfit3k.COMPONENT_NAMES[comp])
-        ax.set_xlabel(LABELS[key])
-        unit = "GeV" if key == "phi" else "GeV$^2$"
-        ax.set_ylabel(f"events / {e[1] - e[0]:.3g} {unit}")
-        ax.set_ylim(bottom=0)
-    axes[0].legend()
-    fig.tight_layout()
-    name = f"projections3k_{'laura_' if args.laura else ''}{args.experiment}"
-    for ext in ("png", "pdf"):
-        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=120)
-    plt.close(fig)
-    print(f"wrote {name}.png/.pdf in {os.path.abspath(out)}")
+    tag = f"{'laura_' if args.laura else ''}{args.experiment}"
+    title = rf"$B^+ \to K^+K^+K^-$, experiment {args.experiment}"
+    plotting.plot_projections([hist[k] for k in ("min", "max", "phi")],
+                              [os.path.join(out, f"projections3k_{tag}.{ext}")
+                               for ext in ("png", "pdf")],
+                              component_labels=genfit3k.COMPONENT_NAMES, title=title)
+    low, high = np.minimum(m13sq, m23sq), np.maximum(m13sq, m23sq)
+    plotting.plot_dalitz(low, high, os.path.join(out, f"dalitz3k_{tag}.png"), bins=80,
+                         xlabel=LABELS["min"], ylabel=LABELS["max"], title=title)
+    print(f"wrote projections3k_{tag}.png/.pdf and dalitz3k_{tag}.png in {os.path.abspath(out)}")
     return hist
 
 

@@ -30,7 +30,7 @@ Two uncertainties are reported separately:
 
 import numpy as np
 
-__all__ = ["FitFractions", "fit_fractions"]
+__all__ = ["FitFractions", "component_densities", "fit_fractions"]
 
 
 class FitFractions:
@@ -95,6 +95,57 @@ def _matrix(x, c, w):
             m[i, j] = m[j, i] = f
             err[i, j] = err[j, i] = np.sqrt(np.dot(w * w, (n - f * d) ** 2)) / den
     return m, err
+
+
+def component_densities(model, records, params=None, constants=None):
+    """Each component's term alone and the whole density at events.
+
+    .. math::
+
+        S_k = |c_k X_k|^2, \\qquad S = \\Big|\\sum_k c_k X_k\\Big|^2,
+
+    so that :math:`S_k / S` is the share of component ``k`` at an event
+    (the interference terms make :math:`\\sum_k S_k \\ne S` in general).
+    Projection plots weight the fit's events with it
+    (:func:`vecampfit.plotting.projection`); the fit fractions are its
+    integrals, :math:`F_{kk} = \\sum_j w_j S_{kj} / \\sum_j w_j S_j`.
+
+    Parameters
+    ----------
+    model : CompiledIsobarModel or IsobarModel
+        Evaluated in numpy (the declared model).
+    records : dict of array_like
+        Event records, as for the density.
+    params : dict or array_like, optional
+        Parameter values (default: the model's starting values); a dict
+        may hold other parameters of the fit, which are ignored.
+    constants : dict, optional
+
+    Returns
+    -------
+    components : dict of str to numpy.ndarray
+        Component key -> :math:`S_k` per event (the density's unit).
+    total : numpy.ndarray
+        :math:`S` per event.
+    """
+    declared = getattr(model, "model", model)
+    values = declared.values()
+    if params is not None:
+        if isinstance(params, dict):
+            # Other parameters of the fit (background fractions) are not the model's.
+            values.update({k: float(v) for k, v in params.items() if k in values})
+        else:
+            names = declared.parameter_names()
+            p = np.asarray(params, dtype=np.float64).reshape(-1)
+            if p.size != len(names):
+                raise ValueError(f"params: {p.size} values for the model's {len(names)} "
+                                 f"parameters {names}")
+            values.update(zip(names, p.tolist()))
+    x = declared.component_amplitudes(records, values, constants)
+    c = declared.couplings(values, constants)
+    terms = {k: c[k] * x[k] for k in x}
+    a = sum(terms.values())
+    return ({k: t.real ** 2 + t.imag ** 2 for k, t in terms.items()}, a.real ** 2 + a.imag ** 2)
 
 
 def fit_fractions(model, records, weights=None, params=None, covariance=None,
