@@ -15,8 +15,8 @@ one thread:
 Prints ns per event and the ratios to L = 1 and to numpy.
 
 With ``--simultaneous`` (instead of the above) it times the simultaneous
-signal fit of fit_signal.py over the ten process-energy points (samples from
-generate.py, the simulation's background polynomial as the fixed
+signal fit of fit_signal_kkpipi.py over the ten process-energy points (samples from
+generate_kkpipi.py, the simulation's background polynomial as the fixed
 background, as in the example's tests), in one process:
 
 * one likelihood call (all points), value and value with gradient, float64,
@@ -49,11 +49,11 @@ from timing import best_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "epem_kkpipi"))
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
 import efficiency  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 
 from vecampfit import generation  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood  # noqa: E402
@@ -87,11 +87,11 @@ def efficiency_fitter(point, records, density, precision, length):
 
 
 def simultaneous_samples(directory, data_events, mc_events, seed=1):
-    """The ten points' data and MC (generate.py) and, as background-fit
+    """The ten points' data and MC (generate_kkpipi.py) and, as background-fit
     results, the simulation's background coefficients."""
     import background
-    import fit_signal
-    import generate
+    import fit_signal_kkpipi as fit_signal
+    import generate_kkpipi as generate
     from vecampfit.fitter.parameters import write_parameter_file
     points = [dataclasses.replace(p, data_events=data_events, mc_events=mc_events,
                                   background_events=0) for p in config.POINTS.values()]
@@ -128,7 +128,7 @@ def interleaved(cases, repeat):
 
 def simultaneous(args):
     import background
-    import fit_signal
+    import fit_signal_kkpipi as fit_signal
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     decl = simultaneous_samples(args.directory, args.data_events, args.mc_events)
     length = args.simultaneous_length
@@ -212,7 +212,7 @@ def simultaneous(args):
     ns = 1e9 / n
     n_free = len(free)
     lines = [
-        "## Simultaneous signal fit (fit_signal.py), ten points\n",
+        "## Simultaneous signal fit (fit_signal_kkpipi.py), ten points\n",
         f"Measured by `"
         f"{'OMP_WAIT_POLICY=' + os.environ['OMP_WAIT_POLICY'] + ' ' if 'OMP_WAIT_POLICY' in os.environ else ''}"
         f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "

@@ -52,13 +52,14 @@ def toy_model_l8(model_cache):
 # are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from example_modules import use_example  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _example_imports(request):
-    """Before each test of a module that names its EXAMPLE folder, sibling
-    imports (``import fit_signal`` inside a test) resolve to that example."""
-    folder = getattr(request.module, "EXAMPLE", None)
-    if folder:
-        use_example(folder)
+#: The examples' folders.  Their programs import their siblings by name
+#: (``import common`` in examples/dz_kmpippiz), as they do when run as
+#: scripts; the tests import them the same way, with every folder on the
+#: path.  No two folders hold a module of the same name
+#: (tests/test_example_modules.py), so that each name means one module.
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+EXAMPLE_FOLDERS = sorted(os.path.join(EXAMPLES, d) for d in os.listdir(EXAMPLES)
+                         if os.path.isdir(os.path.join(EXAMPLES, d)) and not d.startswith(("_", ".")))
+for _folder in EXAMPLE_FOLDERS:
+    if _folder not in sys.path:
+        sys.path.append(_folder)

@@ -10,10 +10,8 @@ from vecampfit.fitter import Density
 from vecampfit.fitter.results import errors, values
 from vecampfit.model_compiler import compile_model
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
-use_example(EXAMPLE)
 import common  # noqa: E402
 import model  # noqa: E402
 
@@ -362,15 +360,6 @@ def test_pulls_over_pseudoexperiments(tmp_path, model_cache):
     # All together (correlated within an experiment, hence the margins).
     assert abs(mean) < 0.25
     assert 0.85 < width < 1.15
-
-
-@pytest.mark.parametrize("program", ["generate", "fit_background", "fit_signal", "plot", "run"])
-def test_programs_have_help(program):
-    import subprocess
-    proc = subprocess.run([sys.executable, os.path.join(EXAMPLE, program + ".py"), "--help"],
-                          capture_output=True, text=True, cwd=str(EXAMPLE))
-    assert proc.returncode == 0, proc.stderr
-    assert "--directory" in proc.stdout
 
 
 def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):

@@ -7,25 +7,22 @@ the fitted efficiency against the reconstructed fraction in the projections.
 """
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 from vecampfit.fitter import results as fit_results
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
 import config  # noqa: E402
 import efficiency  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def mc_dir(tmp_path_factory):
-    import generate
+    import generate_kkpipi as generate
     d = str(tmp_path_factory.mktemp("epem_eff"))
     for name in ("kpkmpippim_2000_mev", "kskspippim_1900_mev"):
         point = config.POINTS[name]
@@ -117,7 +114,7 @@ def test_fit_with_explicit_gradient_agrees_with_numerical(mc_dir):
 
 @pytest.fixture(scope="module")
 def compiled(model_cache):
-    import common
+    import common_kkpipi as common
     return common.compile_efficiency_density((1, 4), build_dir=model_cache)
 
 

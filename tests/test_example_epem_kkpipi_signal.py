@@ -11,22 +11,19 @@ errors; a pull study over a few pseudoexperiments (slow).
 
 import dataclasses
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-import model  # noqa: E402
+import fit_signal_kkpipi as fit_signal  # noqa: E402
+import generate_kkpipi as generate  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit.fitter import results as fit_results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 
@@ -76,7 +73,7 @@ def test_declarations_follow_the_points(tmp_path):
     assert len(table) == 2 * 8 + 16 + 2
     assert table["K1_1270_E1850_S_RE"].step == 0 and table["K1_1270_KSTPI_S_IM"].step == 0
     assert table["K1_1400_E1950_D_IM"].step > 0 and table["K1_1270_RHOK_D_RE"].step > 0
-    with pytest.raises(FileNotFoundError, match="fit_background.py"):
+    with pytest.raises(FileNotFoundError, match="fit_background_kkpipi.py"):
         decl[0].background_parameters()
 
 

@@ -9,16 +9,13 @@ second solution, a pseudoexperiment pull study and the programs.
 
 import math
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "laura_genfit3k")
-use_example(EXAMPLE)
 import fit3k  # noqa: E402
 import generate3k  # noqa: E402
 import genfit3k  # noqa: E402

@@ -2,18 +2,15 @@
 the Cython density and its numpy form give the same fit."""
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
 from vecampfit.fitter import results as fit_results
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "tutorial")
-use_example(EXAMPLE)
 import fit_peak  # noqa: E402
 
 

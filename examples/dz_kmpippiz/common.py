@@ -8,14 +8,10 @@ in GeV.  Grid points are records with ``m2_km_pip`` and ``m2_km_piz`` instead.
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
 import model  # noqa: E402
 from vecampfit import kinematics, numeric_integration, particle_data, vector4  # noqa: E402
 

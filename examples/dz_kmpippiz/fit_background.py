@@ -7,10 +7,8 @@ and ``results_background.txt`` there.  The signal fit reads the result.
 """
 
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file  # noqa: E402

@@ -23,12 +23,10 @@ fractions), ``signal_result.root`` and ``signal_density.root`` (suffix
 """
 
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import model  # noqa: E402
@@ -201,12 +199,7 @@ def cartesian_parameters(polar):
 def isobar_model(cartesian=False):
     """The model declared with vecampfit.isobar (isobar_model.py of this folder;
     couplings in real and imaginary parts with ``cartesian``)."""
-    import importlib.util
-    # Loaded by path: other examples have an isobar_model.py too.
-    spec = importlib.util.spec_from_file_location("dz_isobar_model",
-                                                  os.path.join(HERE, "isobar_model.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    import isobar_model as module
     model = module.build()
     return model.cartesian() if cartesian else model
 

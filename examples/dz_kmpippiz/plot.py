@@ -11,12 +11,8 @@ Writes ``projections.png``/``.pdf`` and ``dalitz_plot.png``/``.pdf``.
 """
 
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 from vecampfit import plotting  # noqa: E402

@@ -11,11 +11,7 @@ densities (about a minute); later runs take them from the cache.
 """
 
 import os
-import sys
 import time
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import fit_background  # noqa: E402

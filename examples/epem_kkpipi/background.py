@@ -16,8 +16,8 @@ import os
 
 import numpy as np
 
-import common
-import model
+import common_kkpipi as common
+import model_kkpipi as model
 from vecampfit.fitter.parameters import FitParameter, ParameterTable
 from vecampfit.polynomial_parameters import exponents
 

@@ -52,8 +52,8 @@ The gradient: with :math:`u = \mathrm{Sig}^{-1}(E_0)`,
 
 import numpy as np
 
-import common
-import model
+import common_kkpipi as common
+import model_kkpipi as model
 from vecampfit import kinematics
 from vecampfit import mathematical_functions as mf
 from vecampfit.fitter.parameters import FitParameter, ParameterTable
@@ -239,7 +239,7 @@ def efficiency_density(fields, params, point, gradient=False):
 def density(point, data_efficiency=False):
     """The efficiency density of a point for the fitter (Python form with gradient).
 
-    Records are MC records (generate.py's ``mc_<point>.root``).
+    Records are MC records (generate_kkpipi.py's ``mc_<point>.root``).
     """
     from vecampfit.fitter import Density
     return Density(lambda f, p: efficiency_density(f, p, point),

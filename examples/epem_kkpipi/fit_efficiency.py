@@ -1,6 +1,6 @@
 """Fit the efficiency parameterization (paper section 8.2) to the generator-level MC with the reconstructed flag.
 
-For each chosen point reads ``mc_<point>.root`` (generate.py) and fits
+For each chosen point reads ``mc_<point>.root`` (generate_kkpipi.py) and fits
 E(Phi_lab, Phi) (efficiency.py) by the likelihood -2 ln g(E/w) for
 reconstructed and -2 ln(1 - g(E/w)) for other events, without
 normalization, with the explicit gradient (or Minuit's numerical one with
@@ -14,15 +14,11 @@ Run ``python fit_efficiency.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import efficiency  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402

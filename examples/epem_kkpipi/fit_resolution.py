@@ -18,19 +18,15 @@ point with --plot).  Run ``python fit_resolution.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
 import generation_models  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 import resolution  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import read_parameter_file, write_parameter_file  # noqa: E402

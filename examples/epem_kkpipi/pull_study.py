@@ -2,10 +2,10 @@ r"""Pseudoexperiments of the simultaneous signal fit: generate, fit, pulls.
 
 Each experiment generates the chosen points (``--process``, ``--energy``;
 default K+ K- pi+ pi- and KS KS pi+ pi- at 2000 MeV) with the model's
-generation amplitudes through the simulated detector (generate.py, its own
+generation amplitudes through the simulated detector (generate_kkpipi.py, its own
 random streams from the experiment's seed), takes the simulation's
 background polynomial as the fixed background of each point, and runs the
-simultaneous fit (fit_signal.py) from a random start.  Experiments run with
+simultaneous fit (fit_signal_kkpipi.py) from a random start.  Experiments run with
 :func:`vecampfit.studies.run_study` (one seed per experiment, results
 appended to ``--results`` so that an interrupted study resumes) and the
 pulls :math:`(\hat p - p_0)/\sigma_{\hat p}` of every free parameter are
@@ -18,21 +18,17 @@ import dataclasses
 import functools
 import os
 import shutil
-import sys
 import tempfile
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-import model  # noqa: E402
+import fit_signal_kkpipi as fit_signal  # noqa: E402
+import generate_kkpipi as generate  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit.fitter import results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.studies import StudyTable, pull_summary, run_study  # noqa: E402

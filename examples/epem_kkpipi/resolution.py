@@ -28,8 +28,8 @@ Gradient: :math:`\partial R/\partial c_{fk,d} = R\,(x_{fk}^2/\sigma_{fk}^3 - 1/\
 
 import numpy as np
 
-import common
-import model
+import common_kkpipi as common
+import model_kkpipi as model
 from vecampfit.fitter.parameters import FitParameter, ParameterTable
 
 COMPONENTS = ("DP", "DC", "DF")

@@ -19,14 +19,9 @@ writes ``fit3k_results.txt`` and ``fit3k_results.root`` (tree ``fits``) into
 """
 
 import os
-import sys
 import time
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
 
@@ -62,7 +57,7 @@ class Setup:
             genfit3k.signal_density(self.module, "float64", self.masses, self.normalization),
             self.grid_fields, self.weights)
         # Fit fractions and their errors: the model declared with vecampfit.isobar
-        # (isobar_model.py), its compiled component amplitudes on the grid.
+        # (isobar_model3k.py), its compiled component amplitudes on the grid.
         self.isobar = genfit3k.compile_isobar_model([args.vector_length],
                                                     build_dir=args.model_cache)
         # Its event-buffer fields of the grid, filled once for every fit.

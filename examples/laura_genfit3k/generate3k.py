@@ -14,14 +14,9 @@ the Dalitz plot is folded (m13Sq < m23Sq; the two K+ are identical) unless
 """
 
 import os
-import sys
 import time
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
 from vecampfit import generation  # noqa: E402

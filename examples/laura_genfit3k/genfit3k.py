@@ -46,13 +46,10 @@ by ``laura_crosscheck.py``):
 import argparse
 import math
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 from vecampfit import high_energy_physics as hep  # noqa: E402
 from vecampfit import kinematics, numeric_integration, particle_data  # noqa: E402
@@ -515,20 +512,15 @@ class GridIntegrals:
 
 
 def compile_isobar_model(vector_lengths, build_dir=None, verbose=False):
-    """The model of isobar_model.py (declared with :mod:`vecampfit.isobar`),
+    """The model of isobar_model3k.py (declared with :mod:`vecampfit.isobar`),
     compiled for the vector lengths.
 
     Returns
     -------
     vecampfit.isobar.CompiledIsobarModel
     """
-    import importlib.util
-    # Loaded from this folder by path: other examples have an isobar_model.py too.
-    spec = importlib.util.spec_from_file_location("genfit3k_isobar_model",
-                                                  os.path.join(HERE, "isobar_model.py"))
-    isobar_model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(isobar_model)
-    return isobar_model.build().compile(list(vector_lengths), build_dir=build_dir,
+    import isobar_model3k
+    return isobar_model3k.build().compile(list(vector_lengths), build_dir=build_dir,
                                         verbose=verbose)
 
 
@@ -574,7 +566,7 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
                               covariance_names=None if covariance is None else PARAMETER_NAMES,
                               constants={f"N_{c}": normalization[c] for c in COMPONENTS})
     if out.components != COMPONENTS:
-        raise ValueError(f"isobar_model.py declares the components {out.components}, the "
+        raise ValueError(f"isobar_model3k.py declares the components {out.components}, the "
                          f"example expects {COMPONENTS}")
     return out
 

@@ -17,13 +17,8 @@ programs (see ``genfit3k.laura_coefficients``).  Writes
 """
 
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402

@@ -17,13 +17,8 @@ folded Dalitz plot is a histogram of its own.  Writes
 """
 
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
 from vecampfit import plotting  # noqa: E402

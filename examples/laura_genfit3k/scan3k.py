@@ -23,13 +23,8 @@ and ``scan3k_solutions.json`` into ``--output``.
 
 import json
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402

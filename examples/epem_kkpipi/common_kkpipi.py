@@ -20,15 +20,11 @@ Event files (tree ``tree``; four-momenta (px, py, pz, E) in GeV, float64):
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 
 TREE = "tree"
 #: Final-state particle keys and their branch stems.

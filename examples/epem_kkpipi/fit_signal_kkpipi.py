@@ -7,7 +7,7 @@ normalization MC (the reconstructed events of ``mc_<point>.root`` weighted
 with the data/MC efficiency ratio, branch ``weight``), its signal density
 (``signal_density.pyx``, the model of its energy with the constants of its
 process), its background density (the point's polynomial, fixed at the
-result of ``fit_background.py``, ``parameters_background_<point>.dat``) and
+result of ``fit_background_kkpipi.py``, ``parameters_background_<point>.dat``) and
 its background-fraction parameter ``BKG_FRACTION_<point>``.  The fit is
 built by one loop over the declarations.
 
@@ -33,24 +33,20 @@ the K1 -> K* pi and K1 -> rho K channels per point with their errors) and,
 for the points at 2000 MeV (``--plot-energy``), the projections onto
 M(K1 pi2), M(pi1 pi2), M(K1 pi1 pi2) ``signal_projections_<point>.png``
 with their chi2 in ``signal_projections.txt``.
-Run ``python fit_signal.py --help``.
+Run ``python fit_signal_kkpipi.py --help``.
 """
 
 import dataclasses
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
-import fit_background  # noqa: E402
+import common_kkpipi as common  # noqa: E402
+import fit_background_kkpipi as fit_background  # noqa: E402
 import config  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
 from vecampfit.fitter.parameters import FitParameter, ParameterTable  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -111,7 +107,7 @@ class SimultaneousFitPoint:
         if not os.path.exists(self.background_parameter_file):
             raise FileNotFoundError(
                 f"{self.name}: no background parameters {self.background_parameter_file!r}; "
-                f"run fit_background.py for this point first")
+                f"run fit_background_kkpipi.py for this point first")
         return read_parameter_file(self.background_parameter_file)
 
     def missing_files(self):
@@ -479,7 +475,7 @@ def main(argv=None):
     declarations = simultaneous_fit_points(points, args.directory)
     missing = [f for d in declarations for f in d.missing_files()]
     if missing:
-        p.error("missing input files (run generate.py and fit_background.py for these points "
+        p.error("missing input files (run generate_kkpipi.py and fit_background_kkpipi.py for these points "
                 "first): " + ", ".join(missing))
     signal_modules = background_modules = None
     if not args.numpy:

@@ -8,20 +8,16 @@ density with its gradient, or the numpy form with --numpy), and writes
 errors, pulls against the simulation's coefficients, projection chi2) and,
 for 2000 MeV (every point with --plot), the projections onto M(K1 pi2),
 M(pi1 pi2), M(K1 pi1 pi2): ``background_<point>.png``.
-Run ``python fit_background.py --help``.
+Run ``python fit_background_kkpipi.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
