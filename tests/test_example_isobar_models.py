@@ -199,6 +199,42 @@ def test_g3k_values_and_gradients_equal_hand_written(g3k):
             _compare(hand, gen, hb, gb, names, x)
 
 
+def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
+    """vecampfit.isobar.unit_normalization: n_k = 1/sqrt(sum w |X_k|^2) of
+    each scaled coupling, equal to the example's numpy integrals of
+    |X(13) + X(23)|^2 (genfit3k.component_integrals) at the generated
+    values and at moved masses and widths."""
+    from vecampfit.isobar import unit_normalization
+    g = g3k["g"]
+    records = g3k["records"]
+    w = np.linspace(0.5, 1.5, len(records["m13Sq"]))
+    x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    model = g3k["gen"].model
+    for scale, mk in ((1.0, g.masses()["K"]), (1.01, g.masses()["K"])):
+        y = x * np.where([n.endswith(("_M", "_G")) for n in g.PARAMETER_NAMES], scale, 1)
+        m = {"B": g.masses()["B"], "K": mk}
+        ref = g.component_integrals(y, records, w, m)
+        n = unit_normalization(model, records, w, params=dict(zip(g.PARAMETER_NAMES, y)),
+                               constants={"M_B": m["B"], "M_KP": mk, "M_KM": mk})
+        assert sorted(n) == ["N_F2", "N_NR", "N_PHI"]
+        for k in ("PHI", "F2", "NR"):
+            assert n[f"N_{k}"] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12), (scale, k)
+    # The example's constants come from it, on its folded grid.
+    grid, weights, _ = g.normalization_grid(g.masses(), options=g.GridOptions(coarse=0.02,
+                                                                              fine=0.05))
+    n = g.normalization_constants(g.masses(), grid, weights)
+    ref = g.component_integrals(x, grid, weights, g.masses())
+    assert all(n[k] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12) for k in ref)
+    with pytest.raises(ValueError, match="weights"):
+        unit_normalization(model, records, w[:-1])
+    with pytest.raises(ValueError, match="no coupling has a scale"):
+        from vecampfit.isobar import Cartesian, IsobarModel
+        bare = IsobarModel(("B+", 5.27934), [("K+", 0.493677), ("K+", 0.493677), ("K-", 0.493677)],
+                           variables={"m13Sq": (0, 2), "m23Sq": (1, 2)})
+        bare.add_nonresonant("NR", Cartesian(1.0, 0.0))
+        unit_normalization(bare, records)
+
+
 def test_g3k_fit_fractions_equal_the_example(g3k):
     """The layer's fit fractions equal genfit3k.fit_fractions (the example's own
     numpy computation, which the Laura++ cross-check compares with Laura++)."""

@@ -357,15 +357,11 @@ def normalization_grid(m, phi_mass=GENERATED["PHI_M"], phi_width=GENERATED["PHI_
     n_nodes = [iv.subintervals()[0] * iv.subintervals()[1] for iv in axis]
     regions = [(a, b) for a in axis for b in axis]
     mk = m["K"]
-    grid = numeric_integration.dalitz_grid(m["B"], mk, mk, mk, regions, variables="mass")
+    grid = numeric_integration.dalitz_grid(m["B"], mk, mk, mk, regions, variables="mass",
+                                           fold=opt.fold)
     s13, s23, w = grid.m_ab_squared, grid.m_bc_squared, grid.weights
-    n_inside = len(w)
-    if opt.fold:
-        lower = grid.m_ab < grid.m_bc
-        diagonal = grid.m_ab == grid.m_bc
-        keep = lower | diagonal
-        w = np.where(lower, 2 * w, w)[keep]
-        s13, s23 = s13[keep], s23[keep]
+    # Folded: every point off the diagonal stands for two of the whole grid.
+    n_inside = 2 * len(w) - np.count_nonzero(grid.m_ab == grid.m_bc) if opt.fold else len(w)
     info = {"rectangle_nodes": int(sum(a * b for a in n_nodes for b in n_nodes)),
             "inside": int(n_inside), "points": int(len(w)),
             "segments": [(lo, hi, sp, n) for (lo, hi, sp), n in zip(segs, n_nodes)]}
@@ -414,10 +410,16 @@ def component_integrals(params, records, weights, m):
 
 
 def normalization_constants(m, records, weights):
-    """n_R = 1/sqrt(I_R) at the generated masses and widths (see the module description)."""
-    x = np.array([GENERATED[n] for n in PARAMETER_NAMES])
-    integrals = component_integrals(x, records, weights, m)
-    return {c: 1 / math.sqrt(v) for c, v in integrals.items()}
+    """n_R = 1/sqrt(I_R) at the generated masses and widths (see the module
+    description): :func:`vecampfit.isobar.unit_normalization` of the model of
+    isobar_model3k.py (whose starting values are the generated ones) with the
+    masses ``m``."""
+    import isobar_model3k
+    from vecampfit.isobar import unit_normalization
+    m13sq, m23sq = records_m2(records)
+    n = unit_normalization(isobar_model3k.build(), {"m13Sq": m13sq, "m23Sq": m23sq}, weights,
+                           constants={"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"]})
+    return {c: n[f"N_{c}"] for c in COMPONENTS}
 
 
 def coefficient(params, name):

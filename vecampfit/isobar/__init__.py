@@ -19,7 +19,7 @@ Example
 """
 
 from .angular import HelicitySpinFactor, LauraSpinFactor, ParentFormFactor, ZemachSpinFactor
-from .fractions import FitFractions, component_densities, fit_fractions
+from .fractions import FitFractions, component_densities, fit_fractions, unit_normalization
 from .generate import generate_events
 from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner,
                          ExpressionLineshape, Flatte, FormulaLineshape, KMatrix, LINESHAPES,
@@ -32,4 +32,4 @@ __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "Cartesian", "CompiledIsoba
            "Flatte", "FormulaLineshape",
            "HelicitySpinFactor", "IsobarModel", "KMatrix", "LINESHAPES", "LauraSpinFactor", "Parameter",
            "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "component_densities",
-           "fit_fractions", "generate_events"]
+           "fit_fractions", "generate_events", "unit_normalization"]

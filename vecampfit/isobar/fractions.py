@@ -30,7 +30,7 @@ Two uncertainties are reported separately:
 
 import numpy as np
 
-__all__ = ["FitFractions", "component_densities", "fit_fractions"]
+__all__ = ["FitFractions", "component_densities", "fit_fractions", "unit_normalization"]
 
 
 class FitFractions:
@@ -146,6 +146,78 @@ def component_densities(model, records, params=None, constants=None):
     terms = {k: c[k] * x[k] for k in x}
     a = sum(terms.values())
     return ({k: t.real ** 2 + t.imag ** 2 for k, t in terms.items()}, a.real ** 2 + a.imag ** 2)
+
+
+def unit_normalization(model, records, weights=None, params=None, constants=None):
+    """Scale constants that give every component unit integral.
+
+    A coupling declared with a constant scale,
+    ``Cartesian(re, im, scale=Constant("N_K", 1.0))``, is
+    :math:`c_k = n_k (\\mathrm{re} + i\\,\\mathrm{im})`.  With
+
+    .. math::
+
+        n_k = \\Big(\\sum_j w_j |X_k(x_j)|^2\\Big)^{-1/2}
+
+    over a normalization sample (MC events of weight 1 per unit phase
+    space, or the points and weights of a grid) the term
+    :math:`|n_k X_k|^2` integrates to one, so that :math:`|\\mathrm{re} +
+    i\\,\\mathrm{im}|^2` is the integral of the component alone: the
+    convention of Laura++, which normalizes every component so.  The
+    constants are computed once (at ``params``, usually the starting
+    values); a fit that moves masses or widths keeps them fixed.
+
+    Parameters
+    ----------
+    model : CompiledIsobarModel or IsobarModel
+        Evaluated in numpy (the declared model).
+    records : dict of array_like
+        Normalization events or grid points (event records).
+    weights : array_like, optional
+        Their weights :math:`w_j` (default 1).
+    params : dict or array_like, optional
+        Parameter values (default: the model's starting values).
+    constants : dict, optional
+        Other constants (masses) for the evaluation.
+
+    Returns
+    -------
+    dict of str to float
+        Scale-constant name -> :math:`n_k`, for every component whose
+        coupling has a scale; pass it as ``constants`` to the density.
+
+    Raises
+    ------
+    ValueError
+        No component has a scale constant, the weights do not match the
+        records, or a component's integral is not positive (a component
+        that vanishes on the sample).
+    """
+    declared = getattr(model, "model", model)
+    scaled = [c for c in declared.components if c.scale is not None]
+    if not scaled:
+        raise ValueError(f"model {declared.name!r}: no coupling has a scale constant "
+                         f"(Cartesian(..., scale=Constant('N_<key>', 1.0)))")
+    values = declared.values()
+    if params is not None:
+        if isinstance(params, dict):
+            values.update({k: float(v) for k, v in params.items() if k in values})
+        else:
+            values.update(zip(declared.parameter_names(),
+                              np.asarray(params, dtype=np.float64).tolist()))
+    x = declared.component_amplitudes(records, values, constants)
+    n = len(next(iter(x.values())))
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"weights: expected shape ({n},), got {w.shape}")
+    out = {}
+    for c in scaled:
+        integral = float(np.dot(w, x[c.key].real ** 2 + x[c.key].imag ** 2))
+        if not integral > 0:
+            raise ValueError(f"component {c.key!r}: the integral of |X|^2 over the sample is "
+                             f"{integral!r}, not positive")
+        out[c.scale.name] = 1 / np.sqrt(integral)
+    return out
 
 
 def fit_fractions(model, records, weights=None, params=None, covariance=None,
