@@ -14,6 +14,7 @@ import os
 import time
 
 import common  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 import fit_background  # noqa: E402
 import fit_signal  # noqa: E402
 import generate  # noqa: E402
@@ -26,10 +27,7 @@ def main(argv=None):
     p.add_argument("--events", type=int, default=20000, help="data events")
     p.add_argument("--mc-events", type=int, default=200000, help="normalization MC events")
     p.add_argument("--seed", type=int, default=1, help="seed of generation and fits")
-    p.add_argument("--vector-length", type=int, default=8)
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--model-cache", default=None)
+    command_line.add_model_options(p)
     p.add_argument("--starts", type=int, default=4,
                    help="random starts of the scan after the fit (0: no scan)")
     args = p.parse_args(argv)

@@ -18,10 +18,11 @@ Event files (tree ``tree``; four-momenta (px, py, pz, E) in GeV, float64):
     generator truth: signal (1) or background (0).
 """
 
-import argparse
 import os
 
 import numpy as np
+
+from vecampfit import command_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 import model_kkpipi as model  # noqa: E402
@@ -141,17 +142,9 @@ def signal_density_numpy(point):
                    name=f"signal {point.name} (numpy)")
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "(default" in text or action.default is None or action.default is False:
-            return text
-        return super()._get_help_string(action)
-
-
 def parser(description):
     """Argument parser with the point-selection options shared by the programs."""
-    p = argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
+    p = command_line.parser(description)
     p.add_argument("--directory", default=".", help="folder of input and output files")
     p.add_argument("--process", action="append", choices=sorted(model.PROCESSES),
                    help="process to use (repeat for several; default: both)")

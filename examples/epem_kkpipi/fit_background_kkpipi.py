@@ -19,6 +19,7 @@ import numpy as np
 import background  # noqa: E402
 import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -110,11 +111,8 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--numpy", action="store_true", help="numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
     p.add_argument("--no-plot", action="store_true", help="no plots")
     args = p.parse_args(argv)

@@ -21,6 +21,7 @@ import numpy as np
 import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import efficiency  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -133,14 +134,10 @@ def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--data-efficiency", action="store_true",
                    help="fit the data efficiency (weights w = R) instead of the MC efficiency")
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically instead of the explicit gradient")
     p.add_argument("--numpy", action="store_true",
                    help="use the numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--model-cache", default=None,
-                   help="folder for compiled models (default: vecampfit's cache)")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many MC events per point")
     p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")

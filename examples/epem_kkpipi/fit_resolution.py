@@ -28,6 +28,7 @@ import detector  # noqa: E402
 import generation_models  # noqa: E402
 import model_kkpipi as model  # noqa: E402
 import resolution  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import read_parameter_file, write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -158,13 +159,10 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
 
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically")
     p.add_argument("--numpy", action="store_true",
                    help="use the numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many reconstructed MC events per point")
     p.add_argument("--seed", type=int, default=1, help="seed of the fit-result sample")

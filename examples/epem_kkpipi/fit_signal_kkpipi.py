@@ -47,6 +47,7 @@ import common_kkpipi as common  # noqa: E402
 import fit_background_kkpipi as fit_background  # noqa: E402
 import config  # noqa: E402
 import model_kkpipi as model  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
 from vecampfit.fitter.parameters import FitParameter, ParameterTable  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -442,11 +443,8 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
 def parse(argv=None):
     """The program's options."""
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the random start (default: drawn and printed)")
+    command_line.add_model_options(p)
+    command_line.add_start_options(p, fixed_seed=False, gradient=False)
     p.add_argument("--no-random-start", action="store_true",
                    help="start at the generation values")
     p.add_argument("--mc-events", type=int, default=None,
@@ -461,7 +459,6 @@ def parse(argv=None):
                    help="do not write signal_density.root")
     p.add_argument("--numpy", action="store_true",
                    help="numpy densities (no analytic gradient; slow) instead of compiled ones")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
     p.add_argument("--quiet", action="store_true", help="no line per MIGRAD and HESSE")
     return p, p.parse_args(argv)
 

@@ -29,6 +29,7 @@ import config  # noqa: E402
 import fit_signal_kkpipi as fit_signal  # noqa: E402
 import generate_kkpipi as generate  # noqa: E402
 import model_kkpipi as model  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.studies import StudyTable, pull_summary, run_study  # noqa: E402
@@ -136,10 +137,9 @@ def main(argv=None):
     # they were 1.13 on average).
     p.add_argument("--mc-events", type=int, default=240000,
                    help="generator-level MC events per point")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
     p.add_argument("--workers", type=int, default=1,
                    help="processes running experiments (one thread each)")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False, precision=False)
     args = p.parse_args(argv)
     if args.process or args.energy:
         try:

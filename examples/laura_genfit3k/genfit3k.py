@@ -52,7 +52,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 from vecampfit import high_energy_physics as hep  # noqa: E402
-from vecampfit import kinematics, numeric_integration, particle_data  # noqa: E402
+from vecampfit import command_line, kinematics, numeric_integration, particle_data  # noqa: E402
 
 #: Laura++'s masses (GeV) of B+ and K+-: those of its GenFit3K pseudoexperiments.
 LAURA_MASSES = {"B": 5.27934, "K": 0.493677}
@@ -706,23 +706,13 @@ def common_options(parser):
     parser.add_argument("--masses", default="laura",
                         help="B+ and K masses: 'laura' (Laura++'s) or 'pdg<year>' "
                              "(vecampfit.particle_data, e.g. pdg2024)")
-    parser.add_argument("--vector-length", type=int, default=8, help="vector length L (1..64)")
-    parser.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="OpenMP threads (default: all CPUs)")
-    parser.add_argument("--model-cache", default=None,
-                        help="folder for compiled models (default: vecampfit's cache)")
-    return parser
+    return command_line.add_model_options(parser)
 
 
 def check_common_options(args):
-    if not 1 <= args.vector_length <= 64:
-        raise ValueError(f"--vector-length must be in 1..64, got {args.vector_length}")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be positive, got {args.threads}")
+    """The masses of ``--masses`` after checking the model options (ValueError)."""
+    command_line.check_model_options(args)
     return masses(args.masses)
 
 
-def parser(description):
-    return argparse.ArgumentParser(description=description,
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+parser = command_line.parser
