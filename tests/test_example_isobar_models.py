@@ -158,7 +158,26 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
     np.testing.assert_allclose(ff.errors, ref_err, rtol=1e-4, atol=1e-10)
     np.testing.assert_allclose(ff.normalization_errors, ref_norm, rtol=1e-9, atol=1e-14)
     assert np.trace(ff.matrix) + np.sum(np.triu(ff.matrix, 1)) == pytest.approx(1, abs=1e-12)
-    print(ff.table({c.key: c.label for c in dz["gen"].model.components}))
+    labels = {c.key: c.label for c in dz["gen"].model.components}
+    text = ff.table(labels)
+    print(text)
+    # The table: key, label, fraction, fit error, normalization error (percent), then the sum.
+    lines = text.splitlines()
+    assert len(lines) == len(keys) + 2 and lines[-1].split() == ["sum", f"{100 * ff.total:.3f}"]
+    for k, (key, line) in enumerate(zip(keys, lines[1:])):
+        parts = line.split()
+        assert parts[0] == key and line.startswith(f"{key} {labels[key]}")
+        assert [float(v) for v in parts[-3:]] == pytest.approx(
+            [100 * ff.matrix[k, k], 100 * ff.errors[k, k], 100 * ff.normalization_errors[k, k]],
+            abs=6e-4)
+    grid = ff.table(normalization_errors=False).splitlines()
+    assert "norm err" not in grid[0] and "norm err" in lines[0]
+    for k, line in enumerate(grid[1:-1]):
+        assert [float(v) for v in line.split()[-2:]] == pytest.approx(
+            [100 * ff.matrix[k, k], 100 * ff.errors[k, k]], abs=6e-4)
+    summary = ff.summary().split(", ")
+    assert len(summary) == len(keys) and summary[-1].endswith(" %")
+    assert summary[0] == f"{keys[0]} {100 * ff.matrix[0, 0]:.2f} +- {100 * ff.errors[0, 0]:.2f}"
 
 
 # ---------------------------------------------------------------------------

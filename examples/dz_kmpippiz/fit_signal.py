@@ -233,7 +233,8 @@ def fit_fractions(values, cov, sample, model=None):
         Parameter name -> value (at least the model's parameters; others,
         such as the background fraction, are ignored).
     cov : numpy.ndarray
-        Error matrix over ``model.parameter_names()`` (:func:`vecampfit.fitter.results.covariance_matrix`).
+        Error matrix over ``model.parameter_names()``
+        (:func:`vecampfit.fitter.results.covariance_matrix`).
     sample : (dict, numpy.ndarray or None)
         Normalization events and weights (:func:`normalization_sample`).
     model : vecampfit.isobar.IsobarModel, optional
@@ -262,40 +263,6 @@ def fitter_fit_fractions(fitter, args, model=None, sample=None):
     values = fitter.minuit.values.to_dict()
     return fit_fractions(values, covariance_matrix(fitter.minuit, model.parameter_names()),
                          sample if sample is not None else normalization_sample(args), model)
-
-
-def format_fit_fractions(ff, model=None, mc=True):
-    """Text table of fit fractions with their errors (percent).
-
-    Parameters
-    ----------
-    ff : vecampfit.isobar.FitFractions
-    model : vecampfit.isobar.IsobarModel, optional
-        For the components' labels.
-    mc : bool
-        Show the error from the finite MC sample (False for a grid, whose
-        error is not statistical).
-    """
-    labels = {c.key: c.label for c in (model or isobar_model()).components}
-    head = f"{'component':22s} {'fraction %':>10s} {'fit error':>9s}"
-    if mc:
-        head += f" {'MC error':>9s}"
-    lines = ["Fit fractions (vecampfit.isobar; fit error from the error matrix"
-             + ("; MC error from the finite normalization sample)" if mc else ")"), head]
-    for k, c in enumerate(ff.components):
-        line = (f"{c + ' ' + labels.get(c, ''):22s} {100 * ff.matrix[k, k]:10.3f} "
-                f"{100 * ff.errors[k, k]:9.3f}")
-        if mc:
-            line += f" {100 * ff.normalization_errors[k, k]:9.3f}"
-        lines.append(line)
-    lines.append(f"{'sum':22s} {100 * ff.total:10.3f}")
-    return "\n".join(lines)
-
-
-def short_fit_fractions(ff):
-    """One line: every component's fit fraction and fit error (percent)."""
-    return ", ".join(f"{c} {100 * ff.matrix[k, k]:.2f} +- {100 * ff.errors[k, k]:.2f}"
-                     for k, c in enumerate(ff.components)) + " %"
 
 
 def scan(argv, starts, first_seed):
@@ -346,7 +313,10 @@ def main(argv=None):
     model = isobar_model(getattr(args, "cartesian", False))
     ff = fitter_fit_fractions(fitter, args, model)
     with open(os.path.join(d, f"results{suffix}.txt"), "a") as f:
-        f.write("\n" + format_fit_fractions(ff, model, mc=not args.grid_integration) + "\n")
+        f.write("\nFit fractions (vecampfit.isobar; fit error from the error matrix, norm error "
+                "from the finite normalization sample)\n"
+                + ff.table({c.key: c.label for c in model.components},
+                           normalization_errors=not args.grid_integration) + "\n")
     print(open(os.path.join(d, f"results{suffix}.txt")).read())
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
     return fitter

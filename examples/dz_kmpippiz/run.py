@@ -57,7 +57,7 @@ def main(argv=None):
         for s in solutions:
             print(f"  F = {s['fval']:.3f} (+{s['delta']:.3f}): reached by {s['count']} of "
                   f"{args.starts} starts")
-            print(f"    fit fractions: {fit_signal.short_fit_fractions(s['fit_fractions'])}")
+            print(f"    fit fractions: {s['fit_fractions'].summary()}")
         if len(solutions) > 1 or abs(solutions[0]["fval"] - fitter.minuit.fval) > 0.5:
             print(f"  the random starts do not all reach the same minimum (the fit above: F = "
                   f"{fitter.minuit.fval:.3f}); compare the solutions before quoting a result")

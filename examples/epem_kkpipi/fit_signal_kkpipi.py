@@ -472,7 +472,8 @@ def main(argv=None):
     declarations = simultaneous_fit_points(points, args.directory)
     missing = [f for d in declarations for f in d.missing_files()]
     if missing:
-        p.error("missing input files (run generate_kkpipi.py and fit_background_kkpipi.py for these points "
+        p.error("missing input files (run generate_kkpipi.py and fit_background_kkpipi.py for "
+                "these points "
                 "first): " + ", ".join(missing))
     signal_modules = background_modules = None
     if not args.numpy:

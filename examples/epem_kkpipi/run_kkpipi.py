@@ -1,10 +1,11 @@
 """The e+e- -> K K-bar pi pi workflow in one command: generate, fit the efficiency (MC and data), the resolution and the background, then the simultaneous signal fit of the chosen points.
 
-    python examples/epem_kkpipi/run_kkpipi.py [--directory epem_output] [--process ...] [--energy ...]
+    python examples/epem_kkpipi/run_kkpipi.py [--directory epem_output] [--process ...]
+                                              [--energy ...]
 
 Every step is also a program of its own (generate_kkpipi.py, fit_efficiency.py,
-fit_resolution.py, fit_background_kkpipi.py, fit_signal_kkpipi.py, each with ``--help``); sample sizes
-are those of config.py unless given here.  The first run compiles the
+fit_resolution.py, fit_background_kkpipi.py, fit_signal_kkpipi.py, each with
+``--help``); sample sizes are those of config.py unless given here.  The first run compiles the
 models; later runs take them from vecampfit's cache.
 """
 

@@ -64,16 +64,44 @@ class FitFractions:
         """Sum of the fit fractions."""
         return float(np.trace(self.matrix))
 
-    def table(self, labels=None):
-        """Text table: fraction, fit error, normalization-sample error (in %)."""
+    def table(self, labels=None, normalization_errors=True):
+        """Text table of the fit fractions in percent: one line per
+        component (its key, its label, the fraction, its error from the
+        covariance matrix, and its error from the normalization sample),
+        then their sum.
+
+        Parameters
+        ----------
+        labels : dict of str to str, optional
+            Component key -> label, printed after the key.
+        normalization_errors : bool
+            Print the column of errors from the normalization sample (leave
+            it out for a grid, whose error is not statistical).
+
+        Returns
+        -------
+        str
+        """
         labels = labels or {}
-        lines = [f"{'component':24s} {'fraction %':>11s} {'fit err':>9s} {'norm err':>9s}"]
+        head = f"{'component':24s} {'fraction %':>11s} {'fit err':>9s}"
+        lines = [head + (f" {'norm err':>9s}" if normalization_errors else "")]
         for k, c in enumerate(self.components):
             e = f"{100 * self.errors[k, k]:9.3f}" if self.errors is not None else f"{'-':>9s}"
-            lines.append(f"{labels.get(c, c):24s} {100 * self.matrix[k, k]:11.3f} {e} "
-                         f"{100 * self.normalization_errors[k, k]:9.3f}")
+            name = f"{c} {labels.get(c, '')}".strip()
+            line = f"{name:24s} {100 * self.matrix[k, k]:11.3f} {e}"
+            if normalization_errors:
+                line += f" {100 * self.normalization_errors[k, k]:9.3f}"
+            lines.append(line)
         lines.append(f"{'sum':24s} {100 * self.total:11.3f}")
         return "\n".join(lines)
+
+    def summary(self):
+        """One line: every component's fit fraction and its error from the
+        covariance matrix, in percent (``"A 12.30 +- 0.41, B ... %"``)."""
+        return ", ".join(f"{c} {100 * self.matrix[k, k]:.2f}"
+                         + (f" +- {100 * self.errors[k, k]:.2f}" if self.errors is not None
+                            else "")
+                         for k, c in enumerate(self.components)) + " %"
 
 
 def _matrix(x, c, w):
