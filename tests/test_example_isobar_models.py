@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pytest
 
+import genfit3k_reference as reference
 from vecampfit import generation
 from vecampfit.isobar import fit_fractions
 
@@ -221,7 +222,7 @@ def test_g3k_values_and_gradients_equal_hand_written(g3k):
 def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
     """vecampfit.isobar.unit_normalization: n_k = 1/sqrt(sum w |X_k|^2) of
     each scaled coupling, equal to the example's numpy integrals of
-    |X(13) + X(23)|^2 (genfit3k.component_integrals) at the generated
+    |X(13) + X(23)|^2 (tests/genfit3k_reference.py) at the generated
     values and at moved masses and widths."""
     from vecampfit.isobar import unit_normalization
     g = g3k["g"]
@@ -232,7 +233,7 @@ def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
     for scale, mk in ((1.0, g.masses()["K"]), (1.01, g.masses()["K"])):
         y = x * np.where([n.endswith(("_M", "_G")) for n in g.PARAMETER_NAMES], scale, 1)
         m = {"B": g.masses()["B"], "K": mk}
-        ref = g.component_integrals(y, records, w, m)
+        ref = reference.component_integrals(y, records, w, m)
         n = unit_normalization(model, records, w, params=dict(zip(g.PARAMETER_NAMES, y)),
                                constants={"M_B": m["B"], "M_KP": mk, "M_KM": mk})
         assert sorted(n) == ["N_F2", "N_NR", "N_PHI"]
@@ -242,7 +243,7 @@ def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
     grid, weights, _ = g.normalization_grid(g.masses(), options=g.GridOptions(coarse=0.02,
                                                                               fine=0.05))
     n = g.normalization_constants(g.masses(), grid, weights)
-    ref = g.component_integrals(x, grid, weights, g.masses())
+    ref = reference.component_integrals(x, grid, weights, g.masses())
     assert all(n[k] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12) for k in ref)
     with pytest.raises(ValueError, match="weights"):
         unit_normalization(model, records, w[:-1])
@@ -255,15 +256,15 @@ def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
 
 
 def test_g3k_fit_fractions_equal_the_example(g3k):
-    """The layer's fit fractions equal genfit3k.fit_fractions (the example's own
-    numpy computation, which the Laura++ cross-check compares with Laura++)."""
+    """The layer's fit fractions equal those of the model's numpy formulas
+    (tests/genfit3k_reference.py)."""
     g = g3k["g"]
     records = g3k["records"]
     m13, m23 = records["m13Sq"], records["m23Sq"]
     w = np.full(len(m13), 0.25)
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
-    ref = g.fit_fractions(x, records, w, g.masses(), norm)
+    ref = reference.fit_fractions(x, records, w, g.masses(), norm)
     ff = fit_fractions(g3k["gen"], records, w, params=dict(zip(g.PARAMETER_NAMES, x)),
                        constants={f"N_{k}": v for k, v in norm.items()})
     for k in ("PHI", "F2", "NR"):

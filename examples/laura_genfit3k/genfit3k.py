@@ -39,8 +39,13 @@ by ``laura_crosscheck.py``):
   the meaning of Laura++'s, which normalizes every component to unit
   integral; Laura++ keeps renormalizing as masses and widths move, so its
   coefficients differ slightly from ours away from the generated values
-  (:func:`laura_coefficients` converts exactly).  Fit fractions do not depend
-  on any of this.
+  (:meth:`GridIntegrals.laura_coefficients` converts exactly).  Fit
+  fractions do not depend on any of this.
+
+The model itself is declared with vecampfit.isobar in isobar_model3k.py
+(its numpy evaluation: :func:`numpy_density`); genfit3k_density.pyx is the
+same model written by hand in Cython, which the fits use.  The tests compare
+both with the formulas above written in numpy (tests/genfit3k_reference.py).
 """
 
 import argparse
@@ -172,60 +177,34 @@ def check_events(m13sq, m23sq, m, what="events"):
 
 
 # ----------------------------------------------------------------------------
-# The model in numpy: the paper's formula with vecampfit's routines
+# The model: in numpy from the isobar layer, event buffers of the Cython density
 # ----------------------------------------------------------------------------
+
+def numpy_density(m, normalization, params=None):
+    """S(m13^2, m23^2) in numpy: the model of isobar_model3k.py
+    (:meth:`vecampfit.isobar.IsobarModel.density`) for the masses ``m``, the
+    constants n and the parameters (default: the generated values, in the
+    order of :data:`PARAMETER_NAMES`).
+
+    Returns
+    -------
+    callable
+        ``density(m13sq, m23sq)`` (GeV^2 arrays) -> S.
+    """
+    import isobar_model3k
+    model = isobar_model3k.build()
+    values = dict(GENERATED if params is None else zip(PARAMETER_NAMES, params))
+    constants = {"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"],
+                 **{f"N_{c}": v for c, v in normalization.items()}}
+    return lambda m13sq, m23sq: model.density({"m13Sq": m13sq, "m23Sq": m23sq}, values,
+                                              constants)
+
 
 def _scaled_parent_factor(kin, spin):
     """F_B(p* (F_L^cov)^(1/L), r_B, L)."""
     fcov = hep.covariant_factor_j(kin["f"], spin)
     return hep.blatt_weisskopf(kin["p_star"] * fcov ** (1.0 / spin), PARENT_RADIUS, spin)
 
-
-def resonance_term(kin, m0, gamma0, spin, m):
-    """X_R of one pair (complex array) from :func:`pair_kinematics`."""
-    q0 = float(kinematics.decay_momentum(m0, m["K"], m["K"]))
-    bw = hep.breit_wigner_q_f_nophsp(kin["m"], kin["q"], q0, m0, gamma0, RESONANCE_RADIUS, spin)
-    angular = hep.covariant_angular_distribution(kin["p_star"], kin["q"], kin["f"], kin["cos"],
-                                                 spin)
-    return bw * angular * _scaled_parent_factor(kin, spin)
-
-
-def component_amplitudes(m13sq, m23sq, params, m):
-    """Symmetrized component amplitudes without coefficients and constants n.
-
-    Returns
-    -------
-    dict
-        ``{"PHI": X(13) + X(23), "F2": ..., "NR": 1}`` (complex arrays).
-    """
-    p = dict(zip(PARAMETER_NAMES, np.asarray(params, dtype=np.float64)))
-    k13 = pair_kinematics(m13sq, m23sq, m)
-    k23 = pair_kinematics(m23sq, m13sq, m)
-    out = {}
-    for name, _, _, _, spin in RESONANCES:
-        m0, g0 = p[f"{name}_M"], p[f"{name}_G"]
-        out[name] = resonance_term(k13, m0, g0, spin, m) + resonance_term(k23, m0, g0, spin, m)
-    out["NR"] = np.ones(np.shape(k13["m"]), dtype=complex)
-    return out
-
-
-def amplitude(m13sq, m23sq, params, m, normalization):
-    """Total amplitude A (complex array); ``normalization`` maps components to n."""
-    p = dict(zip(PARAMETER_NAMES, np.asarray(params, dtype=np.float64)))
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    return sum(normalization[c] * complex(p[f"{c}_RE"], p[f"{c}_IM"]) * comp[c]
-               for c in COMPONENTS)
-
-
-def density(m13sq, m23sq, params, m, normalization):
-    """Signal density S = |A|^2 (numpy; the reference for the compiled density)."""
-    a = amplitude(m13sq, m23sq, params, m, normalization)
-    return a.real ** 2 + a.imag ** 2
-
-
-# ----------------------------------------------------------------------------
-# Event buffers
-# ----------------------------------------------------------------------------
 
 def event_buffer_fields(m13sq, m23sq, m):
     """Event-buffer fields (:data:`EVENT_FIELDS`, float64) of events (m13^2, m23^2):
@@ -398,16 +377,8 @@ def grid_options(args):
 
 
 # ----------------------------------------------------------------------------
-# Integrals, normalization constants, fit fractions, Laura++'s coefficients
+# Normalization constants, fit fractions, Laura++'s coefficients
 # ----------------------------------------------------------------------------
-
-def component_integrals(params, records, weights, m):
-    """Integrals of |X_R(13) + X_R(23)|^2 over the Dalitz plot on a grid (no n, no c),
-    and of 1 (the area) for the non-resonant term."""
-    m13sq, m23sq = records_m2(records)
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    return {c: float(np.dot(weights, np.abs(comp[c]) ** 2)) for c in COMPONENTS}
-
 
 def normalization_constants(m, records, weights):
     """n_R = 1/sqrt(I_R) at the generated masses and widths (see the module
@@ -427,36 +398,12 @@ def coefficient(params, name):
     return complex(p[f"{name}_RE"], p[f"{name}_IM"])
 
 
-def fit_fractions(params, records, weights, m, normalization):
-    """Fit fractions |n_R c_R|^2 I_R / integral of |A|^2 (Laura++'s definition),
-    in numpy from the formulas above.
-
-    The programs take the fit fractions and their errors from the isobar
-    layer (:func:`isobar_fit_fractions`); this independent computation is
-    the reference the tests compare it with.
-
-    Returns
-    -------
-    dict
-        Component -> fit fraction; ``"sum"`` -> their sum.
-    """
-    m13sq, m23sq = records_m2(records)
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    total = sum(normalization[c] * coefficient(params, c) * comp[c] for c in COMPONENTS)
-    norm = float(np.dot(weights, np.abs(total) ** 2))
-    out = {c: abs(normalization[c] * coefficient(params, c)) ** 2
-           * float(np.dot(weights, np.abs(comp[c]) ** 2)) / norm for c in COMPONENTS}
-    out["sum"] = sum(out[c] for c in COMPONENTS)
-    return out
-
-
 class GridIntegrals:
     """Integrals over the normalization grid with the compiled density (fast).
 
-    :func:`laura_coefficients` recomputes the kinematics of every grid point;
-    this class keeps the grid as an event buffer of the compiled density and
-    evaluates it and its gradient there, with all coefficients but one set
-    to zero for the integral of one component.
+    The grid is kept as an event buffer of the compiled density, which is
+    evaluated there with its gradient, with all coefficients but one set to
+    zero for the integral of one component.
 
     Parameters
     ----------
@@ -499,9 +446,10 @@ class GridIntegrals:
         return float(np.dot(self.weights, values)), g
 
     def laura_coefficients(self, params):
-        """As :func:`laura_coefficients`: the coefficients with every component
+        """The coefficients in Laura++'s normalization: every component
         normalized to unit integral at the current masses and widths, relative
-        to the phi(1020)."""
+        to the phi(1020) (Laura++'s reference, fixed to 1):
+        A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi))."""
         rel = {}
         for c in COMPONENTS:
             x = self._only(params, c)
@@ -571,17 +519,6 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
         raise ValueError(f"isobar_model3k.py declares the components {out.components}, the "
                          f"example expects {COMPONENTS}")
     return out
-
-
-def laura_coefficients(params, records, weights, m, normalization):
-    """The coefficients in Laura++'s normalization: every component normalized
-    to unit integral at the current masses and widths, relative to the
-    phi(1020) (Laura++'s reference, fixed to 1):
-    A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi))."""
-    integrals = component_integrals(params, records, weights, m)
-    ref = coefficient(params, "PHI") * normalization["PHI"] * math.sqrt(integrals["PHI"])
-    return {c: coefficient(params, c) * normalization[c] * math.sqrt(integrals[c]) / ref
-            for c in COMPONENTS}
 
 
 def solution(params, reference=None):

@@ -12,7 +12,7 @@ matrix).  The coefficients are compared too, converted into Laura++'s
 normalization (every component normalized to unit integral at the fitted
 masses and widths), in units of Laura++'s errors; they depend on the
 integration of each component, which differs slightly between the two
-programs (see ``genfit3k.laura_coefficients``).  Writes
+programs (see ``genfit3k.GridIntegrals.laura_coefficients``).  Writes
 ``laura_crosscheck.txt`` into ``--output``.
 """
 

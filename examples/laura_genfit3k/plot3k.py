@@ -22,6 +22,7 @@ import numpy as np
 
 import genfit3k  # noqa: E402
 from vecampfit import plotting  # noqa: E402
+from vecampfit.isobar import component_densities  # noqa: E402
 
 
 def read_fit(path, experiment):
@@ -64,16 +65,17 @@ def projections(m13sq, m23sq, params, records, weights, m, normalization, bins=5
     g13, g23 = genfit3k.records_m2(records)
     grid = {"min": np.minimum(g13, g23), "max": np.maximum(g13, g23)}
     grid["phi"] = np.sqrt(grid["min"])
-    p = dict(zip(genfit3k.PARAMETER_NAMES, params))
-    comp = genfit3k.component_amplitudes(g13, g23, params, m)
-    terms = {c: normalization[c] * complex(p[f"{c}_RE"], p[f"{c}_IM"]) * comp[c]
-             for c in genfit3k.COMPONENTS}
-    total = sum(terms.values())
-    dens = np.abs(total) ** 2
+    # |n_c c_c X_c|^2 and S = |A|^2 of the model of isobar_model3k.py.
+    import isobar_model3k
+    terms, dens = component_densities(
+        isobar_model3k.build(), {"m13Sq": g13, "m23Sq": g23},
+        dict(zip(genfit3k.PARAMETER_NAMES, params)),
+        {"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"],
+         **{f"N_{c}": v for c, v in normalization.items()}})
     lo, hi = genfit3k.dalitz_limits(m)
     ranges = {"min": (lo * lo, max(grid["min"].max(), data["min"].max())),
               "max": (min(grid["max"].min(), data["max"].min()), hi * hi), "phi": phi_window}
-    components = {c: weights * np.abs(t) ** 2 for c, t in terms.items()}
+    components = {c: weights * terms[c] for c in genfit3k.COMPONENTS}
     return {key: plotting.projection(data[key], grid[key], weights * dens,
                                      bins=phi_bins if key == "phi" else bins, range=ranges[key],
                                      components=components, label=LABELS[key])
