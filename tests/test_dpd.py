@@ -256,7 +256,12 @@ def _wigner_D(two_j, two_m1, two_m2, alpha, beta, gamma):
 
 
 def _explicit_intensity(model, momenta):
-    """sum |A|^2 from the helicity formalism: every chain in explicit helicity frames (the
+    """sum |A|^2 of :func:`_explicit_amplitudes`."""
+    return sum(abs(a) ** 2 for a in _explicit_amplitudes(model, momenta).values())
+
+
+def _explicit_amplitudes(model, momenta):
+    """A(hel) from the helicity formalism: every chain in explicit helicity frames (the
     second particle of each two-body decay turned by R_y(pi), phase (-1)^(j - lambda)), its
     daughters' helicity states turned into canonical states (pure boosts from the parent's
     rest frame) by the Wigner rotations B(p)^-1 L computed from the 4x4 matrices."""
@@ -306,7 +311,7 @@ def _explicit_intensity(model, momenta):
                     a *= _wigner_D(js[c], hel[c], lam[c], *wigner[c]) if js[c] else 1.0
                 amp += a
             total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
-    return sum(abs(a) ** 2 for a in total.values())
+    return total
 
 
 def _vector_model(reference):
@@ -388,7 +393,12 @@ def _act(a, p):
 
 
 def _explicit_intensity_sl2(model, momenta):
-    """As :func:`_explicit_intensity`, with every frame an SL(2, C) element, so that the
+    """sum |A|^2 of :func:`_explicit_amplitudes_sl2`."""
+    return sum(abs(a) ** 2 for a in _explicit_amplitudes_sl2(model, momenta).values())
+
+
+def _explicit_amplitudes_sl2(model, momenta):
+    """As :func:`_explicit_amplitudes`, with every frame an SL(2, C) element, so that the
     Wigner rotation of a spin-1/2 daughter is an SU(2) matrix, D^(1/2)(W) = W, with its sign.
     The second particle of a two-body decay is the first one turned by R_y(-pi) (for a
     half-integer spin R_y(+pi) is minus that: a convention, which the DPD formula fixes)."""
@@ -444,7 +454,7 @@ def _explicit_intensity_sl2(model, momenta):
                         raise NotImplementedError("spin-1/2 or spin-0 daughters here")
                 amp += a
             total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
-    return sum(abs(a) ** 2 for a in total.values())
+    return total
 
 
 def _two_fermion_model(reference):
@@ -508,3 +518,88 @@ def test_half_integer_parent_against_explicit_lorentz_transformations(k, m, c):
     aligned_to_1 = float(evaluate(model(1).unpolarized_intensity(), reference.values(sig)))
     assert aligned_to_2 == pytest.approx(explicit, rel=1e-12)
     assert abs(aligned_to_1 / explicit - 1) > 1e-2
+
+
+def _polarized_explicit(amplitudes, rho):
+    """sum over the daughters' helicities of sum_{l l'} rho_{l l'} A_l conj(A_l')."""
+    total = 0.0
+    for hel, a in amplitudes.items():
+        for hel2, b in amplitudes.items():
+            if hel[1:] == hel2[1:]:
+                total += rho[(hel[0], hel2[0])] * a * np.conj(b)
+    assert abs(total.imag) < 1e-12 * abs(total)
+    return total.real
+
+
+def _rotated_event(model, sig, seed):
+    from vecampfit.dpd.kinematics import four_momenta, orientation, rotate
+    rng = np.random.default_rng(seed)
+    angles = (rng.uniform(-math.pi, math.pi), rng.uniform(-1, 1), rng.uniform(-math.pi, math.pi))
+    momenta = rotate(four_momenta(sig, model.masses), *angles)
+    alpha, cos_beta, gamma = orientation(*momenta, reference=model.references[0])
+    records = {"sigma1": np.array([sig[0]]), "sigma2": np.array([sig[1]]),
+               "sigma3": np.array([sig[2]]), "alpha": np.array([alpha]),
+               "cos_beta": np.array([cos_beta]), "gamma": np.array([gamma])}
+    return momenta, records
+
+
+@pytest.mark.parametrize("k, m, c", [(2, 1.6, -0.3), (3, 1.2, 0.85)])
+def test_polarized_spin_one_parent_against_explicit_lorentz_transformations(k, m, c):
+    """A spin-1 parent with a general spin-density matrix (along the fixed z axis), the
+    event turned at random: the model's polarized intensity (the density matrix rotated
+    into the aligned helicities by the event's orientation) equals sum rho A A* of the
+    explicit helicity amplitudes, for every choice of the parent's reference chain."""
+    rng = np.random.default_rng(7)
+    for reference in (1, 2, 3):
+        model = _vector_model(reference)
+        names = model.polarization_parameters()
+        values = {n: rng.normal() for n in names}
+        rho = {key: complex(evaluate(z.re, values)) + 1j * complex(evaluate(z.im, values))
+               for key, z in model.density_matrix().items()}
+        sig = sigmas_from_mass_angle(k, m, c, model.masses)
+        momenta, records = _rotated_event(model, sig, reference)
+        explicit = _polarized_explicit(_explicit_amplitudes(model, momenta), rho)
+        am = model.amplitude_model(values, polarized=True)
+        got = float(am.intensity(records)[0])
+        print(f"reference {reference}: {got / explicit - 1:.1e}")
+        assert got == pytest.approx(explicit, rel=1e-11)
+
+
+@pytest.mark.parametrize("k, m, c", [(2, 1.91, -0.23), (1, 0.9, 0.6)])
+def test_polarized_lambda_c_against_explicit_lorentz_transformations(k, m, c):
+    """The published Lambda_c+ chains with a polarization vector P: sum rho A A* of the
+    explicit SL(2, C) amplitudes, rho = (1 + P.sigma)/2, equals the model's polarized
+    intensity (parent aligned to the reference topology's chain), and averaging over the
+    orientation gives the unpolarized intensity / 2."""
+    from vecampfit.model_format import read_model
+    from pathlib import Path
+    path = Path(__file__).parent / "data" / "amplitude_serialization" / "lc2ppik-lhcb-2683025.json"
+    dist = read_model(path).distributions["default_model"]
+    rng = np.random.default_rng(5)
+    shapes = [complex(*rng.normal(size=2)) for _ in dist.model.chains]
+    chains = [DecayChain(ch.k, ch.two_j, (lambda v: (lambda s: v))(shape), ch.production,
+                         ch.decay, weight=complex(dist.parameters[label + "_re"],
+                                                  dist.parameters[label + "_im"]))
+              for ch, label, shape in zip(dist.model.chains, dist.weight_names, shapes)]
+    model = ThreeBodyDecay(dist.model.masses, dist.model.two_spins, chains, reference=(2, 2, 2, 2))
+    P = {"Px": 0.3, "Py": -0.5, "Pz": 0.6}
+    rho = {(1, 1): (1 + P["Pz"]) / 2, (-1, -1): (1 - P["Pz"]) / 2,
+           (1, -1): (P["Px"] - 1j * P["Py"]) / 2, (-1, 1): (P["Px"] + 1j * P["Py"]) / 2}
+    sig = sigmas_from_mass_angle(k, m, c, model.masses)
+    momenta, records = _rotated_event(model, sig, 3)
+    explicit = _polarized_explicit(_explicit_amplitudes_sl2(model, momenta), rho)
+    am = model.amplitude_model(P, polarized=True)
+    got = float(am.intensity(records)[0])
+    print(f"relative difference {got / explicit - 1:.1e}")
+    assert got == pytest.approx(explicit, rel=1e-11)
+    # the orientation average (Gauss-Legendre in cos beta, uniform in the angles)
+    x, w = np.polynomial.legendre.leggauss(6)
+    grid = np.linspace(-math.pi, math.pi, 6, endpoint=False)
+    a, b, g = np.meshgrid(grid, x, grid, indexing="ij")
+    wb = np.broadcast_to(w[None, :, None], a.shape).ravel()
+    rec = {"sigma1": np.full(a.size, sig[0]), "sigma2": np.full(a.size, sig[1]),
+           "sigma3": np.full(a.size, sig[2]), "alpha": a.ravel(), "cos_beta": b.ravel(),
+           "gamma": g.ravel()}
+    mean = np.sum(am.intensity(rec) * wb) / np.sum(wb)
+    unpolarized = float(evaluate(model.unpolarized_intensity(), model.values(sig)))
+    assert mean == pytest.approx(unpolarized / 2, rel=1e-12)

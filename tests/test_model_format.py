@@ -176,6 +176,9 @@ def test_read_write_read(name, tmp_path):
         for label in dist.weight_names:
             z = complex(dist.parameters[f"{label}_re"], dist.parameters[f"{label}_im"]) * (0.9 + 0.1j)
             new[f"{label}_re"], new[f"{label}_im"] = z.real, z.imag
+        # and every lineshape's mass, width and coupling moved a little
+        for shape, value in dist.shape_parameters.items():
+            new[shape] = value * 1.01
     path = tmp_path / name
     write_model(model, path, new)
     again = read_model(path)

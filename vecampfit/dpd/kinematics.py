@@ -53,7 +53,8 @@ from ..expressions.nodes import Expr, add, as_expr, mul, power, sqrt
 
 __all__ = ["cyclic_pair", "spectator_of", "kallen", "sum_of_sigmas", "cos_theta",
            "cos_zeta", "zeta_sign", "sigma_from_cos_theta", "sigmas_from_mass_angle",
-           "four_momenta", "sigmas_from_four_momenta",
+           "four_momenta", "sigmas_from_four_momenta", "orientation", "rotate",
+           "aligned_four_momenta",
            "mass_angle_from_sigmas"]
 
 
@@ -302,3 +303,86 @@ def sigmas_from_four_momenta(p1, p2, p3):
         return p[..., 3] ** 2 - p[..., 0] ** 2 - p[..., 1] ** 2 - p[..., 2] ** 2
     p1, p2, p3 = (np.asarray(p, dtype=float) for p in (p1, p2, p3))
     return sq(p2 + p3), sq(p3 + p1), sq(p1 + p2)
+
+
+def _rz(v, a):
+    c, s = np.cos(a), np.sin(a)
+    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1], v[..., 2]],
+                    axis=-1)
+
+
+def _ry(v, b_cos, b_sin):
+    return np.stack([b_cos * v[..., 0] + b_sin * v[..., 2], v[..., 1],
+                     -b_sin * v[..., 0] + b_cos * v[..., 2]], axis=-1)
+
+
+def orientation(p1, p2, p3, reference=1):
+    """The orientation of an event: the Euler angles of the rotation
+    :math:`R = R_z(\\alpha) R_y(\\beta) R_z(\\gamma)` that takes the aligned
+    configuration of chain ``reference`` = :math:`k` to the event.
+
+    In the aligned configuration of chain :math:`k` (pair :math:`(ij)`), the
+    isobar moves along :math:`+z` (particle :math:`k` along :math:`-z`) and
+    particle :math:`i` is in the :math:`x`-:math:`z` plane with :math:`p_x > 0`:
+    the frame in which :meth:`vecampfit.dpd.ThreeBodyDecay.amplitudes` with the
+    parent's helicity aligned to chain :math:`k` are the helicity amplitudes.
+
+    Parameters
+    ----------
+    p1, p2, p3 : array_like
+        Four-momenta :math:`(p_x, p_y, p_z, E)` in the parent's rest frame
+        (GeV), shape ``(..., 4)``.
+    reference : int
+        The chain :math:`k`.
+
+    Returns
+    -------
+    alpha, cos_beta, gamma : ndarray
+        :math:`\\alpha, \\gamma \\in (-\\pi, \\pi]` (rad) and :math:`\\cos\\beta`.
+    """
+    i, _ = cyclic_pair(reference)
+    p = {1: np.asarray(p1, dtype=float), 2: np.asarray(p2, dtype=float),
+         3: np.asarray(p3, dtype=float)}
+    n = -p[reference][..., :3]
+    n = n / np.linalg.norm(n, axis=-1, keepdims=True)
+    alpha = np.arctan2(n[..., 1], n[..., 0])
+    cos_beta = np.clip(n[..., 2], -1.0, 1.0)
+    sin_beta = np.sqrt(np.maximum(1 - cos_beta ** 2, 0.0))
+    v = _ry(_rz(p[i][..., :3], -alpha), cos_beta, -sin_beta)
+    gamma = np.arctan2(v[..., 1], v[..., 0])
+    return alpha, cos_beta, gamma
+
+
+def rotate(momenta, alpha, cos_beta, gamma):
+    """Four-momenta turned by :math:`R_z(\\alpha) R_y(\\beta) R_z(\\gamma)`.
+
+    Parameters
+    ----------
+    momenta : array_like
+        Shape ``(..., 4)``: :math:`(p_x, p_y, p_z, E)`.
+    alpha, cos_beta, gamma : float or array_like
+        Broadcast against ``momenta[..., 0]``.
+
+    Returns
+    -------
+    ndarray
+    """
+    m = np.asarray(momenta, dtype=float)
+    cos_beta = np.asarray(cos_beta, dtype=float)
+    sin_beta = np.sqrt(np.maximum(1 - cos_beta ** 2, 0.0))
+    v = _rz(_ry(_rz(m[..., :3], gamma), cos_beta, sin_beta), alpha)
+    return np.concatenate([v, m[..., 3:]], axis=-1)
+
+
+def aligned_four_momenta(sigmas, masses, reference=1):
+    """Four-momenta of the daughters in the aligned configuration of chain
+    ``reference`` (see :func:`orientation`), shape ``(3, ..., 4)`` (GeV)."""
+    p = four_momenta(sigmas, masses)
+    alpha, cos_beta, gamma = orientation(p[0], p[1], p[2], reference)
+    # R^-1 = R_z(-gamma) R_y(-beta) R_z(-alpha)
+    sin_beta = np.sqrt(np.maximum(1 - cos_beta ** 2, 0.0))
+    out = []
+    for q in p:
+        v = _rz(_ry(_rz(q[..., :3], -alpha), cos_beta, -sin_beta), -gamma)
+        out.append(np.concatenate([v, q[..., 3:]], axis=-1))
+    return np.stack(out)

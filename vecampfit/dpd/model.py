@@ -49,12 +49,17 @@ the parameters in the weights and lineshapes.
 
 import itertools
 
-from ..expressions.nodes import ComplexExpr, add, as_complex, as_expr, event, mul
+from ..expressions.nodes import (ComplexExpr, add, as_complex, as_expr, cos, event, mul,
+                                 parameter, sin)
 from ..expressions.physics import breakup_momentum_squared
 from ..expressions.spin import wigner_small_d_cos
 from . import kinematics
 
 __all__ = ["DecayChain", "ThreeBodyDecay"]
+
+
+def _h(two):
+    return ("m" if two < 0 else "") + str(abs(two))
 
 
 def _second_particle_phase(two_j, two_lambda):
@@ -271,6 +276,172 @@ class ThreeBodyDecay:
     def unpolarized_intensity(self):
         """:math:`I = \\sum_\\lambda |A_\\lambda|^2` (Expr)."""
         return add(*[a.abs2() for a in self.amplitudes().values()])
+
+    def polarization_parameters(self):
+        """Names of the parent's polarization parameters: ``Px``, ``Py``, ``Pz`` for spin 1/2
+        (the polarization vector), otherwise the Hermitian density matrix's
+        ``rho_<a>_<b>_re`` / ``_im`` in doubled helicities (``m`` for minus), with
+        ``rho_<a>_<a>_re`` on the diagonal."""
+        two_j = self.two_spins[0]
+        if two_j == 1:
+            return ["Px", "Py", "Pz"]
+        hs = list(range(two_j, -two_j - 1, -2))
+        out = []
+        for n, a in enumerate(hs):
+            for b in hs[n:]:
+                out.append(f"rho_{_h(a)}_{_h(b)}_re")
+                if a != b:
+                    out.append(f"rho_{_h(a)}_{_h(b)}_im")
+        return out
+
+    def density_matrix(self):
+        """The parent's spin-density matrix :math:`\\rho_{\\lambda \\lambda'}` in the
+        helicities along the fixed :math:`z` axis, of :meth:`polarization_parameters`.
+
+        For spin 1/2, :math:`\\rho = (1 + \\vec P \\cdot \\vec\\sigma)/2`; otherwise the
+        parameters are the entries (the overall normalization of the
+        intensity is free, so the trace is not constrained).
+
+        Returns
+        -------
+        dict
+            ``(2λ, 2λ') -> ComplexExpr``.
+        """
+        two_j = self.two_spins[0]
+        if two_j == 0:
+            raise ValueError("a spinless parent has no polarization")
+        if two_j == 1:
+            px, py, pz = (parameter(n) for n in ("Px", "Py", "Pz"))
+            return {(1, 1): ComplexExpr(mul(0.5, add(1.0, pz))),
+                    (-1, -1): ComplexExpr(mul(0.5, add(1.0, mul(-1.0, pz)))),
+                    (1, -1): ComplexExpr(mul(0.5, px), mul(-0.5, py)),
+                    (-1, 1): ComplexExpr(mul(0.5, px), mul(0.5, py))}
+        hs = list(range(two_j, -two_j - 1, -2))
+        out = {}
+        for n, a in enumerate(hs):
+            for b in hs[n:]:
+                re = parameter(f"rho_{_h(a)}_{_h(b)}_re")
+                im = parameter(f"rho_{_h(a)}_{_h(b)}_im") if a != b else 0.0
+                out[(a, b)] = ComplexExpr(re, im)
+                out[(b, a)] = ComplexExpr(re, mul(-1.0, im))
+        return out
+
+    def rotated_density_matrix(self, angles=("alpha", "cos_beta", "gamma")):
+        """The density matrix in the aligned helicities of the parent,
+        :math:`\\rho'_{\\nu \\nu'} = \\sum_{\\lambda \\lambda'} \\rho_{\\lambda \\lambda'}
+        \\overline{D^{j_0}_{\\lambda \\nu}(R)}\\, D^{j_0}_{\\lambda' \\nu'}(R)`, with
+        :math:`R = R_z(\\alpha) R_y(\\beta) R_z(\\gamma)` the orientation of the event
+        (:func:`~vecampfit.dpd.kinematics.orientation` of the parent's reference chain)
+        and :math:`D^j_{\\lambda\\nu} = e^{-i\\lambda\\alpha} d^j_{\\lambda\\nu}(\\beta)
+        e^{-i\\nu\\gamma}`: the polarized intensity is
+        :math:`\\sum \\rho'_{\\nu\\nu'} A_\\nu \\bar A_{\\nu'}` with the amplitudes of
+        :meth:`amplitudes`.
+
+        Parameters
+        ----------
+        angles : 3 str
+            Names of the event variables :math:`\\alpha` (rad), :math:`\\cos\\beta`,
+            :math:`\\gamma` (rad).
+
+        Returns
+        -------
+        dict
+            ``(2ν, 2ν') -> ComplexExpr``.
+        """
+        alpha, cos_beta, gamma = (event(n) for n in angles)
+        rho = self.density_matrix()
+        two_j = self.two_spins[0]
+        hs = self.helicities(0)
+        out = {}
+        for nu in hs:
+            for nu2 in hs:
+                terms = []
+                for (lam, lam2), r in rho.items():
+                    d = mul(wigner_small_d_cos(two_j / 2, lam / 2, nu / 2, cos_beta),
+                            wigner_small_d_cos(two_j / 2, lam2 / 2, nu2 / 2, cos_beta))
+                    phase = add(mul((lam - lam2) / 2, alpha), mul((nu - nu2) / 2, gamma))
+                    rot = ComplexExpr(cos(phase), sin(phase)) if phase != as_expr(0.0) \
+                        else ComplexExpr(1.0)
+                    terms.append(r * rot * ComplexExpr(d))
+                total = terms[0]
+                for t in terms[1:]:
+                    total = total + t
+                out[(nu, nu2)] = total
+        return out
+
+    def amplitude_model(self, parameters, name="three-body decay", constants=None,
+                        polarized=False, angles=("alpha", "cos_beta", "gamma")):
+        """The model as a :class:`~vecampfit.amplitudes.AmplitudeModel` (which compiles).
+
+        One group per pair (the chains with the same spectator share their
+        helicity frames and Wigner rotations), one component per chain: the
+        coupling :math:`w_c`, the factor :math:`\\sqrt{2j_c+1}\\,X_c f f` and the
+        angular vector :meth:`aligned_amplitudes`; the rotations of
+        :meth:`rotation`, one per particle with spin.
+
+        Parameters
+        ----------
+        parameters : dict or sequence of ModelParameter
+            The parameters the weights and lineshapes use (name -> starting value).
+        name : str
+        constants : dict, optional
+        polarized : bool
+            The intensity of a polarized parent: :meth:`rotated_density_matrix`,
+            with the event variables ``angles`` beside the Dalitz variables
+            and the parameters :meth:`polarization_parameters` (added at 0,
+            free, where ``parameters`` does not give them).
+        angles : 3 str
+            Names of the orientation's event variables.
+
+        Returns
+        -------
+        AmplitudeModel
+        """
+        from ..amplitudes import AmplitudeModel, ModelParameter
+        if isinstance(parameters, dict):
+            parameters = [ModelParameter(n, v) for n, v in parameters.items()]
+        parameters = list(parameters)
+        events = tuple(self.sigma_names)
+        if polarized:
+            have = {p.name for p in parameters}
+            first = True
+            for n in self.polarization_parameters():
+                diagonal = n.endswith("_re") and n.split("_")[1] == n.split("_")[2]
+                if n not in have:
+                    # The first diagonal entry fixes the normalization.
+                    parameters.append(ModelParameter(n, 1.0 if diagonal else 0.0, step=0.05,
+                                                     fixed=diagonal and first))
+                first = first and not diagonal
+            events += tuple(angles)
+        model = AmplitudeModel(name, self.helicity_combinations(), parameters,
+                               constants=constants, events=events)
+        if polarized:
+            model.set_density_matrix(0, self.rotated_density_matrix(angles))
+        used = set()
+        for k in (1, 2, 3):
+            chains = [c for c in self.chains if c.k == k]
+            if not chains:
+                continue
+            rotations = []
+            for p in range(4):
+                rot = self.rotation(p, k)
+                if rot is None:
+                    continue
+                # (reference, frame) keys: the parent's rows are the reference
+                # helicity, a daughter's the chain's.
+                rotations.append((p, rot if p == 0 else {(b, a): v for (a, b), v in rot.items()}))
+            group = f"pair{k}"
+            model.add_group(group, rotations)
+            for n, chain in enumerate(chains):
+                label = base = chain.name or f"chain{k}_{n}"
+                count = 1
+                while label in used:
+                    count += 1
+                    label = f"{base}_{count}"
+                used.add(label)
+                model.add_component(label, group, chain.weight,
+                                    self.chain_factor(chain), self.aligned_amplitudes(chain))
+        return model
 
     def values(self, sigmas):
         """Event values ``{sigma_name: value}`` for :func:`~vecampfit.expressions.evaluate`."""

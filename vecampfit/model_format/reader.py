@@ -181,18 +181,28 @@ class _Function:
                      f"{', '.join(LINESHAPE_TYPES + FORM_FACTOR_TYPES)})")
         self.is_form_factor = t in FORM_FACTOR_TYPES
         self.variable = None
+        #: The function's fit parameters (name -> the file's value): the mass
+        #: and width of a Breit-Wigner, the mass and couplings g^2 of a
+        #: multichannel one, named ``<function>_mass``, ``<function>_width``,
+        #: ``<function>_gsq<n>``.
+        self.parameters = {}
+        base = _safe(self.name)
         if t == "BreitWigner":
-            self.args = dict(mass=ctx.number(spec, "mass", path), width=ctx.number(spec, "width", path),
+            self.args = dict(mass=self._parameter(f"{base}_mass", ctx.number(spec, "mass", path)),
+                             width=self._parameter(f"{base}_width",
+                                                   ctx.number(spec, "width", path)),
                              ma=ctx.number(spec, "ma", path), mb=ctx.number(spec, "mb", path),
                              l=ctx.integer(spec, "l", path), d=ctx.number(spec, "d", path))
             self.variable = ctx.get(spec, "x", path, str)
         elif t == "MultichannelBreitWigner":
-            self.mass = ctx.number(spec, "mass", path)
+            self.mass = self._parameter(f"{base}_mass", ctx.number(spec, "mass", path))
             chans = ctx.get(spec, "channels", path, list)
             self.channels = []
             for n, ch in enumerate(chans):
                 p = f"{path}.channels[{n}]"
-                self.channels.append(dict(gsq=ctx.number(ch, "gsq", p), ma=ctx.number(ch, "ma", p),
+                self.channels.append(dict(gsq=self._parameter(f"{base}_gsq{n}",
+                                                              ctx.number(ch, "gsq", p)),
+                                          ma=ctx.number(ch, "ma", p),
                                           mb=ctx.number(ch, "mb", p), l=ctx.integer(ch, "l", p),
                                           d=ctx.number(ch, "d", p)))
             self.variable = ctx.get(spec, "x", path, str)
@@ -214,8 +224,13 @@ class _Function:
         elif t == "MomentumPower":
             self.l = ctx.integer(spec, "l", path)
 
+    def _parameter(self, name, value):
+        self.parameters[name] = value
+        return parameter(name)
+
     def lineshape(self, s):
-        """The lineshape (ComplexExpr) at :math:`\\sigma` = ``s``."""
+        """The lineshape (ComplexExpr) at :math:`\\sigma` = ``s``; its masses, widths and
+        couplings are the parameters :attr:`parameters`."""
         t = self.type
         if t == "BreitWigner":
             return breit_wigner_format(s, **self.args)
@@ -265,18 +280,67 @@ class Distribution:
     variables : dict
         Node (as JSON text) -> (mass, phi, cos_theta) names.
     parameters : dict
-        Weight parameter name -> value (the file's values).
+        Parameter name -> value (the file's values): the chain weights
+        ``<chain>_re``, ``<chain>_im`` and the lineshapes' masses, widths
+        and couplings (``<function>_mass``, ...).
     weight_names : list of str
         Per chain, in the file's order, the label whose ``_re`` and ``_im``
         parameters are its weight.
+    shape_parameters : dict
+        The lineshapes' parameters among ``parameters``.
     """
 
-    def __init__(self, name, model, reference, variables, parameters, weight_names=()):
+    def __init__(self, name, model, reference, variables, parameters, weight_names=(),
+                 shape_parameters=None):
         self.name, self.model, self.reference = name, model, reference
         self.variables, self.parameters = variables, parameters
         #: The weight's parameter label of each chain, in the file's order.
         self.weight_names = list(weight_names)
+        self.shape_parameters = dict(shape_parameters or {})
         self._intensity = None
+
+    def fit_parameters(self, free=None):
+        """The parameters as :class:`~vecampfit.amplitudes.ModelParameter` for fits.
+
+        Parameters
+        ----------
+        free : iterable of str, optional
+            The parameters free in fits.  Default: every chain weight except
+            that of the first chain (the overall magnitude and phase are not
+            measurable); the lineshapes' parameters fixed.
+
+        Returns
+        -------
+        list of ModelParameter
+        """
+        from ..amplitudes import ModelParameter
+        if free is None:
+            first = self.weight_names[0] if self.weight_names else None
+            free = {n for n in self.parameters if n not in self.shape_parameters
+                    and n not in (f"{first}_re", f"{first}_im")}
+        free = set(free)
+        unknown = free - set(self.parameters)
+        if unknown:
+            raise ValueError(f"distribution {self.name!r}: unknown parameter(s) {sorted(unknown)}")
+        out = []
+        for n, v in self.parameters.items():
+            step = max(abs(v) * 0.01, 1e-3) if n in self.shape_parameters else \
+                max(abs(v) * 0.05, 0.01)
+            out.append(ModelParameter(n, v, step=step, fixed=n not in free))
+        return out
+
+    def amplitude_model(self, free=None, polarized=False):
+        """The distribution as a compilable :class:`~vecampfit.amplitudes.AmplitudeModel`.
+
+        Parameters
+        ----------
+        free : iterable of str, optional
+            See :meth:`fit_parameters`.
+        polarized : bool
+            With the parent's polarization (:meth:`vecampfit.dpd.ThreeBodyDecay.amplitude_model`).
+        """
+        return self.model.amplitude_model(self.fit_parameters(free), name=self.name,
+                                          polarized=polarized)
 
     @property
     def intensity(self):
@@ -331,7 +395,7 @@ class ModelFile:
         f = self.functions[name]
         values = self.points[point]
         x = values[f.variable] if f.variable in values else next(iter(values.values()))
-        return complex(evaluate(f.lineshape(x), {}))
+        return complex(evaluate(f.lineshape(x), dict(f.parameters)))
 
     def checksum_value(self, checksum):
         """The value the model gives for one entry of ``checksums``."""
@@ -460,10 +524,11 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
         label = f"{base}_{n}"
     used_names.add(label)
     w = ComplexExpr(parameter(f"{label}_re"), parameter(f"{label}_im"))
+    shape_parameters = dict(lineshape.parameters)
     chain = DecayChain(k, two_j, lineshape.lineshape, found["production"][0], found["decay"][0],
                        weight=w, production_form_factor=found["production"][1],
                        decay_form_factor=found["decay"][1], name=name)
-    return chain, label, {f"{label}_re": weight.real, f"{label}_im": weight.imag}
+    return chain, label, {f"{label}_re": weight.real, f"{label}_im": weight.imag}, shape_parameters
 
 
 def _read_distribution(ctx, dist, path, functions):
@@ -478,12 +543,19 @@ def _read_distribution(ctx, dist, path, functions):
     ref_k, ref_pair = _topology(ctx, ctx.get(dd, "reference_topology", dp), f"{dp}.reference_topology")
     if ref_pair != kinematics.cyclic_pair(ref_k):
         ctx.fail(f"{dp}.reference_topology", "the pair must be in cyclic order")
-    chains, params, used, labels = [], {}, set(), []
+    chains, params, used, labels, shapes = [], {}, set(), [], {}
     for n, ch in enumerate(ctx.get(dd, "chains", dp, list)):
-        chain, label, p = _read_chain(ctx, ch, f"{dp}.chains[{n}]", functions, masses, spins, used)
+        chain, label, p, shape = _read_chain(ctx, ch, f"{dp}.chains[{n}]", functions, masses,
+                                             spins, used)
         chains.append(chain)
         labels.append(label)
         params.update(p)
+        shapes.update(shape)
+    for shape_name in shapes:
+        if shape_name in params:
+            ctx.fail(f"{dp}.chains", f"a lineshape parameter and a chain weight are both "
+                     f"named {shape_name!r}")
+    params.update(shapes)
     variables = {}
     for n, var in enumerate(dist.get("variables", [])):
         vp = f"{path}.variables[{n}]"
@@ -500,7 +572,7 @@ def _read_distribution(ctx, dist, path, functions):
     # 2j + 1 projections of a massless daughter.
     model = ThreeBodyDecay(masses, spins, chains, reference=(1, ref_k, ref_k, ref_k),
                            massless_transverse=False)
-    return Distribution(name, model, ref_k, variables, params, labels)
+    return Distribution(name, model, ref_k, variables, params, labels, shape_parameters=shapes)
 
 
 def read_model(source):

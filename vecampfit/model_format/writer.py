@@ -10,7 +10,7 @@ import json
 import os
 
 from ..atomic_files import atomic_write_text
-from .reader import ModelFile
+from .reader import ModelFile, _safe
 
 __all__ = ["format_complex", "model_dict", "write_model"]
 
@@ -31,7 +31,8 @@ def model_dict(model, parameters=None):
     model : ModelFile
         A model read by :func:`~vecampfit.model_format.read_model`.
     parameters : dict, optional
-        Parameter name -> value (``<chain>_re``, ``<chain>_im``, as in
+        Parameter name -> value (``<chain>_re``, ``<chain>_im``, and the
+        lineshapes' ``<function>_mass``, ``_width``, ``_gsq<n>``, as in
         :attr:`Distribution.parameters`); the model's values where missing.
 
     Returns
@@ -51,6 +52,16 @@ def model_dict(model, parameters=None):
             re = parameters.get(re_name, dist.parameters[re_name])
             im = parameters.get(im_name, dist.parameters[im_name])
             chain_json["weight"] = format_complex(complex(re, im))
+    # The lineshapes' masses, widths and couplings.
+    for fn_json in data["functions"]:
+        fn = model.functions[fn_json["name"]]
+        for name, value in fn.parameters.items():
+            v = float(parameters.get(name, value))
+            field = name[len(_safe(fn.name)) + 1:]
+            if field.startswith("gsq"):
+                fn_json["channels"][int(field[3:])]["gsq"] = v
+            else:
+                fn_json[field] = v
     return data
 
 
