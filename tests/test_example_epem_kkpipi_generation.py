@@ -174,8 +174,8 @@ def test_generate_program_writes_the_documented_files(tmp_path):
     assert np.all(detector.event_efficiency(common.momenta_of(data, True), data=True) > 0)
 
 
-@pytest.mark.parametrize("program", ["generate", "fit_efficiency", "fit_resolution",
-                                     "fit_background", "run"])
+@pytest.mark.parametrize("program", ["generate_kkpipi", "fit_efficiency", "fit_resolution",
+                                     "fit_background_kkpipi", "run_kkpipi"])
 def test_programs_have_help(program, capsys):
     import importlib
     mod = importlib.import_module(program)

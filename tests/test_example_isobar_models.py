@@ -181,6 +181,42 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
     assert summary[0] == f"{keys[0]} {100 * ff.matrix[0, 0]:.2f} +- {100 * ff.errors[0, 0]:.2f}"
 
 
+def test_dz_fractions_of_any_density_equal_the_layers_fit_fractions(dz):
+    """vecampfit.fractions with the components' magnitudes set to zero in
+    turn gives the layer's fit fractions (the diagonal of
+    isobar.fit_fractions) on the generated density, and its analytic
+    Jacobian the errors that the layer finds by central differences."""
+    from vecampfit.fractions import fractions
+    model = dz["gen"].model
+    d = dz["gen"].density("float64", 4)
+    table = list(d.parameters)
+    x0 = model.values()
+    x = np.array([x0[n] for n in table])
+    keys = [c.key for c in model.components]
+    components = {k: [f"{o}_A" for o in keys if o != k] for k in keys}
+    cov_names = ["RHOP1_M", "KSTM1_G", "KSTZ1_A", "KSTZ1_P", "NR_A", "KST0M_P"]
+    rng = np.random.default_rng(4)
+    b = rng.standard_normal((6, 6)) * 1e-3
+    cov = np.zeros((len(table), len(table)))
+    idx = [table.index(n) for n in cov_names]
+    cov[np.ix_(idx, idx)] = b @ b.T
+    w = dz["weights"]
+    events = d.event_buffer(dz["records"], records=True)
+    f = fractions(d, events, table, x, components, covariance=cov, weights=w)
+    ref = fit_fractions(dz["gen"], dz["records"], w, covariance=b @ b.T,
+                        covariance_names=cov_names)
+    for k, key in enumerate(keys):
+        assert f.values[key] == pytest.approx(ref.matrix[k, k], rel=1e-10), key
+        assert f[key][1] == pytest.approx(ref.errors[k, k], rel=2e-4), key
+        assert f.jacobian[key].shape == (len(table),)
+    # Without a covariance matrix the errors are 0; an unknown name is refused.
+    assert fractions(d, events, table, x, {"NR": components["NR"]}).errors["NR"] == 0
+    with pytest.raises(ValueError, match="not parameters of density"):
+        fractions(d, events, table, x, {"NR": ["XYZ_A"]})
+    with pytest.raises(ValueError, match="covariance"):
+        fractions(d, events, table, x, components, covariance=np.eye(3))
+
+
 # ---------------------------------------------------------------------------
 # GenFit3K
 # ---------------------------------------------------------------------------

@@ -50,6 +50,7 @@ import model_kkpipi as model  # noqa: E402
 from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
 from vecampfit.fitter.parameters import FitParameter, ParameterTable  # noqa: E402
+from vecampfit.fractions import fractions  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
 #: Initial step, half-width of the random start interval of the amplitudes.
@@ -303,19 +304,18 @@ def fraction_events(declaration, n_events=50000):
 
 
 def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
-    r"""Fit fractions of :data:`FRACTION_COMPONENTS` at one point, with errors.
+    r"""Fit fractions of :data:`FRACTION_COMPONENTS` at one point, with errors
+    (:func:`vecampfit.fractions.fractions`).
 
     .. math::
 
-        F_c = \frac{\sum_k S(\Phi_k; P_c p)}{\sum_k S(\Phi_k; p)},\qquad
-        \frac{\partial F_c}{\partial p} = \frac{P_c \nabla S_c - F_c \nabla S}{\sum_k S},
+        F_c = \frac{\sum_k S(\Phi_k; P_c p)}{\sum_k S(\Phi_k; p)}
 
     over phase-space events :math:`\Phi_k`, with :math:`P_c` the diagonal
     projection that sets the waves of component c to zero (so
-    :math:`\sum_k S(\Phi_k; P_c p)` is the integral of the component alone)
-    and the sums of the analytic gradients of the density;
-    :math:`\sigma^2_{F} = J C J^T` with the Jacobian J of the fractions with
-    respect to all fit parameters and the covariance matrix C of the fit.
+    :math:`\sum_k S(\Phi_k; P_c p)` is the integral of the component alone);
+    :math:`\sigma^2_{F} = J C J^T` with the Jacobian J of the fractions (from
+    the density's analytic gradient) and the covariance matrix C of the fit.
 
     Parameters
     ----------
@@ -338,26 +338,11 @@ def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
         ``{component: (fraction, error)}``, and ``"Jacobian"``:
         ``{component: array}`` over the fit parameters.
     """
-    names = list(density.parameters)
-    index = [list(table_names).index(n) for n in names]
-    x = np.asarray(values, dtype=np.float64)
-    p = x[index]
-    s, g = density.evaluate(fields, p, gradient=True)
-    total = float(np.sum(s, dtype=np.float64))
-    g_total = np.sum(np.asarray(g, dtype=np.float64), axis=1)
-    cov = np.asarray(covariance, dtype=np.float64)
-    out, jac = {}, {}
-    for comp, waves in FRACTION_COMPONENTS:
-        zero = {w.format(E=int(energy_mev)) + part for w in waves for part in ("_RE", "_IM")}
-        keep = np.array([0.0 if n in zero else 1.0 for n in names])
-        sc, gc = density.evaluate(fields, p * keep, gradient=True)
-        frac = float(np.sum(sc, dtype=np.float64)) / total
-        d = (keep * np.sum(np.asarray(gc, dtype=np.float64), axis=1) - frac * g_total) / total
-        j = np.zeros(len(x))
-        j[index] = d
-        out[comp] = (frac, float(np.sqrt(max(j @ cov @ j, 0.0))))
-        jac[comp] = j
-    out["Jacobian"] = jac
+    zero = {comp: [w.format(E=int(energy_mev)) + part for w in waves for part in ("_RE", "_IM")]
+            for comp, waves in FRACTION_COMPONENTS}
+    f = fractions(density, fields, table_names, values, zero, covariance=covariance)
+    out = {comp: f[comp] for comp in zero}
+    out["Jacobian"] = f.jacobian
     return out
 
 

@@ -266,14 +266,10 @@ def write_results(path_text, path_root, experiments, results):
 
 
 def make_parser():
-    p = genfit3k.parser(__doc__.split("\n\n")[0])
-    genfit3k.common_options(p)
-    genfit3k.add_grid_options(p)
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0])
     p.add_argument("--directory", default=".", help="folder of toy3k_N.root (generate3k.py)")
     p.add_argument("--laura", action="store_true",
                    help="fit Laura++'s pseudoexperiments (--laura-file)")
-    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
-                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
     p.add_argument("--experiments", default="all",
                    help="which pseudoexperiments: N, N-M, a list, or 'all'")
     p.add_argument("--random-start", action="store_true",

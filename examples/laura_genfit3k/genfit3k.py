@@ -653,3 +653,17 @@ def check_common_options(args):
 
 
 parser = command_line.parser
+
+
+def program_parser(description, laura_results_help=None):
+    """The parser of a program that fits: :func:`common_options`, the grid
+    options and ``--laura-file`` (Laura++'s pseudoexperiments), with
+    ``laura_results_help`` also ``--laura-results`` (Laura++'s fit results)."""
+    p = parser(description)
+    common_options(p)
+    add_grid_options(p)
+    p.add_argument("--laura-file", default=LAURA_TOYS,
+                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
+    if laura_results_help:
+        p.add_argument("--laura-results", default=LAURA_RESULTS, help=laura_results_help)
+    return p

@@ -130,13 +130,8 @@ def summary(comparisons):
 
 
 def main(argv=None):
-    p = genfit3k.parser(__doc__.split("\n\n")[0])
-    genfit3k.common_options(p)
-    genfit3k.add_grid_options(p)
-    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
-                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
-    p.add_argument("--laura-results", default=genfit3k.LAURA_RESULTS,
-                   help="Laura++'s fit results (one line per experiment)")
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0],
+                                "Laura++'s fit results (one line per experiment)")
     p.add_argument("--experiments", default="all", help="N, N-M, a list, or 'all'")
     p.add_argument("--output", default=".", help="folder of laura_crosscheck.txt")
     args = p.parse_args(argv)
