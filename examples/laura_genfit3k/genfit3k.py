@@ -612,10 +612,12 @@ def read_events(path, experiment=None, tree=TREE):
     return records_m2(records)
 
 
-def read_laura_results(path=LAURA_RESULTS):
-    """Laura++'s fit results: a list of dicts (column -> number), one per experiment."""
+def read_table(path, first_column=None, what="table"):
+    """Rows of a text table (a dict column -> number per line) whose column
+    names stand on a line starting with ``#`` (the first such line whose
+    first name is ``first_column``, if given); other ``#`` lines are comments."""
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"Laura++ results file {path!r} does not exist")
+        raise FileNotFoundError(f"{what} {path!r} does not exist")
     columns, rows = None, []
     with open(path) as f:
         for line in f:
@@ -623,12 +625,18 @@ def read_laura_results(path=LAURA_RESULTS):
             if not tokens:
                 continue
             if tokens[0] == "#":
-                columns = tokens[1:]
+                if columns is None and len(tokens) > 1 and first_column in (None, tokens[1]):
+                    columns = tokens[1:]
                 continue
             if columns is None or len(tokens) != len(columns):
-                raise ValueError(f"{path}: malformed line {line!r}")
+                raise ValueError(f"{path}: malformed line {line!r} (not a {what})")
             rows.append(dict(zip(columns, (float(t) for t in tokens))))
     return rows
+
+
+def read_laura_results(path=LAURA_RESULTS):
+    """Laura++'s fit results: a list of dicts (column -> number), one per experiment."""
+    return read_table(path, what="Laura++ results file")
 
 
 #: Laura++'s result columns of our parameters and fit fractions.

@@ -27,26 +27,13 @@ from vecampfit.isobar import component_densities  # noqa: E402
 
 def read_fit(path, experiment):
     """Fitted parameter values of ``experiment`` from fit3k_results.txt."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"results file {path!r} does not exist (run fit3k.py first)")
-    header = None
-    with open(path) as f:
-        for line in f:
-            tokens = line.split()
-            if not tokens:
-                continue
-            if tokens[0] == "#":
-                if header is None and len(tokens) > 1 and tokens[1] == "experiment":
-                    header = tokens[1:]
-                continue
-            if header is None or len(tokens) != len(header):
-                raise ValueError(f"{path}: not a results table of fit3k.py (line {line!r})")
-            row = dict(zip(header, (float(t) for t in tokens)))
-            if int(row["experiment"]) == experiment:
-                missing = [n for n in genfit3k.PARAMETER_NAMES if n not in row]
-                if missing:
-                    raise ValueError(f"{path}: columns {missing} missing")
-                return np.array([row[n] for n in genfit3k.PARAMETER_NAMES])
+    for row in genfit3k.read_table(path, "experiment",
+                                   "results table of fit3k.py (run fit3k.py first)"):
+        if int(row["experiment"]) == experiment:
+            missing = [n for n in genfit3k.PARAMETER_NAMES if n not in row]
+            if missing:
+                raise ValueError(f"{path}: columns {missing} missing")
+            return np.array([row[n] for n in genfit3k.PARAMETER_NAMES])
     raise ValueError(f"{path}: no fit of experiment {experiment}")
 
 
