@@ -153,6 +153,42 @@ def parser(description):
     return p
 
 
+def plot_comparison(panels, path, title, measured, fitted, ylabel):
+    """Panels side by side, each a measured histogram (points with errors)
+    and a fitted curve, with the chi2 of the panel in its title.
+
+    Parameters
+    ----------
+    panels : dict
+        x-axis label -> histogram dict with ``edges``, ``chi2``, ``ndf`` and
+        the keys named below.
+    path, title : str
+    measured : (str, str, str or None)
+        Key, legend label and key of the errors (None: Poisson, sqrt(n)).
+    fitted : (str, str)
+        Key and legend label.
+    ylabel : str
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(panels), figsize=(13, 4))
+    for ax, (label, h) in zip(axes, panels.items()):
+        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
+        n = h[measured[0]]
+        ax.errorbar(c, n, yerr=np.sqrt(n) if measured[2] is None else h[measured[2]], fmt="o",
+                    ms=3, color="k", label=measured[1])
+        ax.plot(c, h[fitted[0]], "-", color="C3", label=fitted[1])
+        ax.set_xlabel(label)
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def compile_signal_density(vector_lengths, build_dir=None, verbose=False):
     """Compile ``signal_density.pyx`` for the given vector lengths
     (``vecampfit.model_compiler.compile_model``); returns ``{L: module}``."""

@@ -66,24 +66,10 @@ def projections(records, fields, e, bins=20, data_efficiency=False):
 
 
 def plot(proj, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["measured"], yerr=h["error"], fmt="o", ms=3, color="k",
-                    label="reconstructed fraction")
-        ax.plot(c, h["fitted"], "-", color="C3", label="fit")
-        ax.set_xlabel(label)
-        ax.set_ylabel("efficiency")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    """Measured and fitted efficiency per bin of the projections."""
+    common.plot_comparison({label: proj[name] for name, _, label in PROJECTIONS}, path, title,
+                           ("measured", "reconstructed fraction", "error"), ("fitted", "fit"),
+                           "efficiency")
 
 
 def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_events=None,

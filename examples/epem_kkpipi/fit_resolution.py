@@ -66,24 +66,9 @@ def histograms(sim, fit, bins=40):
 
 
 def plot(hist, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, label) in zip(axes, QUANTITIES):
-        h = hist[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["sim"], yerr=np.sqrt(h["sim"]), fmt="o", ms=3, color="k",
-                    label="simulated MC")
-        ax.plot(c, h["fit"], "-", color="C2", label="fit result")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    """Simulated and fit-result histograms of the resolution quantities."""
+    common.plot_comparison({label: hist[name] for name, label in QUANTITIES}, path, title,
+                           ("sim", "simulated MC", None), ("fit", "fit result"), "events")
 
 
 def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=False,
