@@ -4,7 +4,6 @@ densities of the examples: values and gradients in float64 at L = 1, 4, 8
 (every length in the slow test), on the examples' events and at random
 parameter points."""
 
-import importlib.util
 import os
 
 import numpy as np
@@ -25,11 +24,10 @@ ALL_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
 RTOL = 1e-12
 
 
-def _load(folder, name, alias):
-    spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _generated(isobar_model, model_cache):
+    """The model of an example's isobar_model*.py, compiled for LENGTHS."""
+    return isobar_model.build().compile(LENGTHS, directory=os.path.join(model_cache, "isobar"),
+                                        build_dir=model_cache)
 
 
 def _count_lines(path):
@@ -61,13 +59,12 @@ def _compare(hand, gen, hand_buffer, gen_buffer, names, x):
 
 @pytest.fixture(scope="module")
 def dz(model_cache):
-    common = _load(DZ, "common", "dz_common")
-    hand_model = _load(DZ, "model", "dz_model")
-    isobar_model = _load(DZ, "isobar_model", "dz_isobar_model")
+    import common
+    import isobar_model
+    import model as hand_model
     lengths = LENGTHS
     hand = common.compile_models(lengths, build_dir=model_cache)
-    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
-                                       build_dir=model_cache)
+    gen = _generated(isobar_model, model_cache)
     m = common.MASSES
     ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], 3000, seed=11)
     records = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
@@ -223,12 +220,11 @@ def test_dz_fractions_of_any_density_equal_the_layers_fit_fractions(dz):
 
 @pytest.fixture(scope="module")
 def g3k(model_cache):
-    g = _load(G3K, "genfit3k", "g3k_genfit3k")
-    isobar_model = _load(G3K, "isobar_model3k", "g3k_isobar_model")
+    import genfit3k as g
+    import isobar_model3k
     lengths = LENGTHS
     hand = g.compile_density(lengths, build_dir=model_cache)
-    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
-                                       build_dir=model_cache)
+    gen = _generated(isobar_model3k, model_cache)
     m13, m23 = g.read_events(g.LAURA_TOYS)
     return dict(g=g, hand=hand, gen=gen, lengths=lengths,
                 records={"m13Sq": m13[:4000], "m23Sq": m23[:4000]})
