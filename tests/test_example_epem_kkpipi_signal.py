@@ -83,12 +83,12 @@ def test_simultaneous_likelihood_is_the_sum_of_the_points(samples, compiled):
     sim = fit_signal.build(samples, signal, bkg, parameters=table, vector_length=L,
                            randomize=False, verbose=False)
     x = truth(sim, samples) + np.random.default_rng(7).normal(0, 0.05, len(table))
-    f_sim, g_sim = sim.evaluate(x, gradient=True)
+    f_sim, g_sim = sim.likelihood.evaluate(x, gradient=True)
     f_sum, g_sum, singles = 0.0, np.zeros(len(table)), []
     for d in samples:
         single = fit_signal.build([d], signal, bkg, parameters=table, vector_length=L,
                                   randomize=False, unused_parameters="ignore", verbose=False)
-        f, g = single.evaluate(x, gradient=True)
+        f, g = single.likelihood.evaluate(x, gradient=True)
         f_sum += f
         g_sum += g
         singles.append(f)
@@ -109,7 +109,7 @@ def test_compiled_likelihood_equals_the_numpy_form(samples, compiled):
                             verbose=False)
     assert not slow.use_gradient and fast.use_gradient
     x = truth(fast, samples) + np.random.default_rng(8).normal(0, 0.05, len(table))
-    f_fast, f_slow = fast.evaluate(x)[0], slow.evaluate(x)[0]
+    f_fast, f_slow = fast.likelihood.evaluate(x)[0], slow.likelihood.evaluate(x)[0]
     print(f"F compiled {f_fast!r}, numpy {f_slow!r}")
     assert f_fast == pytest.approx(f_slow, rel=1e-11)
 
