@@ -603,3 +603,62 @@ def test_polarized_lambda_c_against_explicit_lorentz_transformations(k, m, c):
     mean = np.sum(am.intensity(rec) * wb) / np.sum(wb)
     unpolarized = float(evaluate(model.unpolarized_intensity(), model.values(sig)))
     assert mean == pytest.approx(unpolarized / 2, rel=1e-12)
+
+
+def _lambda_star_chain(decay_vertex):
+    """Lambda_c+ -> Lambda*(3/2) pi+, Lambda* -> p K- (chain 3 of particles p=1, K=2, pi=3)."""
+    masses = (2.28646, 0.938272, 0.493677, 0.13957)
+    chain = DecayChain(3, 3, lambda s: 0.7 - 0.4j, HelicityVertex(1, 0), decay_vertex,
+                       weight=1.3 + 0.2j)
+    other = DecayChain(3, 3, lambda s: 0.7 - 0.4j, HelicityVertex(-1, 0), decay_vertex,
+                       weight=-0.4 + 0.9j)
+    return ThreeBodyDecay(masses, (1, 1, 0, 0), [chain, other], reference=3)
+
+
+def _intensity_at(model, m, c):
+    sig = sigmas_from_mass_angle(3, m, c, model.masses)
+    return float(evaluate(model.unpolarized_intensity(), model.values(sig)))
+
+
+def test_parity_conserving_decay_is_forward_backward_symmetric():
+    """A strong decay Lambda* -> p K- with parity-related couplings H(-l) = eta H(l) gives a
+    distribution in cos(theta) of the Lambda* frame without odd terms (I(c) = I(-c)), for
+    either intrinsic parity; a decay with one helicity coupling alone does not."""
+    for eta in (1, -1):
+        model = _lambda_star_chain(ParityVertex(1, 0, eta))
+        for c in (0.2, 0.55, 0.9):
+            a, b = _intensity_at(model, 1.52, c), _intensity_at(model, 1.52, -c)
+            assert a == pytest.approx(b, rel=1e-12)
+    broken = _lambda_star_chain(HelicityVertex(1, 0))
+    a, b = _intensity_at(broken, 1.52, 0.55), _intensity_at(broken, 1.52, -0.55)
+    assert abs(a / b - 1) > 1e-2
+
+
+def test_a_single_chain_integrates_to_its_lineshape_times_its_couplings():
+    """Integrated over cos(theta) of its pair, a chain's intensity is
+    |w X|^2 (2j+1) sum |H_prod|^2 |H_dec|^2 * 2/(2j+1) (orthogonality of the d functions)."""
+    masses = (2.28646, 0.938272, 0.493677, 0.13957)
+    w, x = 1.3 + 0.2j, 0.7 - 0.4j
+    chain = DecayChain(3, 3, lambda s: x, ParityVertex(1, 0, -1), ParityVertex(1, 0, 1), weight=w)
+    model = ThreeBodyDecay(masses, (1, 1, 0, 0), [chain], reference=3)
+    nodes, weights = np.polynomial.legendre.leggauss(12)
+    total = sum(wt * _intensity_at(model, 1.52, c) for c, wt in zip(nodes, weights))
+    couplings = sum(chain.production.factor(tau, 0, 1, 3, 0) ** 2
+                    * chain.decay.factor(lp, 0, 3, 1, 0) ** 2
+                    for tau in (-1, 1) for lp in (-1, 1))
+    want = abs(w * x) ** 2 * 4 * couplings * 2 / 4
+    print(f"integral {total!r}, from the factors {want!r}")
+    assert total == pytest.approx(want, rel=1e-12)
+
+
+def test_event_records_from_four_momenta_invert_the_orientation():
+    """ThreeBodyDecay.event_records: the Dalitz variables of the momenta and the Euler
+    angles that rotate the aligned configuration back onto them."""
+    from vecampfit.dpd.kinematics import aligned_four_momenta, rotate
+    model = _vector_model((2, 2, 2, 2))
+    sig = sigmas_from_mass_angle(1, 0.9, 0.6, model.masses)
+    angles = (0.7, -0.35, -2.1)
+    momenta = rotate(aligned_four_momenta(sig, model.masses, 2), *angles)
+    rec = model.event_records(*momenta)
+    assert [rec[n] for n in model.sigma_names] == pytest.approx(list(sig), rel=1e-12)
+    assert (rec["alpha"], rec["cos_beta"], rec["gamma"]) == pytest.approx(angles, abs=1e-12)

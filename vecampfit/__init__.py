@@ -12,7 +12,16 @@ routine names are the paper's Fortran names in snake case.
 
 import os as _os
 
-from ._build_config import VERSION as __version__
+# OpenMP: the library's idle threads sleep between parallel regions rather
+# than spin (OMP_WAIT_POLICY=passive), unless the user chose a policy or a
+# spin count.  Between two likelihood calls the main thread runs Minuit and
+# Python; spinning threads would take the cores it needs on a machine busy
+# with other work (benchmarks/results/threads.md).  The OpenMP runtime reads
+# this when it is loaded, with the first of vecampfit's compiled modules.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "passive"
+
+from ._build_config import VERSION as __version__  # noqa: E402
 
 __all__ = ["__version__", "get_include", "get_include_dirs", "show_config"]
 

@@ -88,13 +88,11 @@ class Layout:
         consts = dict(self.constants)
         consts.update(constants or {})
         memo = {}
+        read = self.model.event_reader(records, consts)
 
         def value(node):
             if node.op == "event":
-                if node.data not in records:
-                    raise KeyError(f"model {self.model.name!r}: the events have no variable "
-                                   f"{node.data!r}")
-                return records[node.data]
+                return read(node.data)
             if node.op == "const":
                 return consts[node.data]
             raise ValueError(f"parameter {node.data!r} in an event field")
@@ -341,15 +339,19 @@ def _lane_function(layout, kind):
                 # Re[rho A_a conj(A_b)]
                 s.append(f"{pr} * ({ar} * {br} + {ai} * {bi}) - {pi} * ({ai} * {br} - {ar} * {bi})")
     body.emit(f"out[i] = {_sum(s)}")
+    second = None
     if kind == "gradient":
-        _gradient_lines(layout, body, printed, total, rho, factors, derivs, index)
-    return body
+        stored = _gradient_lines(layout, body, printed, total, rho, factors, derivs, index)
+        if stored:
+            second = (_factor_derivative_loop(layout, stored, derivs, index), len(stored))
+    return body, second
 
 
 def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
     """dS/dp for every parameter, written to g[PAR_p * L + i]."""
     model = layout.model
     contributions = {p: [] for p in layout.parameters}
+    stored = []
     body.emit("# gradient: G = conj(rho) A, back through the rotations")
     if rho is None:
         gvec = dict(total)
@@ -404,15 +406,40 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                     if parts:
                         contributions[p].append(f"2 * ({' '.join(parts)})")
             if derivs[id(c)]:
-                cr, ci = _coupling_slots(layout, k)
-                ctr = body.new(f"ct{k}_re", f"{cr} * {t_re} - {ci} * {t_im}")
-                cti = body.new(f"ct{k}_im", f"{cr} * {t_im} + {ci} * {t_re}")
-                for p, d in derivs[id(c)].items():
-                    dr, di = printed.complex(d, f"df{k}")
-                    contributions[p].append(f"2 * ({dr} * {ctr} - {di} * {cti})")
+                # T, kept per lane for the second loop (the factor's derivatives;
+                # T rather than c T: the compiler then vectorizes this loop)
+                n = len(stored)
+                body.emit(f"t[{2 * n} * VECTOR_LENGTH + i] = {t_re}",
+                          f"t[{2 * n + 1} * VECTOR_LENGTH + i] = {t_im}")
+                stored.append((c, n))
     for p in layout.parameters:
         terms = [t for t in contributions[p] if t]
         body.emit(f"g[PAR_{p} * VECTOR_LENGTH + i] = " + (" + ".join(terms) if terms else "0"))
+    return stored
+
+
+def _factor_derivative_loop(layout, stored, derivs, index):
+    """The second loop of the gradient: dF_k/dp of the factors' parameters
+    (lineshape masses, widths, ...) times c_k T_k (T_k stored), added to the
+    gradient rows.  Apart from the first loop, so that each loop stays small
+    enough for the compiler to vectorize it."""
+    body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
+    printed = _Printed(layout, body)
+    rows = {}
+    for c, n in stored:
+        k = index[id(c)]
+        printed.prepare(*(x for d in derivs[id(c)].values() for x in d.parts()))
+        cr, ci = _coupling_slots(layout, k)
+        tr, ti = f"t[{2 * n} * VECTOR_LENGTH + i]", f"t[{2 * n + 1} * VECTOR_LENGTH + i]"
+        ctr = body.new(f"ct{k}_re", f"{cr} * {tr} - {ci} * {ti}")
+        cti = body.new(f"ct{k}_im", f"{cr} * {ti} + {ci} * {tr}")
+        for p, d in derivs[id(c)].items():
+            dr, di = printed.complex(d, f"df{k}")
+            rows.setdefault(p, []).append(f"2 * ({dr} * {ctr} - {di} * {cti})")
+    for p, terms in rows.items():
+        row = f"g[PAR_{p} * VECTOR_LENGTH + i]"
+        body.emit(f"{row} = {row} + " + " + ".join(terms))
+    return body
 
 
 def _coupling_derivative_slots(layout, k, comp):
@@ -489,7 +516,7 @@ _HEAD = {
 
 
 def _function(layout, kind):
-    body = _lane_function(layout, kind)
+    body, second = _lane_function(layout, kind)
     head = list(_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
@@ -497,8 +524,14 @@ def _function(layout, kind):
         head += ["    # The gradient is formed in a local array (which cannot overlap the",
                  "    # parameter buffer) and copied out at the end.",
                  "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]"]
+    if second is not None:
+        head += [f"    cdef floating t[{2 * second[1]} * VECTOR_LENGTH]"]
+        for name in second[0].locals:
+            body.var(name)
     head += body.declare("floating") + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
     out = head + ["        " + x for x in body.lines]
+    if second is not None:
+        out += ["    for i in range(VECTOR_LENGTH):"] + ["        " + x for x in second[0].lines]
     if kind == "gradient":
         out += ["    for i in range(N_PARAMETERS * VECTOR_LENGTH):", "        gradient[i] = g[i]"]
     return out

@@ -24,7 +24,7 @@ def compile_amplitude_model(model, vector_lengths=(8,), *, directory=None, name=
     """
     from vecampfit.model_compiler import compile_model, default_cache_dir
     from ._cython_source import generate
-    text, layout = generate(model)
+    text, layout = generate(model.frozen())
     name = name or _module_name(model, text)
     directory = directory or os.path.join(options.get("build_dir") or default_cache_dir(),
                                           "amplitudes")
@@ -80,13 +80,14 @@ class CompiledAmplitudeModel:
         """The event-buffer fields (dict name -> float64 array) from event
         records (dict of the model's event variables, arrays)."""
         missing = [v for v in self.model.events if v in _record_leaves(self.layout)
-                   and v not in records]
+                   and v not in records and v not in self.model.event_functions]
         if missing:
             raise KeyError(f"model {self.model.name!r}: the events have no variable(s) {missing} "
                            f"(the records have {sorted(records)})")
-        n = len(np.asarray(records[self.model.events[0]]))
+        values = self.layout.field_values(records, constants)
+        n = max((np.size(v) for v in values.values()), default=0)
         out = {}
-        for k, v in self.layout.field_values(records, constants).items():
+        for k, v in values.items():
             out[k] = np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)))
         return out
 
@@ -99,7 +100,8 @@ class CompiledAmplitudeModel:
                                   name=name or self.model.name)
 
     def parameter_vector(self, params=None):
-        """Parameter values in the density's order (dict: others at their starting values)."""
+        """Parameter values in the density's order (dict: others at their starting values;
+        a fixed parameter of the model, a constant of the density, is not accepted here)."""
         values = self.model.values()
         if params is None:
             params = {}
@@ -108,6 +110,11 @@ class CompiledAmplitudeModel:
             if unknown:
                 raise ValueError(f"model {self.model.name!r}: unknown parameter(s) "
                                  f"{sorted(unknown)}")
+            fixed = set(params) - set(self.parameters)
+            if fixed:
+                raise ValueError(f"model {self.model.name!r}: {sorted(fixed)} are fixed (compiled "
+                                 "as constants): give them as constants, or compile the model "
+                                 "with them free")
             values.update(params)
             return np.array([values[n] for n in self.parameters], dtype=np.float64)
         p = np.asarray(params, dtype=np.float64)
@@ -120,9 +127,27 @@ class CompiledAmplitudeModel:
                  vector_length=None, constants=None, threads=1):
         """The intensity (and with ``gradient`` its derivatives, shape
         (n_parameters, n_events)) at events, through the compiled density."""
+        if isinstance(params, dict):
+            unknown = set(params) - set(self.model.parameters)
+            if unknown:
+                raise ValueError(f"model {self.model.name!r}: unknown parameter(s) "
+                                 f"{sorted(unknown)}")
+            # the model's fixed parameters are the density's constants
+            constants = dict(constants or {})
+            constants.update({k: v for k, v in params.items() if k not in self.parameters})
+            params = {k: v for k, v in params.items() if k in self.parameters}
         d = self.density(precision, vector_length, constants=constants, gradient=gradient)
         buf = d.event_buffer(records, records=True)
         return d.evaluate(buf, self.parameter_vector(params), gradient=gradient, threads=threads)
+
+    def parameter_table(self, values=None):
+        """The fit's :class:`vecampfit.fitter.ParameterTable` of the density's
+        parameters (the model's free ones), with the model's steps and bounds."""
+        free = set(self.parameters)
+        table = self.model.parameter_table(values, free=free)
+        from vecampfit.fitter import ParameterTable
+        return ParameterTable([p for p in table if p.name in free],
+                              source=f"compiled amplitude model {self.model.name!r}")
 
 
 def _record_leaves(layout):

@@ -54,6 +54,7 @@ import numpy as np
 
 from ..expressions.evaluate import evaluate
 from ..expressions.nodes import as_complex, as_expr
+from ..expressions.nodes import event as event_leaf
 from ..expressions.passes import leaves
 
 __all__ = ["AmplitudeModel", "AmplitudeComponent", "AmplitudeGroup", "ModelParameter"]
@@ -164,9 +165,14 @@ class AmplitudeModel:
     events : sequence of str, optional
         The event variables the expressions read (``event(name)`` leaves),
         the keys of the event records.
+    event_functions : dict, optional
+        Event variables computed from the records rather than read from
+        them: name -> ``f(records, constants)`` (an array per event; the
+        constants by name).  They count as event variables.
     """
 
-    def __init__(self, name, channels, parameters, constants=None, events=()):
+    def __init__(self, name, channels, parameters, constants=None, events=(),
+                 event_functions=None):
         self.name = str(name)
         self.channels = [tuple(int(x) for x in h) for h in channels]
         if not self.channels:
@@ -185,7 +191,8 @@ class AmplitudeModel:
                 raise ValueError(f"model {name!r}: a second parameter named {p.name!r}")
             self.parameters[p.name] = p
         self.constants = {str(k): float(v) for k, v in (constants or {}).items()}
-        self.events = tuple(events)
+        self.event_functions = dict(event_functions or {})
+        self.events = tuple(events) + tuple(n for n in self.event_functions if n not in events)
         self.groups = {}
         self.density_matrix = None
 
@@ -277,6 +284,45 @@ class AmplitudeModel:
                 for x in v.parts():
                     yield x, "the density matrix"
 
+    def frozen(self):
+        """The model with its fixed parameters turned into constants (of the
+        same names and values): what compiles, so that the compiled density
+        has the free parameters only and no derivative of a fixed one is
+        computed.  Parts that depend on the event and fixed parameters only
+        (a lineshape of fixed mass and width) are then computed once, when
+        the events are loaded.
+
+        Returns
+        -------
+        AmplitudeModel
+        """
+        from ..expressions.nodes import constant, parameter
+        from ..expressions.passes import substitute
+        fixed = [p for p in self.parameters.values() if p.fixed]
+        clash = [p.name for p in fixed if p.name in self.constants]
+        if clash:
+            raise ValueError(f"model {self.name!r}: {clash} are both parameters and constants")
+        mapping = {parameter(p.name): constant(p.name) for p in fixed}
+        memo = {}
+
+        def sub(x):
+            return substitute(x, mapping, memo)
+        constants = dict(self.constants)
+        constants.update({p.name: p.value for p in fixed})
+        out = AmplitudeModel(self.name, self.channels,
+                             [p for p in self.parameters.values() if not p.fixed],
+                             constants=constants, events=self.events,
+                             event_functions=self.event_functions)
+        for g in self.groups.values():
+            out.add_group(g.name, [(p, {k: sub(v) for k, v in m.items()}) for p, m in g.rotations])
+            for c in g.components:
+                out.add_component(c.name, g.name, sub(c.coupling), sub(c.factor),
+                                  {h: sub(a) for h, a in c.angular.items()})
+        if self.density_matrix is not None:
+            position, matrix = self.density_matrix
+            out.set_density_matrix(position, {k: sub(v) for k, v in matrix.items()})
+        return out
+
     # -- numpy evaluation ----------------------------------------------------------------
     def _lookup(self, records, params, constants):
         values = self.values()
@@ -288,16 +334,32 @@ class AmplitudeModel:
         consts = dict(self.constants)
         consts.update(constants or {})
 
+        read = self.event_reader(records, consts)
+
         def value(node):
             if node.op == "par":
                 return values[node.data]
             if node.op == "const":
                 return consts[node.data]
-            if node.data not in records:
-                raise KeyError(f"model {self.name!r}: the events have no variable "
-                               f"{node.data!r}")
-            return np.asarray(records[node.data], dtype=np.float64)
+            return read(node.data)
         return value
+
+    def event_reader(self, records, constants):
+        """``read(name)``: an event variable from the records, or computed by
+        its function in :attr:`event_functions` (once per reader)."""
+        computed = {}
+
+        def read(name):
+            if name in records:
+                return np.asarray(records[name], dtype=np.float64)
+            if name in self.event_functions:
+                if name not in computed:
+                    computed[name] = np.asarray(self.event_functions[name](records, constants),
+                                                dtype=np.float64)
+                return computed[name]
+            raise KeyError(f"model {self.name!r}: the events have no variable {name!r} "
+                           f"(the records have {sorted(records)})")
+        return read
 
     def amplitudes(self, records, params=None, constants=None):
         """:math:`A_h` at events (numpy; the reference for the compiled code).
@@ -320,7 +382,7 @@ class AmplitudeModel:
 
         def ev(x):
             return evaluate(x, value, memo)
-        n = len(np.asarray(records[self.events[0]])) if self.events else 1
+        n = len(np.atleast_1d(value(event_leaf(self.events[0])))) if self.events else 1
         out = {h: np.zeros(n, dtype=complex) for h in self.channels}
         for g in self.groups.values():
             vec = {}
@@ -378,6 +440,8 @@ class AmplitudeModel:
         Returns
         -------
         CompiledAmplitudeModel
+            Its density has the free parameters (those not ``fixed``) as
+            parameters and the fixed ones as constants (:meth:`frozen`).
         """
         from .compiled import compile_amplitude_model
         return compile_amplitude_model(self, vector_lengths, directory=directory, name=name,

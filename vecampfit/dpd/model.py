@@ -49,6 +49,8 @@ the parameters in the weights and lineshapes.
 
 import itertools
 
+import numpy as np
+
 from ..expressions.nodes import (ComplexExpr, add, as_complex, as_expr, cos, event, mul,
                                  parameter, sin)
 from ..expressions.physics import breakup_momentum_squared
@@ -442,6 +444,33 @@ class ThreeBodyDecay:
                 model.add_component(label, group, chain.weight,
                                     self.chain_factor(chain), self.aligned_amplitudes(chain))
         return model
+
+    def event_records(self, p1, p2, p3, angles=("alpha", "cos_beta", "gamma")):
+        """The event variables of :meth:`amplitude_model` from four-momenta.
+
+        Parameters
+        ----------
+        p1, p2, p3 : array_like
+            Four-momenta :math:`(p_x, p_y, p_z, E)` of the daughters in the
+            parent's rest frame (GeV), shape ``(n, 4)``.
+        angles : 3 str
+            Names of the orientation's variables (for a polarized model).
+
+        Returns
+        -------
+        dict
+            The Dalitz variables (GeV^2) under :attr:`sigma_names` and the
+            Euler angles of the event's orientation relative to the aligned
+            configuration of the parent's reference chain
+            (:func:`~vecampfit.dpd.kinematics.orientation`): :math:`\\alpha`,
+            :math:`\\cos\\beta`, :math:`\\gamma`.
+        """
+        p = [np.asarray(x, dtype=np.float64) for x in (p1, p2, p3)]
+        sig = kinematics.sigmas_from_four_momenta(*p)
+        alpha, cos_beta, gamma = kinematics.orientation(*p, reference=self.references[0])
+        out = dict(zip(self.sigma_names, sig))
+        out.update(zip(angles, (alpha, cos_beta, gamma)))
+        return out
 
     def values(self, sigmas):
         """Event values ``{sigma_name: value}`` for :func:`~vecampfit.expressions.evaluate`."""

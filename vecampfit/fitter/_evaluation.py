@@ -799,53 +799,40 @@ class CachedEvaluator:
 
     def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
         """Per-chunk rows: ``-2 w ln t``, ``r S``, ``r b_k``, then (with the
-        gradient) the real and imaginary parts of ``X_k r conj(A)``."""
+        gradient) the real and imaginary parts of ``X_k r conj(A)``: one pass
+        of a compiled kernel over the stored amplitudes
+        (``_kernels.cached_data_rows``; the chunks among the threads, each
+        chunk's sums in a fixed order)."""
         K = self.components.n_components
         nb = background.shape[0]
         width = 2 + nb + (2 * K if gradient else 0)
-        if buf.n_events == 0:
-            return empty_rows(width), None
-        # numpy's own loops (einsum), not BLAS: no threads of a BLAS library
-        # compete with the fitter's, and the sums have a fixed order.
-        x = self._data_complex(buf, params_t, pbuf, threads)
-        c = self.components.couplings(params_t[:self.density.n_parameters])
-        a = np.einsum("k,kn->n", c, x)
-        s = a.real * a.real + a.imag * a.imag
         n = buf.n_events
-        term = scale * s
-        if nb:
-            term = term + np.einsum("b,bn->n", np.asarray(fractions, dtype=np.float64),
-                                    background[:, :n])
-        bad = ~(term > 0) | ~np.isfinite(term)
-        if np.any(bad):
-            j = int(np.flatnonzero(bad)[0])
-            return None, Problem(j, s[j], term[j])
-        w = buf.weights
-        lg = np.log(term)
-        r = -2 / term
-        if w is not None:
-            lg = w * lg
-            r = w * r
+        if n == 0:
+            return empty_rows(width), None
+        x = np.ascontiguousarray(self._data_complex(buf, params_t, pbuf, threads))
+        c = np.ascontiguousarray(
+            self.components.couplings(params_t[:self.density.n_parameters]), dtype=np.complex128)
         ce = chunk_events(self.vector_length)
-
-        def columns():
-            yield -2 * lg
-            yield r * s
-            for k in range(nb):
-                yield background[k, :n] * r
-        rows = chunk_sums(columns(), n, ce)
-        if not gradient:
-            return rows, None
-        # X_k r conj(A), real and imaginary parts, a few chunks at a time
-        # (the products stay in the cache; the rows are those of whole runs).
-        ra = r * a.conj()
-        group = self.GRADIENT_GROUP_CHUNKS * ce
-        parts = []
-        for e0 in range(0, n, group):
-            e1 = min(e0 + group, n)
-            v = x[:, e0:e1] * ra[e0:e1]
-            parts.append(chunk_sums([v.real, v.imag], e1 - e0, ce))
-        return np.hstack([rows, np.concatenate(parts, axis=0)]), None
+        n_chunks = -(-n // ce)
+        rows = np.empty((n_chunks, width))
+        bad = np.empty(n_chunks, dtype=np.intp)
+        bg = np.ascontiguousarray(background, dtype=np.float64) if nb else np.zeros((0, 1))
+        w = buf.weights
+        _kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), float(scale), bg,
+                                  np.ascontiguousarray(fractions, dtype=np.float64).reshape(-1)
+                                  if nb else np.zeros(0),
+                                  np.zeros(0) if w is None else np.ascontiguousarray(w[:n]),
+                                  bool(gradient), n, ce, rows, bad, threads)
+        if np.any(bad == _ALLOCATION_FAILED):
+            raise MemoryError(f"{self.density.name}: could not allocate work arrays")
+        hit = bad[bad >= 0]
+        if hit.size:
+            j = int(hit.min())
+            a = complex(np.dot(c, x[:, j]))
+            s = a.real * a.real + a.imag * a.imag
+            term = scale * s + (float(np.dot(fractions, background[:, j])) if nb else 0.0)
+            return None, Problem(j, s, term)
+        return rows, None
 
     def data_sums(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads,
                   combine=combine_serial):

@@ -1025,3 +1025,184 @@ def moved_component_norm(const floating[:, ::1] events, int vector_length, float
         free(out)
         free(acc)
 
+
+
+cdef inline bint _cached_block(
+        Py_ssize_t j, int n, Py_ssize_t K, const double *x, Py_ssize_t x_stride,
+        const double *coupling, double scale, const double *background,
+        Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
+        const double *weights, bint gradient, double *sums) noexcept nogil:
+    """``n`` (at most SUM_LANES) events from ``j`` on, added to the lane sums
+    (see :func:`_cached_data_chunk`); False if an argument t is not finite
+    and positive (nothing is added then).  Called with the literal
+    SUM_LANES for whole blocks, so that the compiler unrolls and vectorizes
+    the loops over the lanes."""
+    cdef Py_ssize_t k, b, col
+    cdef int i, ok = 1
+    cdef double ar[SUM_LANES]
+    cdef double ai[SUM_LANES]
+    cdef double s[SUM_LANES]
+    cdef double t[SUM_LANES]
+    cdef double r[SUM_LANES]
+    cdef double lg[SUM_LANES]
+    cdef double xr, xi, cr, ci
+    cdef const double *xk
+    cdef const double *bk
+    for i in range(n):
+        ar[i] = 0
+        ai[i] = 0
+    for k in range(K):
+        cr = coupling[2 * k]
+        ci = coupling[2 * k + 1]
+        xk = x + k * x_stride + 2 * j
+        for i in range(n):
+            xr = xk[2 * i]
+            xi = xk[2 * i + 1]
+            ar[i] += cr * xr - ci * xi
+            ai[i] += cr * xi + ci * xr
+    for i in range(n):
+        s[i] = ar[i] * ar[i] + ai[i] * ai[i]
+        t[i] = scale * s[i]
+    for b in range(n_background):
+        bk = background + b * background_stride + j
+        for i in range(n):
+            t[i] += fractions[b] * bk[i]
+    for i in range(n):
+        ok = ok & (t[i] > 0) & (t[i] - t[i] == 0)
+    if not ok:
+        return False
+    for i in range(n):
+        lg[i] = _log(t[i])
+        r[i] = -2 / t[i]
+    if weights != NULL:
+        for i in range(n):
+            lg[i] = weights[j + i] * lg[i]
+            r[i] = weights[j + i] * r[i]
+    for i in range(n):
+        sums[i] += -2 * lg[i]
+        sums[SUM_LANES + i] += r[i] * s[i]
+    for b in range(n_background):
+        bk = background + b * background_stride + j
+        for i in range(n):
+            sums[(2 + b) * SUM_LANES + i] += bk[i] * r[i]
+    if gradient:
+        # X_k r conj(A)
+        for i in range(n):
+            ar[i] = r[i] * ar[i]
+            ai[i] = -r[i] * ai[i]
+        col = 2 + n_background
+        for k in range(K):
+            xk = x + k * x_stride + 2 * j
+            for i in range(n):
+                xr = xk[2 * i]
+                xi = xk[2 * i + 1]
+                sums[(col + k) * SUM_LANES + i] += xr * ar[i] - xi * ai[i]
+                sums[(col + K + k) * SUM_LANES + i] += xr * ai[i] + xi * ar[i]
+    return True
+
+
+cdef void _cached_data_chunk(
+        Py_ssize_t c, Py_ssize_t chunk, Py_ssize_t n_events, Py_ssize_t K,
+        const double *x, Py_ssize_t x_stride, const double *coupling, double scale,
+        const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
+        const double *fractions, const double *weights, bint gradient, double *sums,
+        double *row, Py_ssize_t *bad) noexcept nogil:
+    """One chunk of the cached data term: A = sum_k c_k X_k, S = |A|^2,
+    t = scale S + sum_b f_b B_b, and the chunk's sums of -2 w ln t, r S,
+    r B_b and (with ``gradient``) Re and Im of X_k r conj(A), r = -2 w / t.
+
+    Events are taken SUM_LANES at a time (:func:`_cached_block`), every sum
+    kept per lane and the lanes added in order at the end: the order of the
+    additions depends on the events' indices alone.  ``sums`` holds
+    (width * SUM_LANES) doubles.  ``x`` is the complex (K, n) cache seen as
+    doubles (re, im interleaved).  At the first event whose argument is not
+    finite and positive, bad[c] receives its index.
+    """
+    cdef Py_ssize_t width = 2 + n_background + (2 * K if gradient else 0)
+    cdef Py_ssize_t j0 = c * chunk
+    cdef Py_ssize_t j1 = j0 + chunk if j0 + chunk < n_events else n_events
+    cdef Py_ssize_t j, jj, col
+    cdef int n
+    cdef bint ok
+    memset(sums, 0, width * SUM_LANES * sizeof(double))
+    j = j0
+    while j < j1:
+        if j1 - j >= SUM_LANES:
+            n = SUM_LANES
+            ok = _cached_block(j, SUM_LANES, K, x, x_stride, coupling, scale, background,
+                               n_background, background_stride, fractions, weights, gradient,
+                               sums)
+        else:
+            n = <int> (j1 - j)
+            ok = _cached_block(j, n, K, x, x_stride, coupling, scale, background,
+                               n_background, background_stride, fractions, weights, gradient,
+                               sums)
+        if not ok:
+            # the first invalid event of the block, one at a time
+            for jj in range(j, j + n):
+                if not _cached_block(jj, 1, K, x, x_stride, coupling, scale, background,
+                                     n_background, background_stride, fractions, weights,
+                                     False, sums):
+                    bad[c] = jj
+                    return
+        j += n
+    for col in range(width):
+        row[col] = _lane_total(sums + col * SUM_LANES)
+
+
+def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double scale,
+                     const double[:, ::1] background, const double[::1] fractions,
+                     const double[::1] weights, bint gradient, Py_ssize_t n_events,
+                     Py_ssize_t chunk, double[:, ::1] rows, Py_ssize_t[::1] bad,
+                     int n_threads):
+    """The cached data term's per-chunk rows in one pass over the stored amplitudes.
+
+    ``x``: the component amplitudes at the data events, complex128 of shape
+    (K, n) seen as float64 (K, 2n); ``couplings``: c as float64 (2K,);
+    ``background``: (n_background, n) values; ``weights`` may be empty;
+    ``rows`` (n_chunks, 2 + n_background [+ 2K]) receives per chunk the sums
+    of -2 w ln t, r S, r B_b and, with ``gradient``, Re and Im of
+    X_k r conj(A); ``bad[c]`` the first event of chunk ``c`` whose argument t
+    is not finite and positive (-1 if none, -2 if a work array could not be
+    allocated).  Chunks are shared among the threads; each chunk's sums
+    have a fixed order, so the rows do not depend on the number of threads.
+    """
+    cdef Py_ssize_t K = x.shape[0]
+    cdef Py_ssize_t nb = background.shape[0]
+    cdef Py_ssize_t n_chunks = (n_events + chunk - 1) // chunk
+    cdef Py_ssize_t width = 2 + nb + (2 * K if gradient else 0)
+    cdef Py_ssize_t c
+    if chunk <= 0:
+        raise ValueError("chunk must be positive")
+    if x.shape[1] < 2 * n_events or couplings.shape[0] != 2 * K:
+        raise ValueError("cached_data_rows: x or couplings of the wrong shape")
+    if nb and background.shape[1] < n_events:
+        raise ValueError("cached_data_rows: background array too short")
+    if fractions.shape[0] < nb:
+        raise ValueError("cached_data_rows: fractions array too short")
+    if weights.shape[0] != 0 and weights.shape[0] < n_events:
+        raise ValueError("cached_data_rows: weights array too short")
+    if rows.shape[0] < n_chunks or rows.shape[1] != width or bad.shape[0] < n_chunks:
+        raise ValueError("cached_data_rows: rows or bad arrays of the wrong shape")
+    if n_events == 0:
+        return
+    cdef const double *xp = &x[0, 0]
+    cdef Py_ssize_t x_stride = x.shape[1]
+    cdef const double *cp = &couplings[0]
+    cdef const double *bp = &background[0, 0] if nb else NULL
+    cdef Py_ssize_t b_stride = background.shape[1] if nb else 0
+    cdef const double *fp = &fractions[0] if fractions.shape[0] else NULL
+    cdef const double *wp = &weights[0] if weights.shape[0] > 0 else NULL
+    cdef double *rp = &rows[0, 0]
+    cdef Py_ssize_t *bd = &bad[0]
+    cdef double *sums
+    with nogil, parallel(num_threads=n_threads):
+        sums = <double *> malloc(width * SUM_LANES * sizeof(double))
+        for c in prange(n_chunks, schedule='dynamic'):
+            bd[c] = NO_PROBLEM
+            if sums == NULL:
+                bd[c] = ALLOCATION_FAILED
+            else:
+                _cached_data_chunk(c, chunk, n_events, K, xp, x_stride, cp, scale, bp, nb,
+                                   b_stride, fp, wp, gradient, sums, rp + c * width, bd)
+        free(sums)

@@ -1052,6 +1052,68 @@ class IsobarModel:
         return {name: np.asarray(fn(kin, values), dtype=np.float64) * np.ones_like(kin.s[(0, 1)])
                 for name, fn in layout.fields.items()}
 
+    def amplitude_model(self):
+        """The model as a :class:`~vecampfit.amplitudes.AmplitudeModel` (one helicity
+        channel, one group, one component per resonance).
+
+        The same expressions as the isobar layer's own generated code (the
+        terms of every lineshape written on the expression layer, times their
+        spin factors and form factors, summed over the ordered triples of the
+        pair), so that both give the same density: the spinless three-body
+        decay as the special case of the helicity-amplitude models.  The
+        pair invariants and event-only factors are event functions of the
+        records, computed from the model's kinematics.
+
+        Raises
+        ------
+        ValueError
+            For a lineshape of the user's own written as a Cython block
+            routine (not an expression).
+
+        Returns
+        -------
+        AmplitudeModel
+        """
+        from vecampfit.amplitudes import AmplitudeModel, ModelParameter
+        from ._generator import Layout, _leaf
+        from .lineshapes import ExpressionLineshape
+        layout = Layout(self)
+        params = [ModelParameter(p.name, p.value, step=p.step if p.step else None,
+                                 fixed=p.fixed, lower=p.lower, upper=p.upper)
+                  for p in self.parameters()]
+        parts = []
+        for comp in self.components:
+            q = comp.coupling_quantities
+            coupling = comp.coupling.expression({r: _leaf(x) for r, x in q.items()},
+                                                None if comp.scale is None else _leaf(comp.scale))
+            if comp.lineshape is None:
+                factor = 1.0
+            elif isinstance(comp.lineshape, ExpressionLineshape) and \
+                    comp.lineshape.includes_factors(comp):
+                terms = [comp.lineshape._bound(comp, inst, layout) for inst in comp.instances]
+                factor = terms[0]
+                for t in terms[1:]:
+                    factor = factor + t
+            else:
+                raise ValueError(f"model {self.name!r}: component {comp.key!r} has a lineshape "
+                                 "or factor that is not written on the expression layer")
+            parts.append((comp.key, coupling, factor))
+
+        def function(fn):
+            def compute(records, constants):
+                return fn(self.kinematics(records, constants), self._all_values(
+                    constants={k: v for k, v in constants.items()
+                               if k in self._quantities
+                               and self._quantities[k].kind == "constant"}))
+            return compute
+        model = AmplitudeModel(self.name, [()], params, constants=self.constant_defaults(),
+                               event_functions={n: function(fn)
+                                                for n, fn in layout.event_leaves.items()})
+        model.add_group("isobar")
+        for key, coupling, factor in parts:
+            model.add_component(key, "isobar", coupling, factor, {(): 1.0})
+        return model
+
     def compile(self, vector_lengths=(8,), *, directory=None, name=None, **options):
         """Write the Cython source and compile it for the vector lengths.
 

@@ -1,0 +1,138 @@
+"""Two OpenMP threads against one, by wait policy, in one run.
+
+The D0 -> K- pi+ pi0 isobar model of the example (``isobar_model.build()``),
+100,000 data and 1,000,000 normalization events (phase space), the
+likelihood's value call on the full path (``cache="never"``) and on the
+cached path (couplings free, ``cache="always"``).  Between two calls the
+main thread runs about 1 ms of Python, as Minuit does between the calls of
+a fit: that is when the idle OpenMP threads of the default wait policy spin
+and take the cores the main thread needs on a busy machine.
+
+Each configuration runs in its own process (the OpenMP runtime reads its
+environment once): the library's default (``OMP_WAIT_POLICY`` unset, so
+vecampfit sets ``passive``), and the OpenMP default forced by
+``OMP_WAIT_POLICY=active``.  Optionally a second process spins on one core
+during the measurement (``--busy``).  Writes ``benchmarks/results/threads.md``::
+
+    python benchmarks/bench_threads.py [--repeat 15] [--busy]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHILD = r"""
+import json, os, sys, time, statistics
+import importlib.util
+import numpy as np
+from vecampfit import generation
+from vecampfit.fitter import Likelihood
+spec = importlib.util.spec_from_file_location("isobar_model", sys.argv[1])
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+model = mod.build()
+compiled = model.compile((8,))
+masses = [model.daughter_mass(k) for k in range(3)]
+def records(n, seed):
+    p = generation.phase_space(model.parent_mass, masses, n, seed=seed).momenta
+    def m2(a, b):
+        q = p[a] + p[b]
+        return q[:, 3] ** 2 - np.sum(q[:, :3] ** 2, axis=1)
+    return {name: m2(*pair) for name, pair in model.variables.items()}
+data, mc = records(100_000, 1), records(1_000_000, 2)
+repeat = int(sys.argv[2])
+out = {}
+for cache in ("never", "always"):
+    for threads in (1, 2):
+        table = model.parameter_table()
+        lk = Likelihood(table, threads=threads, cache=cache)
+        point = lk.add_point(compiled.density("float64", 8))
+        point.add_data(data)
+        point.add_normalization_events(mc)
+        free = [n for n in table.names if n.endswith(("_A", "_P"))] if cache == "always" else None
+        x0 = np.array([p.value for p in table])
+        cost = lk.restricted(free) if free else lk
+        cost(x0)
+        times = []
+        for r in range(repeat):
+            x = x0.copy()
+            x[list(table.names).index(free[0] if free else table.names[0])] *= 1 + 1e-6 * (r + 1)
+            t0 = time.perf_counter()
+            cost(x)
+            times.append(time.perf_counter() - t0)
+            # about 1 ms of Python between calls, as Minuit's
+            t1 = time.perf_counter()
+            s = 0
+            while time.perf_counter() - t1 < 1e-3:
+                s += 1
+        out[f"{cache}-{threads}"] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def spinner(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        pass
+
+
+def run(policy, repeat):
+    env = dict(os.environ)
+    env.pop("OMP_WAIT_POLICY", None)
+    env.pop("GOMP_SPINCOUNT", None)
+    if policy:
+        env["OMP_WAIT_POLICY"] = policy
+    model = os.path.join(HERE, "..", "examples", "dz_kmpippiz", "isobar_model.py")
+    proc = subprocess.run([sys.executable, "-c", CHILD, model, str(repeat)], env=env,
+                          capture_output=True, text=True, check=True, cwd=HERE)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=15)
+    p.add_argument("--busy", action="store_true", help="a second process spins on one core")
+    p.add_argument("--output", default=os.path.join(HERE, "results", "threads.md"))
+    args = p.parse_args(argv)
+    sys.path.insert(0, HERE)
+    from timing import cpu_description
+    busy = None
+    if args.busy:
+        import multiprocessing
+        busy = multiprocessing.Process(target=spinner, args=(3600,), daemon=True)
+        busy.start()
+    load = os.getloadavg()
+    try:
+        results = {label: run(policy, args.repeat)
+                   for label, policy in (("library default (passive)", None),
+                                         ("OMP_WAIT_POLICY=active", "active"))}
+    finally:
+        if busy is not None:
+            busy.terminate()
+    n = 1_100_000
+    lines = ["# Two threads against one, by OpenMP wait policy", "",
+             f"`python benchmarks/bench_threads.py --repeat {args.repeat}"
+             f"{' --busy' if args.busy else ''}` on {cpu_description()}; load average before the "
+             f"run {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+             f"{'; a second process spinning on one core' if args.busy else ''}.  D0 -> K- pi+ pi0 "
+             "isobar model, 100,000 data + 1,000,000 normalization events, float64, L = 8; "
+             "medians of the likelihood's value calls, 1 ms of Python between calls.", "",
+             "| wait policy | path | 1 thread (ns/event) | 2 threads (ns/event) | speed-up |",
+             "|---|---|---|---|---|"]
+    for label, r in results.items():
+        for cache, path in (("never", "full"), ("always", "cached")):
+            t1, t2 = r[f"{cache}-1"], r[f"{cache}-2"]
+            lines.append(f"| {label} | {path} | {t1 / n * 1e9:.1f} | {t2 / n * 1e9:.1f} | "
+                         f"{t1 / t2:.2f}x |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
