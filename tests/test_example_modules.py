@@ -1,7 +1,7 @@
 """The examples' folders as the tests and users import and run them: one
-module per name across all folders (the tests put every folder on the
-path), and every program runs as a script from any folder, its siblings
-found without changes to the path."""
+module per name across the folders the tests import (conftest puts them on
+the path), and every program of those folders runs as a script from any
+folder, its siblings found without changes to the path."""
 
 import os
 import subprocess

@@ -1075,7 +1075,7 @@ class IsobarModel:
         AmplitudeModel
         """
         from vecampfit.amplitudes import AmplitudeModel, ModelParameter
-        from ._generator import Layout, _leaf
+        from ._codegen import Layout, _leaf
         from .lineshapes import ExpressionLineshape
         layout = Layout(self)
         params = [ModelParameter(p.name, p.value, step=p.step if p.step else None,
