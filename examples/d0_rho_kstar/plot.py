@@ -5,9 +5,11 @@ Reads ``data.root``, ``mc.root`` and ``fit_result.json`` (fit.py) from
 :math:`m(K^-\pi^+)`, :math:`\cos\theta_\rho` (the :math:`\pi^+` in the
 :math:`\rho^0` helicity frame), :math:`\cos\theta_{K^*}` (the :math:`K^-` in
 the :math:`\bar K^{*0}` helicity frame) and the angle :math:`\chi` between
-the two decay planes (:math:`\varphi_\rho + \varphi_{K^*}` with the
-builder's frames); each event enters twice, once per assignment of the two
-:math:`\pi^+`.  Data are points with Poisson errors; the fit is the
+the two decay planes (from the normal of the :math:`\pi^+\pi^-` plane to
+that of the :math:`K^-\pi^+` plane, counterclockwise about the
+:math:`\rho^0` direction in the :math:`D^0` rest frame; with the builder's
+frames :math:`\chi = \pi - \varphi_\rho - \varphi_{K^*}`); each event
+enters twice, once per assignment of the two :math:`\pi^+`.  Data are points with Poisson errors; the fit is the
 normalization events weighted by the fitted intensity :math:`S_j` and
 scaled to the number of data events, :math:`\mu_i = N_\text{data}
 \sum_{j \in i} S_j / \sum_j S_j`; each wave is drawn dashed with the same
@@ -33,7 +35,7 @@ AXES = {"m(pi+pi-)": (r"$m(\pi^+\pi^-)$ [GeV]", None),
         "m(K-pi+)": (r"$m(K^-\pi^+)$ [GeV]", None),
         "cos(theta_rho)": (r"$\cos\theta_\rho$", (-1.0, 1.0)),
         "cos(theta_K*)": (r"$\cos\theta_{K^*}$", (-1.0, 1.0)),
-        "chi": (r"$\chi$ [rad]", (0.0, 2 * np.pi))}
+        "chi": (r"$\chi$ [rad]", (-np.pi, np.pi))}
 
 
 def projection_variables(cascade, records):
@@ -41,7 +43,7 @@ def projection_variables(cascade, records):
 
     Every topology of the symmetrized cascade is ``((pi+ pi-) (K- pi+))``;
     its node 1 is the rho0 (first child a pi+), its node 2 the anti-K*0
-    (first child the K-).
+    (first child the K-).  ``chi`` is in (-pi, pi] (rad).
     """
     columns = {name: [] for name in AXES}
     for k, topo in enumerate(cascade.topologies):
@@ -53,7 +55,8 @@ def projection_variables(cascade, records):
         columns["m(K-pi+)"].append(mass(kst))
         columns["cos(theta_rho)"].append(records[f"t{k}_1_cos"])
         columns["cos(theta_K*)"].append(records[f"t{k}_2_cos"])
-        columns["chi"].append(np.mod(records[f"t{k}_1_phi"] + records[f"t{k}_2_phi"], 2 * np.pi))
+        phi = records[f"t{k}_1_phi"] + records[f"t{k}_2_phi"]
+        columns["chi"].append(np.angle(-np.exp(-1j * phi)))
     return {name: np.stack(cols, axis=1) for name, cols in columns.items()}
 
 
@@ -99,7 +102,8 @@ def draw(hists, labels, path_stem, title):
     from matplotlib.figure import Figure
     fig = Figure(figsize=(4.4 * len(hists), 5.5))
     FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(2, len(hists), height_ratios=(3, 1), hspace=0.05, wspace=0.32)
+    grid = fig.add_gridspec(2, len(hists), height_ratios=(3, 1), hspace=0.05, wspace=0.3,
+                            left=0.05, right=0.99, bottom=0.11, top=0.9)
     for k, (name, h) in enumerate(hists.items()):
         top = fig.add_subplot(grid[0, k])
         bottom = fig.add_subplot(grid[1, k], sharex=top)
@@ -114,8 +118,8 @@ def draw(hists, labels, path_stem, title):
         top.set_ylabel("entries / bin")
         top.set_ylim(bottom=0)
         top.tick_params(labelbottom=False)
-        if k == 0:
-            top.legend(frameon=False, fontsize="small")
+        if k == 1:
+            top.legend(frameon=False, fontsize="small", loc="upper right")
         r = pulls(h["data"], h["fit"])
         bottom.bar(c, r, width=np.diff(e), color="tab:blue", alpha=0.6)
         bottom.axhline(0, color="k", lw=0.8)
