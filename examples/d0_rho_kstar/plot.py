@@ -100,6 +100,7 @@ def pulls(n, mu):
 def draw(hists, labels, path_stem, title):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
     fig = Figure(figsize=(4.4 * len(hists), 5.5))
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(2, len(hists), height_ratios=(3, 1), hspace=0.05, wspace=0.3,
@@ -130,6 +131,7 @@ def draw(hists, labels, path_stem, title):
         bottom.set_ylabel("pull")
         bottom.set_xlabel(AXES[name][0])
         bottom.set_xlim(e[0], e[-1])
+        bottom.xaxis.set_major_locator(MaxNLocator(5))
     fig.suptitle(title)
     for ext in ("png", "pdf"):
         fig.savefig(f"{path_stem}.{ext}", dpi=100)
