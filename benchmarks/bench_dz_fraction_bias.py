@@ -233,9 +233,12 @@ class Toy:
         Events per sample (background binomial with ``fraction``).
     fraction : float
         Generated background fraction.
-    free : {"all", "fraction"}
+    free : {"all", "fraction", "extended"}
         Fit the Cartesian couplings and the fraction from random starts (the
-        example's ``--cartesian`` sequence) or the fraction alone.
+        example's ``--cartesian`` sequence), or the fraction alone; with
+        ``"extended"`` also an extended fit of the same sample (yields
+        ``N_SIGNAL``, ``N_BACKGROUND`` and the couplings from the same random
+        start).
     ngrid : int
         Grid normalization points per dimension.
     cache : str or None
@@ -247,7 +250,6 @@ class Toy:
         self.ngrid, self.cache = ngrid, cache
 
     def __call__(self, index, seed):
-        from vecampfit.fitter import Fitter, Likelihood, read_parameter_file
         setup = _setup(self.ngrid, self.cache)
         rng = np.random.default_rng(seed)
         n_bkg = int(rng.binomial(self.events, self.fraction))
@@ -256,29 +258,60 @@ class Toy:
         bkg = _generate(generate.background_of_records, n_bkg, rng, setup["pb"],
                         setup["bmax"])
         records = {b: np.concatenate([sig[b], bkg[b]]) for b in common.BRANCHES}
+        out = {"n_background": n_bkg}
+        fitter = self._fit(records, seed, extended=False)
+        m = fitter.minuit
+        out.update(fraction=m.values[common.BACKGROUND_FRACTION],
+                   fraction_error=m.errors[common.BACKGROUND_FRACTION], valid=bool(m.valid))
+        if self.free == "extended":
+            m = self._fit(records, seed, extended=True).minuit
+            out.update(yields=[m.values["N_SIGNAL"], m.values["N_BACKGROUND"]],
+                       yield_errors=[m.errors["N_SIGNAL"], m.errors["N_BACKGROUND"]],
+                       extended_valid=bool(m.valid))
+        return out
+
+    def _fit(self, records, seed, extended):
+        from vecampfit.fitter import FitParameter, Fitter, Likelihood, ParameterTable, \
+            read_parameter_file
+        setup = _setup(self.ngrid, self.cache)
         parameters = fit_signal.cartesian_parameters(
             read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")))
-        likelihood = Likelihood(parameters, vector_length=8, threads=1, on_invalid="large")
-        point = likelihood.add_point(setup["cartesian"].density("float64", 8), normalization="grid")
+        background = common.BACKGROUND_FRACTION
+        if extended:
+            n = self.events
+            parameters = ParameterTable(
+                [q for q in parameters if q.name != background]
+                + [FitParameter("N_SIGNAL", (1 - self.fraction) * n, 1.0, 0.0, 0.0, 0.0),
+                   FitParameter("N_BACKGROUND", self.fraction * n, 1.0, 0.0, 0.0, 0.0)],
+                source="toy (extended)")
+            background = "N_BACKGROUND"
+        likelihood = Likelihood(parameters, vector_length=8, threads=1, on_invalid="large",
+                                extended=extended)
+        point = likelihood.add_point(setup["cartesian"].density("float64", 8),
+                                     normalization="grid",
+                                     signal_yield="N_SIGNAL" if extended else None)
         point.add_background(common.background_density(setup["models"], 8, "float64"),
-                             common.BACKGROUND_FRACTION,
+                             background,
                              read_parameter_file(os.path.join(EXAMPLE,
                                                               "parameters_background.dat")))
         point.add_normalization_events(*setup["grid"])
         point.add_data(records)
-        fitter = Fitter(likelihood, seed=seed % 2 ** 32, randomize=self.free == "all",
+        fitter = Fitter(likelihood, seed=seed % 2 ** 32, randomize=self.free != "fraction",
                         verbose=False)
-        if self.free == "all":
-            fit_signal.run_sequence(fitter, fit_signal.parse(["--cartesian"]))
-        else:
+        if self.free == "fraction":
             fitter.fix_all()
-            fitter.release(common.BACKGROUND_FRACTION)
+            fitter.release(background)
             fitter.migrad(100000)
             fitter.hesse()
-        m = fitter.minuit
-        return {"fraction": m.values[common.BACKGROUND_FRACTION],
-                "fraction_error": m.errors[common.BACKGROUND_FRACTION], "n_background": n_bkg,
-                "valid": bool(m.valid)}
+        elif extended:
+            fitter.fix_all()
+            fitter.release(fit_signal.names("RE") + fit_signal.names("IM")
+                           + ["N_SIGNAL", "N_BACKGROUND"])
+            fitter.migrad(100000)
+            fitter.hesse()
+        else:
+            fit_signal.run_sequence(fitter, fit_signal.parse(["--cartesian"]))
+        return fitter
 
 
 def toy_summary(rows, events, fraction=0.1):
@@ -298,7 +331,9 @@ def toy_summary(rows, events, fraction=0.1):
         ``n``, ``pull_mean``, ``pull_mean_error``, ``pull_width``,
         ``pull_width_error``, ``shift`` and ``shift_error`` (x - x0),
         ``shift_sample`` and its error (x - n_B / N, the sample's own
-        fraction), ``error`` (mean HESSE error).
+        fraction), ``error`` (mean HESSE error); with extended fits also
+        ``extended_fraction_difference`` (largest |N_B / (N_S + N_B) - x|)
+        and ``extended_total_difference`` (largest |N_S + N_B - N|).
     """
     ok = [r for r in rows if r.get("status") == "ok" and r["valid"]]
     x = np.array([r["fraction"] for r in ok])
@@ -308,7 +343,13 @@ def toy_summary(rows, events, fraction=0.1):
     pull = (x - fraction) / e
     width = float(np.std(pull, ddof=1))
     d, ds = x - fraction, x - nb / events
-    return dict(n=n, pull_mean=float(pull.mean()), pull_mean_error=width / math.sqrt(n),
+    extra = {}
+    if ok and "yields" in ok[0]:
+        y = np.array([r["yields"] for r in ok])
+        extra = dict(extended_fraction_difference=float(np.max(np.abs(y[:, 1] / y.sum(1) - x))),
+                     extended_total_difference=float(np.max(np.abs(y.sum(1) - events))),
+                     extended_valid=sum(r["extended_valid"] for r in ok))
+    return dict(**extra, n=n, pull_mean=float(pull.mean()), pull_mean_error=width / math.sqrt(n),
                 pull_width=width, pull_width_error=width / math.sqrt(2 * (n - 1)),
                 shift=float(d.mean()), shift_error=float(d.std(ddof=1) / math.sqrt(n)),
                 shift_sample=float(ds.mean()),
@@ -321,7 +362,7 @@ def main(argv=None):
     p.add_argument("--grid", type=int, default=200,
                    help="grid points per dimension of the expectations")
     p.add_argument("--toys", type=int, default=0, help="number of toys (0: prediction only)")
-    p.add_argument("--free", choices=("all", "fraction"), default="all")
+    p.add_argument("--free", choices=("all", "fraction", "extended"), default="all")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--results", default=None, help="results file of the toy study (resumable)")
