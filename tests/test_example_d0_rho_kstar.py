@@ -60,7 +60,7 @@ def test_the_fit_recovers_the_truth(fitted):
     assert result["free"] == FREE
     pulls = {n: (result["values"][n] - truth[n]) / result["errors"][n] for n in FREE}
     print("pulls: " + ", ".join(f"{n} {p:+.2f}" for n, p in pulls.items()))
-    print(f"fit time {result['fit_wall_time']:.1f} s")
+    print(f"fit time {result['fit_wall_time']:.2f} s")
     assert all(abs(p) < 4 for p in pulls.values()), pulls
     # 3000 events measure the couplings to a few percent, not better than 0.5 %
     assert all(0.005 < result["errors"][n] < 0.2 for n in FREE), result["errors"]

@@ -143,7 +143,7 @@ def main(argv=None):
     errors = {n: float(m.errors[n]) for n in FREE}
     cov = np.array([[m.covariance[a, b] for b in FREE] for a in FREE])
     print(f"F = {m.fval:.3f}, valid minimum: {m.valid}, EDM {m.fmin.edm:.2e}; "
-          f"fit {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
+          f"fit {fitter.wall_time:.2f} s wall, {fitter.cpu_time:.2f} s CPU")
     print(pulls_table(FREE, fitted, errors, truth))
     result = {"free": FREE, "values": fitted, "errors": errors, "covariance": cov.tolist(),
               "fval": float(m.fval), "valid": bool(m.valid), "edm": float(m.fmin.edm),

@@ -1,4 +1,4 @@
-"""Generate D0 -> rho0 anti-K*0 -> (pi+ pi-)(K- pi+) pseudo-data with chosen P- and D-wave couplings.
+"""Generate D0 -> rho0 anti-K*0 -> (pi+ pi-)(K- pi+) pseudo-data with chosen P and D waves.
 
 Events are drawn uniformly in the four-body phase space of the D0 at rest
 (:func:`vecampfit.generation.generate_events`) and kept with probability

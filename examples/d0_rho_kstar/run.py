@@ -46,8 +46,9 @@ def main(argv=None):
     result = fit.main(shared + ["--seed", str(args.seed)])
     print("== plot")
     plot.main(shared)
-    print(f"done in {time.perf_counter() - t0:.0f} s; results in {os.path.abspath(args.directory)}: "
-          f"results.txt, fit_result.json, parameters_result.dat, projections.png")
+    print(f"done in {time.perf_counter() - t0:.0f} s; results in "
+          f"{os.path.abspath(args.directory)}: results.txt, fit_result.json, "
+          "parameters_result.dat, projections.png")
     return result
 
 
