@@ -13,9 +13,10 @@ enters twice, once per assignment of the two :math:`\pi^+`.  Data are
 points with Poisson errors; the fit is the normalization events weighted
 by the fitted intensity :math:`S_j` and scaled to the number of data
 events, :math:`\mu_i = N_\text{data} \sum_{j \in i} S_j / \sum_j S_j`;
-each wave is drawn dashed with the same scale, its weight the intensity with the other waves' couplings set to 0;
-under each projection the pulls :math:`(n_i - \mu_i)/\sqrt{\mu_i}`.  Writes
-``projections.png`` and ``.pdf``.
+each wave is drawn dashed with the same scale, its weight the intensity
+with the other waves' couplings set to 0; under each projection the pulls
+:math:`(n_i - \mu_i)/\sqrt{\mu_i}`.  Writes ``projections.png`` and
+``.pdf``.
 """
 
 import os
