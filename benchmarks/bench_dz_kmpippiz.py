@@ -58,9 +58,9 @@ def call_times(directory, lengths, repeat, n_events):
         for L in lengths:
             f = fit_signal.build(fit_args(directory, L, precision, 1))
             x = f.initial_values
-            f.evaluate(x)
-            tv = best_time(lambda: f.evaluate(x), repeat) / n_events * 1e9
-            tg = best_time(lambda: f.evaluate(x, gradient=True), max(1, repeat // 2)) / n_events * 1e9
+            f.likelihood.evaluate(x)
+            tv = best_time(lambda: f.likelihood.evaluate(x), repeat) / n_events * 1e9
+            tg = best_time(lambda: f.likelihood.evaluate(x, gradient=True), max(1, repeat // 2)) / n_events * 1e9
             per_l[L] = (tv, tg)
             print(f"{precision} L={L}: {tv:.2f} ns, gradient {tg:.2f} ns", flush=True)
         best = min(per_l, key=lambda L: per_l[L][0])
@@ -69,17 +69,17 @@ def call_times(directory, lengths, repeat, n_events):
         # timed alternately, so that both see the same state of the machine.
         f = fit_signal.build(fit_args(directory, best, precision, 1))
         x = f.initial_values
-        f.evaluate(x)
+        f.likelihood.evaluate(x)
         cases = (("1", 1, False), ("2", 2, False), ("1g", 1, True), ("2g", 2, True))
         t = dict.fromkeys((c[0] for c in cases), np.inf)
         for _ in range(2 * repeat):
             for label, threads, g in cases:
-                f.threads = threads
-                t[label] = min(t[label], best_time(lambda: f.evaluate(x, gradient=g), 1)
+                f.likelihood.threads = threads
+                t[label] = min(t[label], best_time(lambda: f.likelihood.evaluate(x, gradient=g), 1)
                                / n_events * 1e9)
         t1, t2, t1g, t2g = t["1"], t["2"], t["1g"], t["2g"]
         fn = fit_signal.build(fit_args(directory, 8, precision, 1, ["--numpy"]))
-        tn = best_time(lambda: fn.evaluate(x), max(1, repeat // 2)) / n_events * 1e9
+        tn = best_time(lambda: fn.likelihood.evaluate(x), max(1, repeat // 2)) / n_events * 1e9
         rows.append(dict(precision=precision, per_l=per_l, best=best, one_thread=t1,
                          two_threads=t2, one_thread_gradient=t1g, two_threads_gradient=t2g,
                          numpy=tn))
@@ -105,7 +105,7 @@ try:
         peak = [int(l.split()[1]) / 1024 for l in status if l.startswith("VmHWM:")][0]
 except (OSError, IndexError):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("BENCH", time.perf_counter() - t0, time.process_time() - c0, peak, f.n_calls,
+print("BENCH", time.perf_counter() - t0, time.process_time() - c0, peak, f.likelihood.n_calls,
       int(f.minuit.valid))
 """
 

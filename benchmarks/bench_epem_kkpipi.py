@@ -15,8 +15,8 @@ one thread:
 Prints ns per event and the ratios to L = 1 and to numpy.
 
 With ``--simultaneous`` (instead of the above) it times the simultaneous
-signal fit of fit_signal.py over the ten process-energy points (samples from
-generate.py, the simulation's background polynomial as the fixed
+signal fit of fit_signal_kkpipi.py over the ten process-energy points (samples from
+generate_kkpipi.py, the simulation's background polynomial as the fixed
 background, as in the example's tests), in one process:
 
 * one likelihood call (all points), value and value with gradient, float64,
@@ -49,14 +49,14 @@ from timing import best_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "epem_kkpipi"))
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
 import efficiency  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 
 from vecampfit import generation  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood  # noqa: E402
 from vecampfit.fitter.events import EventBuffer  # noqa: E402
 
 
@@ -80,18 +80,18 @@ def mc_records(point, n):
 
 
 def efficiency_fitter(point, records, density, precision, length):
-    f = Fitter(efficiency.initial_parameters(point), randomize=False, vector_length=length,
-               precision=precision, threads=1, verbose=False)
-    f.add_point(density, normalization="none").add_data(records)
-    return f
+    lk = Likelihood(efficiency.initial_parameters(point), vector_length=length,
+                    precision=precision, threads=1)
+    lk.add_point(density, normalization="none").add_data(records)
+    return Fitter(lk, randomize=False, verbose=False)
 
 
 def simultaneous_samples(directory, data_events, mc_events, seed=1):
-    """The ten points' data and MC (generate.py) and, as background-fit
+    """The ten points' data and MC (generate_kkpipi.py) and, as background-fit
     results, the simulation's background coefficients."""
     import background
-    import fit_signal
-    import generate
+    import fit_signal_kkpipi as fit_signal
+    import generate_kkpipi as generate
     from vecampfit.fitter.parameters import write_parameter_file
     points = [dataclasses.replace(p, data_events=data_events, mc_events=mc_events,
                                   background_events=0) for p in config.POINTS.values()]
@@ -128,7 +128,7 @@ def interleaved(cases, repeat):
 
 def simultaneous(args):
     import background
-    import fit_signal
+    import fit_signal_kkpipi as fit_signal
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     decl = simultaneous_samples(args.directory, args.data_events, args.mc_events)
     length = args.simultaneous_length
@@ -144,12 +144,11 @@ def simultaneous(args):
     f = build(1)
     lk = f.likelihood
     free = fit_signal.free_parameter_names(f, decl)
-    lk.free_parameters = free
     n_data = sum(fp.data_events.n_events for fp in lk.points)
     n_mc = sum(fp.norm_events.n_events for fp in lk.points)
     n = n_data + n_mc
     x = np.array(f.initial_values, dtype=float)
-    idx = [f.parameters.names.index(k) for k in free]
+    idx = [lk.parameters.names.index(k) for k in free]
     x2 = x.copy()
     x2[idx] *= 1.01
     pts, st = [x, x2], {"k": 0}
@@ -159,20 +158,19 @@ def simultaneous(args):
         return pts[st["k"]]
 
     fn = build(1, numpy=True)
-    fn.likelihood.free_parameters = free
-    v_c, v_n = lk.evaluate(x)[0], fn.likelihood.evaluate(x)[0]
+    v_c, v_n = lk.evaluate(x, free=free)[0], fn.likelihood.evaluate(x, free=free)[0]
     print(f"F: compiled {v_c:.6f}, numpy {v_n:.6f}", flush=True)
 
     def call(threads, gradient):
         def g():
             lk.threads = threads
-            lk.evaluate(nxt(), gradient)
+            lk.evaluate(nxt(), gradient, free=free)
         return g
     t = interleaved({"1 value": call(1, False), "1 grad": call(1, True),
                      "2 value": call(2, False), "2 grad": call(2, True)}, args.repeat)
     cpu = dict(CPU)
     t.update({("numpy " + k): v for k, v in interleaved(
-        {"value": lambda: fn.likelihood.evaluate(nxt()), "compiled": call(1, True)},
+        {"value": lambda: fn.likelihood.evaluate(nxt(), free=free), "compiled": call(1, True)},
         max(3, args.repeat // 3)).items()})
     cpu.update({("numpy " + k): v for k, v in CPU.items()})
     del fn
@@ -214,7 +212,7 @@ def simultaneous(args):
     ns = 1e9 / n
     n_free = len(free)
     lines = [
-        "## Simultaneous signal fit (fit_signal.py), ten points\n",
+        "## Simultaneous signal fit (fit_signal_kkpipi.py), ten points\n",
         f"Measured by `"
         f"{'OMP_WAIT_POLICY=' + os.environ['OMP_WAIT_POLICY'] + ' ' if 'OMP_WAIT_POLICY' in os.environ else ''}"
         f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
@@ -343,8 +341,8 @@ def main(argv=None):
     records = mc_records(point, args.events)
     x = efficiency.initial_parameters(point).values
     fn = efficiency_fitter(point, records, efficiency.density(point), "float64", 1)
-    fn.evaluate(x, True)
-    t_np = best_time(lambda: fn.evaluate(x, True), 2) / n * 1e9
+    fn.likelihood.evaluate(x, True)
+    t_np = best_time(lambda: fn.likelihood.evaluate(x, True), 2) / n * 1e9
     emods = common.compile_efficiency_density(lengths)
     say("")
     say("## Efficiency likelihood with gradient (K+ K- pi+ pi-, 2000 MeV, order 4), "
@@ -358,8 +356,8 @@ def main(argv=None):
         for precision in ("float64", "float32"):
             d = efficiency.density_cython(emods, point, precision, length)
             f = efficiency_fitter(point, records, d, precision, length)
-            f.evaluate(x, True)
-            t = best_time(lambda: f.evaluate(x, True), args.repeat) / n * 1e9
+            f.likelihood.evaluate(x, True)
+            t = best_time(lambda: f.likelihood.evaluate(x, True), args.repeat) / n * 1e9
             base.setdefault(precision, t)
             row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}"]
         say("| " + " | ".join(row) + " |")

@@ -1,7 +1,7 @@
 """Generated isobar densities before and after a change of the generator, in one run.
 
 Builds the D0 -> K- pi+ pi0 (CLEO) and GenFit3K models of the examples'
-isobar_model.py twice, with vecampfit.isobar as it is and with the
+isobar_model.py and isobar_model3k.py twice, with vecampfit.isobar as it is and with the
 vecampfit.isobar of a git revision (default: the last one before the
 expression layer), compiles both, checks that values and gradients agree,
 and times the density alone (one thread, the calls interleaved round by
@@ -89,8 +89,8 @@ def g3k_setup(n, seed, old):
     m13, m23 = g.read_events(g.LAURA_TOYS)
     reps = -(-n // len(m13))
     records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}
-    models = {"now": _load("laura_genfit3k", "isobar_model", "g3k_isobar_now").build(),
-              "before": _load("laura_genfit3k", "isobar_model", "g3k_isobar_before", old).build()}
+    models = {"now": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_now").build(),
+              "before": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_before", old).build()}
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     return ("B+ -> K+ K+ K- (GenFit3K)", models, records, dict(g.GENERATED),
             {f"N_{k}": v for k, v in norm.items()})

@@ -18,7 +18,7 @@ import numpy as np
 
 from timing import best_time
 
-from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
+from vecampfit.fitter import Density, FitParameter, Likelihood, ParameterTable
 from vecampfit.model_compiler import compile_model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,7 +56,7 @@ def main(argv=None):
     rng = np.random.default_rng(1)
     x, xm = rng.uniform(0, 1, args.data), rng.uniform(0, 1, args.mc)
     p = np.array([0.45, 0.15])
-    table = ParameterTable([Parameter("mu", 0.5, 0.01), Parameter("sigma", 0.2, 0.01)])
+    table = ParameterTable([FitParameter("mu", 0.5, 0.01), FitParameter("sigma", 0.2, 0.01)])
     n = args.data + args.mc
     rows = []
 

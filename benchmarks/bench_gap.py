@@ -190,7 +190,7 @@ def main(argv=None):
 
     # The parameter points: the table's values, and the couplings changed.
     f, lk = build(d, 8, "float64")
-    names = list(f.parameters.names)
+    names = list(f.likelihood.parameters.names)
     x1 = np.array(f.initial_values, dtype=float)
     x2 = x1.copy()
     for k, nm in enumerate(names):

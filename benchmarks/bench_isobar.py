@@ -3,7 +3,7 @@
 Compiles the D0 -> K- pi+ pi0 (CLEO) and GenFit3K models twice: the
 examples' hand-written Cython (signal_density.pyx, genfit3k_density.pyx)
 and the densities vecampfit.isobar generates from the declarations in
-examples/*/isobar_model.py; times the density alone (one thread) over the
+examples/*/isobar_model*.py; times the density alone (one thread) over the
 same events for each vector length, precision, with and without gradient,
 and prints ns per event and the ratio generated / hand-written at the best
 L of each (the calls interleaved round by round, best round of each); also for the generated density with masses and widths compiled
@@ -69,7 +69,7 @@ def dz_setup(lengths, n, seed):
 
 def g3k_setup(lengths, n, seed):
     g = _load("laura_genfit3k", "genfit3k", "g3k_genfit3k")
-    im = _load("laura_genfit3k", "isobar_model", "g3k_isobar")
+    im = _load("laura_genfit3k", "isobar_model3k", "g3k_isobar")
     m13, m23 = g.read_events(g.LAURA_TOYS)
     reps = -(-n // len(m13))
     records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}

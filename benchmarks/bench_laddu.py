@@ -55,6 +55,11 @@ def free_names():
     return dz.fit_signal.names("A") + dz.fit_signal.names("P")
 
 
+#: The parameters that move in every call of the vecampfit likelihood (its
+#: cached evaluation is chosen from them).
+FREE = free_names()
+
+
 # -- laddu ---------------------------------------------------------------------
 
 def _q(m, ma, mb):
@@ -189,7 +194,6 @@ def build_vecampfit(directory, cache, threads=1):
     f = dz.fit_signal.build(dz.fit_args(directory, 8, "float64", threads, ["--no-background"]))
     lk = f.likelihood
     lk.cache = cache
-    lk.free_parameters = free_names()
     lk.prepare()
     return f, lk, time.perf_counter() - t0
 
@@ -232,8 +236,9 @@ def vecampfit_objective(lk, names):
         y[idx] = x
         return y
 
-    return Objective(lambda x: lk.evaluate(full(x))[0],
-                     lambda x: (lambda v: (v[0], v[1][idx]))(lk.evaluate(full(x), True)))
+    return Objective(lambda x: lk.evaluate(full(x), free=FREE)[0],
+                     lambda x: (lambda v: (v[0], v[1][idx]))(
+                         lk.evaluate(full(x), True, free=FREE)))
 
 
 def laddu_objective(lk, names):
@@ -291,7 +296,7 @@ def fresh_points_check(directory, calls=40, seed=5):
     prints median CPU times."""
     names = free_names()
     fc, lkc, _ = build_vecampfit(directory, "always")
-    values = dict(zip(fc.parameters.names, fc.parameters.values))
+    values = dict(zip(fc.likelihood.parameters.names, fc.likelihood.parameters.values))
     lk, _, _, _ = build_laddu(directory, values, "jit", "expression")
     order = [names.index(k) for k in lk.parameter_names]
     x = np.array([values[k] for k in names])
@@ -302,9 +307,10 @@ def fresh_points_check(directory, calls=40, seed=5):
         xr = x * (1 + 0.05 * rng.standard_normal(len(x)))
         y = lkc.initial_values.copy()
         y[idx] = xr
-        for key, f in (("lv", lambda: lk.value(xr[order])), ("vv", lambda: lkc.evaluate(y)),
+        for key, f in (("lv", lambda: lk.value(xr[order])),
+                       ("vv", lambda: lkc.evaluate(y, free=FREE)),
                        ("lg", lambda: lk.value_and_gradient(xr[order])),
-                       ("vg", lambda: lkc.evaluate(y, True))):
+                       ("vg", lambda: lkc.evaluate(y, True, free=FREE))):
             c0 = time.process_time()
             f()
             t[key].append(time.process_time() - c0)
@@ -342,7 +348,7 @@ def main(argv=None):
 
     fc, lkc, setup_vc = build_vecampfit(d, "always")
     ff, lkf, setup_vf = build_vecampfit(d, "never")
-    table = fc.parameters
+    table = fc.likelihood.parameters
     values = dict(zip(table.names, table.values))
     backends = args.variants.split(",")
     laddu_lk, setup_l = {}, {}
@@ -408,18 +414,20 @@ def main(argv=None):
         return full_x[id(lk)][vstate["k"]]
 
     lkc.threads = 1
-    cases = {"vecampfit cached value": lambda: lkc.evaluate(vnxt(lkc)),
-             "vecampfit cached value+gradient": lambda: lkc.evaluate(vnxt(lkc), True)}
+    cases = {"vecampfit cached value": lambda: lkc.evaluate(vnxt(lkc), free=FREE),
+             "vecampfit cached value+gradient":
+                 lambda: lkc.evaluate(vnxt(lkc), True, free=FREE)}
     for be in backends:
         cases[f"laddu {be} value"] = (lambda lk: lambda: lk.value(lnxt()))(laddu_lk[be])
         cases[f"laddu {be} value+gradient"] = \
             (lambda lk: lambda: lk.value_and_gradient(lnxt()))(laddu_lk[be])
     t = interleaved(cases, 3 * args.repeat)
     print(t, flush=True)
-    tf = interleaved({"vecampfit full value": lambda: lkf.evaluate(vnxt(lkf)),
-                      "vecampfit full value+gradient": lambda: lkf.evaluate(vnxt(lkf), True),
+    tf = interleaved({"vecampfit full value": lambda: lkf.evaluate(vnxt(lkf), free=FREE),
+                      "vecampfit full value+gradient":
+                          lambda: lkf.evaluate(vnxt(lkf), True, free=FREE),
                       "laddu value (2)": lambda: laddu_lk[backends[-1]].value(lnxt()),
-                      "vecampfit cached value (2)": lambda: lkc.evaluate(vnxt(lkc))},
+                      "vecampfit cached value (2)": lambda: lkc.evaluate(vnxt(lkc), free=FREE)},
                      args.repeat)
     print(tf, flush=True)
 
@@ -427,7 +435,7 @@ def main(argv=None):
     def threaded(threads, gradient):
         def f():
             lkc.threads = threads
-            lkc.evaluate(vnxt(lkc), gradient)
+            lkc.evaluate(vnxt(lkc), gradient, free=FREE)
         return f
     tt = interleaved({"1 value": threaded(1, False), "2 value": threaded(2, False),
                       "1 grad": threaded(1, True), "2 grad": threaded(2, True)},

@@ -98,9 +98,9 @@ def main(argv=None):
         setup = base if L == lengths[0] else base.with_vector_length(L)
         f = setup.fitter(*samples[experiments[0]])
         x = f.initial_values
-        f.evaluate(x, gradient=True)
-        tv = best_time(lambda: f.evaluate(x), args.repeat)
-        tg = best_time(lambda: f.evaluate(x, gradient=True), args.repeat)
+        f.likelihood.evaluate(x, gradient=True)
+        tv = best_time(lambda: f.likelihood.evaluate(x), args.repeat)
+        tg = best_time(lambda: f.likelihood.evaluate(x, gradient=True), args.repeat)
         row = {"call": tv, "call_gradient": tg}
         for gradient in (False, True):
             wall, results = fit_all(setup, samples, gradient, args.random_start)

@@ -44,9 +44,9 @@ def rss(key):
 case, path, cache, every = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[5])
 thin = None if every == 1 else (lambda arrays: {k: v[::every] for k, v in arrays.items()})
 import uproot  # noqa: F401  (imported before the baseline, as a fit does)
-from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
+from vecampfit.fitter import Density, FitParameter, Likelihood, ParameterTable
 if case == "one-field":
-    lk = Likelihood(ParameterTable([Parameter("a", 0.5, 0.1)]), vector_length=8)
+    lk = Likelihood(ParameterTable([FitParameter("a", 0.5, 0.1)]), vector_length=8)
     pt = lk.add_point(Density(lambda ev, p: 1 + p[0] * ev["x"], parameters=["a"],
                               event_fields=["x"]), normalization="none")
     load = lambda: pt.load_data_file(path, "tree", ["x"], map_records=thin)

@@ -40,17 +40,17 @@ L = 8
 def build(directory, threads, comm, cache="never"):
     """The signal fit of the example, its events spread over ``comm``."""
     import common
-    from vecampfit.fitter import Fitter, read_parameter_file
+    from vecampfit.fitter import Fitter, Likelihood, read_parameter_file
     rank = 0 if comm is None else comm.Get_rank()
     if comm is not None and rank != 0:
         comm.Barrier()            # rank 0 compiles the models, the others load them
     models = common.compile_models([L], None)
     if comm is not None and rank == 0:
         comm.Barrier()
-    fitter = Fitter(read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")),
-                    vector_length=L, threads=threads, randomize=False, seed=1,
-                    on_invalid="large", cache=cache, verbose=False, comm=comm)
-    point = fitter.add_point(common.signal_density(models, L, "float64"))
+    likelihood = Likelihood(read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")),
+                            vector_length=L, threads=threads, on_invalid="large", cache=cache,
+                            comm=comm)
+    point = likelihood.add_point(common.signal_density(models, L, "float64"))
     point.add_background(common.background_density(models, L, "float64"),
                          common.BACKGROUND_FRACTION,
                          read_parameter_file(os.path.join(directory,
@@ -59,19 +59,17 @@ def build(directory, threads, comm, cache="never"):
                                   list(common.BRANCHES))
     point.load_data_file(os.path.join(directory, common.data_file_name(-1)), common.TREE,
                          list(common.BRANCHES))
-    return fitter
+    return Fitter(likelihood, randomize=False, seed=1, verbose=False)
 
 
 def fit(fitter):
     """Amplitudes, then phases and the background fraction (MIGRAD, gradient)."""
     import common
     import fit_signal
-    fitter.fix_all()
-    fitter.release(fit_signal.names("A"))
-    fitter.migrad(100000)
-    fitter.release(fit_signal.names("P"))
-    fitter.release(common.BACKGROUND_FRACTION)
-    fitter.migrad(100000)
+    from vecampfit.fitter import Stage
+    fitter.run(Stage(fix_all=True, release=fit_signal.names("A"), ncall=100000),
+               Stage(release=[*fit_signal.names("P"), common.BACKGROUND_FRACTION],
+                     ncall=100000))
 
 
 def communication_time(fitter, repeat):
@@ -87,7 +85,7 @@ def communication_time(fitter, repeat):
     x = fitter.initial_values
 
     def one():
-        mpi.comm.bcast(("call", "evaluate", (x, True), lk.free_parameters), root=0)
+        mpi.comm.bcast(("call", "evaluate", (x, True), None), root=0)
         mpi.combine(point.norm_events, lambda: (norm_rows, None))
         mpi.combine(point.data_events, lambda: (data_rows, None))
 
@@ -147,22 +145,22 @@ def child(args):
     out = {"ranks": comm.Get_size(), "threads": args.threads, "load_s": load}
     with serve(f) as root:
         if root:
-            f.evaluate(x)
-            v1, g1 = f.evaluate(x, gradient=True)
+            f.likelihood.evaluate(x)
+            v1, g1 = f.likelihood.evaluate(x, gradient=True)
             out["F"] = float(v1).hex()
             out["grad0"] = float(g1[0]).hex()
             n_value, n_gradient = 5 * args.repeat, 2 * args.repeat
             c0 = time.process_time()
-            out["value_s"] = best_time(lambda: f.evaluate(x), n_value)
+            out["value_s"] = best_time(lambda: f.likelihood.evaluate(x), n_value)
             out["value_cpu_s"] = (time.process_time() - c0) / n_value
             c0 = time.process_time()
-            out["gradient_s"] = best_time(lambda: f.evaluate(x, gradient=True), n_gradient)
+            out["gradient_s"] = best_time(lambda: f.likelihood.evaluate(x, gradient=True), n_gradient)
             out["gradient_cpu_s"] = (time.process_time() - c0) / n_gradient
-            calls0 = f.n_calls
+            calls0 = f.likelihood.n_calls
             t0 = time.perf_counter()
             fit(f)
             out["fit_s"] = time.perf_counter() - t0
-            out["fit_calls"] = f.n_calls - calls0
+            out["fit_calls"] = f.likelihood.n_calls - calls0
             out["fit_F"] = float(f.minuit.fval).hex()
             out["fit_valid"] = bool(f.minuit.valid)
     out["breakdown"] = breakdown(f, comm, 10 * args.repeat)

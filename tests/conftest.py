@@ -52,13 +52,16 @@ def toy_model_l8(model_cache):
 # are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from example_modules import use_example  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _example_imports(request):
-    """Before each test of a module that names its EXAMPLE folder, sibling
-    imports (``import fit_signal`` inside a test) resolve to that example."""
-    folder = getattr(request.module, "EXAMPLE", None)
-    if folder:
-        use_example(folder)
+#: The examples whose modules the tests import.  Their programs import their
+#: siblings by name (``import common`` in examples/dz_kmpippiz), as they do
+#: when run as scripts; the tests import them the same way, with these
+#: folders on the path.  No two of them hold a module of the same name
+#: (tests/test_example_modules.py), so that each name means one module.  The
+#: tests of other examples run their programs as subprocesses
+#: (tests/test_example_lc_pkpi.py).
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+EXAMPLE_FOLDERS = [os.path.join(EXAMPLES, d) for d in ("dz_kmpippiz", "epem_kkpipi",
+                                                       "laura_genfit3k", "protocol", "tutorial")]
+for _folder in EXAMPLE_FOLDERS:
+    if _folder not in sys.path:
+        sys.path.append(_folder)

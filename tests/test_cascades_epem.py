@@ -13,15 +13,12 @@ import os
 import numpy as np
 import pytest
 
-from example_modules import use_example
-
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import declared_model  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit import generation  # noqa: E402
 from vecampfit.fitter import Density  # noqa: E402
 from vecampfit.model_compiler import compile_model  # noqa: E402

@@ -9,17 +9,14 @@ variables against a direct evaluation.
 """
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit import generation, kinematics  # noqa: E402
 
 NAMES = ("K1", "K2", "pi1", "pi2")

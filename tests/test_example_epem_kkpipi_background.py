@@ -7,18 +7,15 @@ background was generated with (pulls), with projections described.
 
 import dataclasses
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 from vecampfit import generation  # noqa: E402
 
@@ -60,8 +57,8 @@ def test_compiled_polynomial_equals_numpy(compiled):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["kpkmpippim_1900_mev", "kskspippim_1950_mev"])
 def test_fit_recovers_the_generated_polynomial(tmp_path, compiled, name):
-    import fit_background
-    import generate
+    import fit_background_kkpipi as fit_background
+    import generate_kkpipi as generate
     point = dataclasses.replace(config.POINTS[name], mc_events=60000, data_events=0,
                                 background_events=8000)
     generate.generate_point(point, str(tmp_path), 21)

@@ -7,23 +7,22 @@ the fitted efficiency against the reconstructed fraction in the projections.
 """
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
+from vecampfit.fitter import results as fit_results
+
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
 import config  # noqa: E402
 import efficiency  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def mc_dir(tmp_path_factory):
-    import generate
+    import generate_kkpipi as generate
     d = str(tmp_path_factory.mktemp("epem_eff"))
     for name in ("kpkmpippim_2000_mev", "kskspippim_1900_mev"):
         point = config.POINTS[name]
@@ -101,9 +100,10 @@ def test_fit_with_explicit_gradient_agrees_with_numerical(mc_dir):
     fn, _ = fit_efficiency.fit_point(point, mc_dir, gradient=False)
     assert fa.minuit.valid and fn.minuit.valid
     assert fa.minuit.fval == pytest.approx(fn.minuit.fval, abs=1e-2)
-    free = [i for i, p in enumerate(fa.parameters) if p.step > 0]
-    d = np.abs(fa.values[free] - fn.values[free]) / fa.errors[free]
-    assert np.max(d) < 0.1, dict(zip(np.array(fa.parameters.names)[free], d))
+    free = [i for i, p in enumerate(fa.likelihood.parameters) if p.step > 0]
+    xa, xn = fit_results.values(fa.minuit), fit_results.values(fn.minuit)
+    d = np.abs(xa[free] - xn[free]) / fit_results.errors(fa.minuit)[free]
+    assert np.max(d) < 0.1, dict(zip(np.array(fa.likelihood.parameters.names)[free], d))
     for name, h in proj.items():
         assert h["chi2"] / h["ndf"] < 2.0, (name, h["chi2"], h["ndf"])
     print(f"F = {fa.minuit.fval:.4f} (explicit, {fa.minuit.nfcn} calls) and "
@@ -114,7 +114,7 @@ def test_fit_with_explicit_gradient_agrees_with_numerical(mc_dir):
 
 @pytest.fixture(scope="module")
 def compiled(model_cache):
-    import common
+    import common_kkpipi as common
     return common.compile_efficiency_density((1, 4), build_dir=model_cache)
 
 
@@ -155,4 +155,5 @@ def test_compiled_fit_equals_numpy_fit(mc_dir, compiled):
                                      vector_length=4)
     assert fc.minuit.valid
     assert fc.minuit.fval == pytest.approx(fn.minuit.fval, abs=1e-6)
-    np.testing.assert_allclose(fc.values, fn.values, atol=1e-3 * np.max(fn.errors))
+    np.testing.assert_allclose(fit_results.values(fc.minuit), fit_results.values(fn.minuit),
+                               atol=1e-3 * np.max(fit_results.errors(fn.minuit)))

@@ -4,22 +4,19 @@ The track efficiency and the data/MC ratio against the paper's formulas
 written out here, the smearing widths recovered from smeared tracks, the
 reconstructed fraction against the mean efficiency, accept-reject signal
 events against phase-space events weighted with the density, and the ROOT
-files of generate.py (documented branches, weights, counts).
+files of generate_kkpipi.py (documented branches, weights, counts).
 """
 
 import math
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "epem_kkpipi")
-use_example(EXAMPLE)
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
 from vecampfit import generation  # noqa: E402
@@ -111,7 +108,7 @@ def test_accept_reject_follows_the_density(with_detector):
     """Histogram of M(K1 pi1 pi2) of accept-reject signal events against
     phase-space events weighted with the density (times the data efficiency
     for reconstructed events, generate.reconstructed_sample): chi2 per bin."""
-    import generate
+    import generate_kkpipi as generate
     point = config.POINTS["kskspippim_2000_mev"]
     rng = np.random.default_rng(6)
 
@@ -150,7 +147,7 @@ def test_accept_reject_follows_the_density(with_detector):
 
 
 def test_generate_program_writes_the_documented_files(tmp_path):
-    import generate
+    import generate_kkpipi as generate
     from vecampfit.root_io import read_events
     d = str(tmp_path)
     generate.main(["--directory", d, "--process", "kpkmpippim", "--energy", "1800",
@@ -177,8 +174,8 @@ def test_generate_program_writes_the_documented_files(tmp_path):
     assert np.all(detector.event_efficiency(common.momenta_of(data, True), data=True) > 0)
 
 
-@pytest.mark.parametrize("program", ["generate", "fit_efficiency", "fit_resolution",
-                                     "fit_background", "run"])
+@pytest.mark.parametrize("program", ["generate_kkpipi", "fit_efficiency", "fit_resolution",
+                                     "fit_background_kkpipi", "run_kkpipi"])
 def test_programs_have_help(program, capsys):
     import importlib
     mod = importlib.import_module(program)
@@ -190,7 +187,7 @@ def test_programs_have_help(program, capsys):
 
 
 def test_bad_options_are_refused(capsys):
-    import generate
+    import generate_kkpipi as generate
     with pytest.raises(SystemExit) as exc:
         generate.main(["--energy", "1700"])
     assert exc.value.code == 2

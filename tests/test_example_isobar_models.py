@@ -1,17 +1,15 @@
 """The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
-vecampfit.isobar (examples/*/isobar_model.py) against the hand-written
+vecampfit.isobar (examples/*/isobar_model*.py) against the hand-written
 densities of the examples: values and gradients in float64 at L = 1, 4, 8
 (every length in the slow test), on the examples' events and at random
 parameter points."""
 
-import importlib.util
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example
+import genfit3k_reference as reference
 from vecampfit import generation
 from vecampfit.isobar import fit_fractions
 
@@ -26,13 +24,10 @@ ALL_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
 RTOL = 1e-12
 
 
-def _load(folder, name, alias):
-    # The module's sibling imports (common -> model) resolve to its own example.
-    use_example(folder)
-    spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _generated(isobar_model, model_cache):
+    """The model of an example's isobar_model*.py, compiled for LENGTHS."""
+    return isobar_model.build().compile(LENGTHS, directory=os.path.join(model_cache, "isobar"),
+                                        build_dir=model_cache)
 
 
 def _count_lines(path):
@@ -41,8 +36,8 @@ def _count_lines(path):
 
 
 def test_declarations_are_at_most_40_lines():
-    for folder in (DZ, G3K):
-        assert _count_lines(os.path.join(folder, "isobar_model.py")) <= 40
+    for path in ((DZ, "isobar_model.py"), (G3K, "isobar_model3k.py")):
+        assert _count_lines(os.path.join(*path)) <= 40
 
 
 def _compare(hand, gen, hand_buffer, gen_buffer, names, x):
@@ -64,13 +59,12 @@ def _compare(hand, gen, hand_buffer, gen_buffer, names, x):
 
 @pytest.fixture(scope="module")
 def dz(model_cache):
-    common = _load(DZ, "common", "dz_common")
-    hand_model = _load(DZ, "model", "dz_model")
-    isobar_model = _load(DZ, "isobar_model", "dz_isobar_model")
+    import common
+    import isobar_model
+    import model as hand_model
     lengths = LENGTHS
     hand = common.compile_models(lengths, build_dir=model_cache)
-    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
-                                       build_dir=model_cache)
+    gen = _generated(isobar_model, model_cache)
     m = common.MASSES
     ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], 3000, seed=11)
     records = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
@@ -162,7 +156,62 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
     np.testing.assert_allclose(ff.errors, ref_err, rtol=1e-4, atol=1e-10)
     np.testing.assert_allclose(ff.normalization_errors, ref_norm, rtol=1e-9, atol=1e-14)
     assert np.trace(ff.matrix) + np.sum(np.triu(ff.matrix, 1)) == pytest.approx(1, abs=1e-12)
-    print(ff.table({c.key: c.label for c in dz["gen"].model.components}))
+    labels = {c.key: c.label for c in dz["gen"].model.components}
+    text = ff.table(labels)
+    print(text)
+    # The table: key, label, fraction, fit error, normalization error (percent), then the sum.
+    lines = text.splitlines()
+    assert len(lines) == len(keys) + 2 and lines[-1].split() == ["sum", f"{100 * ff.total:.3f}"]
+    for k, (key, line) in enumerate(zip(keys, lines[1:])):
+        parts = line.split()
+        assert parts[0] == key and line.startswith(f"{key} {labels[key]}")
+        assert [float(v) for v in parts[-3:]] == pytest.approx(
+            [100 * ff.matrix[k, k], 100 * ff.errors[k, k], 100 * ff.normalization_errors[k, k]],
+            abs=6e-4)
+    grid = ff.table(normalization_errors=False).splitlines()
+    assert "norm err" not in grid[0] and "norm err" in lines[0]
+    for k, line in enumerate(grid[1:-1]):
+        assert [float(v) for v in line.split()[-2:]] == pytest.approx(
+            [100 * ff.matrix[k, k], 100 * ff.errors[k, k]], abs=6e-4)
+    summary = ff.summary().split(", ")
+    assert len(summary) == len(keys) and summary[-1].endswith(" %")
+    assert summary[0] == f"{keys[0]} {100 * ff.matrix[0, 0]:.2f} +- {100 * ff.errors[0, 0]:.2f}"
+
+
+def test_dz_fractions_of_any_density_equal_the_layers_fit_fractions(dz):
+    """vecampfit.fractions with the components' magnitudes set to zero in
+    turn gives the layer's fit fractions (the diagonal of
+    isobar.fit_fractions) on the generated density, and its analytic
+    Jacobian the errors that the layer finds by central differences."""
+    from vecampfit.fractions import fractions
+    model = dz["gen"].model
+    d = dz["gen"].density("float64", 4)
+    table = list(d.parameters)
+    x0 = model.values()
+    x = np.array([x0[n] for n in table])
+    keys = [c.key for c in model.components]
+    components = {k: [f"{o}_A" for o in keys if o != k] for k in keys}
+    cov_names = ["RHOP1_M", "KSTM1_G", "KSTZ1_A", "KSTZ1_P", "NR_A", "KST0M_P"]
+    rng = np.random.default_rng(4)
+    b = rng.standard_normal((6, 6)) * 1e-3
+    cov = np.zeros((len(table), len(table)))
+    idx = [table.index(n) for n in cov_names]
+    cov[np.ix_(idx, idx)] = b @ b.T
+    w = dz["weights"]
+    events = d.event_buffer(dz["records"], records=True)
+    f = fractions(d, events, table, x, components, covariance=cov, weights=w)
+    ref = fit_fractions(dz["gen"], dz["records"], w, covariance=b @ b.T,
+                        covariance_names=cov_names)
+    for k, key in enumerate(keys):
+        assert f.values[key] == pytest.approx(ref.matrix[k, k], rel=1e-10), key
+        assert f[key][1] == pytest.approx(ref.errors[k, k], rel=2e-4), key
+        assert f.jacobian[key].shape == (len(table),)
+    # Without a covariance matrix the errors are 0; an unknown name is refused.
+    assert fractions(d, events, table, x, {"NR": components["NR"]}).errors["NR"] == 0
+    with pytest.raises(ValueError, match="not parameters of density"):
+        fractions(d, events, table, x, {"NR": ["XYZ_A"]})
+    with pytest.raises(ValueError, match="covariance"):
+        fractions(d, events, table, x, components, covariance=np.eye(3))
 
 
 # ---------------------------------------------------------------------------
@@ -171,12 +220,11 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
 
 @pytest.fixture(scope="module")
 def g3k(model_cache):
-    g = _load(G3K, "genfit3k", "g3k_genfit3k")
-    isobar_model = _load(G3K, "isobar_model", "g3k_isobar_model")
+    import genfit3k as g
+    import isobar_model3k
     lengths = LENGTHS
     hand = g.compile_density(lengths, build_dir=model_cache)
-    gen = isobar_model.build().compile(lengths, directory=os.path.join(model_cache, "isobar"),
-                                       build_dir=model_cache)
+    gen = _generated(isobar_model3k, model_cache)
     m13, m23 = g.read_events(g.LAURA_TOYS)
     return dict(g=g, hand=hand, gen=gen, lengths=lengths,
                 records={"m13Sq": m13[:4000], "m23Sq": m23[:4000]})
@@ -203,16 +251,52 @@ def test_g3k_values_and_gradients_equal_hand_written(g3k):
             _compare(hand, gen, hb, gb, names, x)
 
 
+def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
+    """vecampfit.isobar.unit_normalization: n_k = 1/sqrt(sum w |X_k|^2) of
+    each scaled coupling, equal to the example's numpy integrals of
+    |X(13) + X(23)|^2 (tests/genfit3k_reference.py) at the generated
+    values and at moved masses and widths."""
+    from vecampfit.isobar import unit_normalization
+    g = g3k["g"]
+    records = g3k["records"]
+    w = np.linspace(0.5, 1.5, len(records["m13Sq"]))
+    x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    model = g3k["gen"].model
+    for scale, mk in ((1.0, g.masses()["K"]), (1.01, g.masses()["K"])):
+        y = x * np.where([n.endswith(("_M", "_G")) for n in g.PARAMETER_NAMES], scale, 1)
+        m = {"B": g.masses()["B"], "K": mk}
+        ref = reference.component_integrals(y, records, w, m)
+        n = unit_normalization(model, records, w, params=dict(zip(g.PARAMETER_NAMES, y)),
+                               constants={"M_B": m["B"], "M_KP": mk, "M_KM": mk})
+        assert sorted(n) == ["N_F2", "N_NR", "N_PHI"]
+        for k in ("PHI", "F2", "NR"):
+            assert n[f"N_{k}"] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12), (scale, k)
+    # The example's constants come from it, on its folded grid.
+    grid, weights, _ = g.normalization_grid(g.masses(), options=g.GridOptions(coarse=0.02,
+                                                                              fine=0.05))
+    n = g.normalization_constants(g.masses(), grid, weights)
+    ref = reference.component_integrals(x, grid, weights, g.masses())
+    assert all(n[k] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12) for k in ref)
+    with pytest.raises(ValueError, match="weights"):
+        unit_normalization(model, records, w[:-1])
+    with pytest.raises(ValueError, match="no coupling has a scale"):
+        from vecampfit.isobar import Cartesian, IsobarModel
+        bare = IsobarModel(("B+", 5.27934), [("K+", 0.493677), ("K+", 0.493677), ("K-", 0.493677)],
+                           variables={"m13Sq": (0, 2), "m23Sq": (1, 2)})
+        bare.add_nonresonant("NR", Cartesian(1.0, 0.0))
+        unit_normalization(bare, records)
+
+
 def test_g3k_fit_fractions_equal_the_example(g3k):
-    """The layer's fit fractions equal genfit3k.fit_fractions (the example's own
-    numpy computation, which the Laura++ cross-check compares with Laura++)."""
+    """The layer's fit fractions equal those of the model's numpy formulas
+    (tests/genfit3k_reference.py)."""
     g = g3k["g"]
     records = g3k["records"]
     m13, m23 = records["m13Sq"], records["m23Sq"]
     w = np.full(len(m13), 0.25)
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
-    ref = g.fit_fractions(x, records, w, g.masses(), norm)
+    ref = reference.fit_fractions(x, records, w, g.masses(), norm)
     ff = fit_fractions(g3k["gen"], records, w, params=dict(zip(g.PARAMETER_NAMES, x)),
                        constants={f"N_{k}": v for k, v in norm.items()})
     for k in ("PHI", "F2", "NR"):
@@ -293,10 +377,10 @@ def test_g3k_cached_likelihood_equals_the_full_one(g3k):
         point = lik.add_point(g3k["gen"].density("float64", 4, constants=norm))
         point.add_data(records)
         point.add_normalization_events(mc)
-        lik.free_parameters = [n for n in table.names if n.endswith(("_RE", "_IM"))]
+        cost = lik.restricted([n for n in table.names if n.endswith(("_RE", "_IM"))])
         x = np.array(table.values)
         x[table.index("F2_RE")], x[table.index("NR_IM")] = 0.4, -0.3
-        values[cache] = (lik(x), lik.grad(x))
+        values[cache] = (cost(x), cost.grad(x))
         assert bool(lik._cached) == (cache == "auto")   # the cached path was taken
     assert values["auto"][0] == pytest.approx(values["never"][0], rel=1e-12)
     free = [model.parameter_names().index(n) for n in model.parameter_names()
@@ -365,8 +449,8 @@ def test_dz_partial_recomputation_equals_the_full_likelihood(dz):
         point = lik.add_point(dz["gen"].density("float64", 4))
         point.add_data(dz["records"])
         point.add_normalization_events(mc)
-        lik.free_parameters = list(table.names)
         liks[cache] = lik
+    costs = {cache: lik.restricted(list(table.names)) for cache, lik in liks.items()}
     d = liks["always"].points[0].signal
     comp = d.components
     assert liks["always"].signal_evaluator(d).partial
@@ -384,7 +468,7 @@ def test_dz_partial_recomputation_equals_the_full_likelihood(dz):
             x = x0.copy()
             for n in names:
                 x[table.index(n)] *= 1 + sign * 2e-3
-            f_full, f_part = liks["never"](x), liks["always"](x)
+            f_full, f_part = costs["never"](x), costs["always"](x)
             worst = max(worst, abs(f_part - f_full) / abs(f_full))
             assert f_part == pytest.approx(f_full, rel=1e-10), names
         x0 = x

@@ -9,24 +9,23 @@ second solution, a pseudoexperiment pull study and the programs.
 
 import math
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "laura_genfit3k")
-use_example(EXAMPLE)
 import fit3k  # noqa: E402
 import generate3k  # noqa: E402
 import genfit3k  # noqa: E402
+import genfit3k_reference as reference  # noqa: E402
 import laura_crosscheck  # noqa: E402
 import plot3k  # noqa: E402
 import scan3k  # noqa: E402
 
 from vecampfit import generation  # noqa: E402
+from vecampfit.fitter import Stage, results as fit_results  # noqa: E402
 
 M = genfit3k.masses()
 GENERATED = np.array([genfit3k.GENERATED[n] for n in genfit3k.PARAMETER_NAMES])
@@ -86,8 +85,8 @@ def test_amplitude_is_symmetric_under_exchange_of_the_two_kplus(setup):
     s13 = np.concatenate([s13, np.full(50, 1.0195 ** 2)])
     s23 = np.concatenate([s23, np.linspace(3.0, 20.0, 50)])
     for x in (GENERATED, perturbed(2)):
-        a = genfit3k.amplitude(s13, s23, x, M, setup.normalization)
-        b = genfit3k.amplitude(s23, s13, x, M, setup.normalization)
+        a = reference.amplitude(s13, s23, x, M, setup.normalization)
+        b = reference.amplitude(s23, s13, x, M, setup.normalization)
         err = np.max(np.abs(a - b) / np.abs(a))
         print(f"largest |A(13,23) - A(23,13)| / |A|: {err:.1e}")
         assert err < 1e-12
@@ -95,8 +94,8 @@ def test_amplitude_is_symmetric_under_exchange_of_the_two_kplus(setup):
         # can fail): exchanging the K+ maps the (K+_1 K-) term onto the (K+_2 K-) one.
         k13 = genfit3k.pair_kinematics(s13, s23, M)
         k23 = genfit3k.pair_kinematics(s23, s13, M)
-        x13 = genfit3k.resonance_term(k13, 1.01946, 0.004247, 1, M)
-        x23 = genfit3k.resonance_term(k23, 1.01946, 0.004247, 1, M)
+        x13 = reference.resonance_term(k13, 1.01946, 0.004247, 1, M)
+        x23 = reference.resonance_term(k23, 1.01946, 0.004247, 1, M)
         assert np.max(np.abs(x13 - x23)) > 1e-3 * np.max(np.abs(x13))
 
 
@@ -158,7 +157,7 @@ def test_compiled_density_equals_numpy(compiled, setup):
     assert d.parameters == genfit3k.PARAMETER_NAMES
     assert d.constants == genfit3k.model_constants(M, setup.normalization)
     for x in (GENERATED, perturbed(6)):
-        ref = genfit3k.density(s13, s23, x, M, setup.normalization)
+        ref = reference.density(s13, s23, x, M, setup.normalization)
         for length in (1, 4, 8):
             got = compiled[length, "float64"].evaluate(fields, x)
             assert np.max(np.abs(got / ref - 1)) < 1e-12, length
@@ -198,14 +197,15 @@ def test_likelihood_gradient_against_finite_differences(setup):
     m13, m23 = genfit3k.read_events(genfit3k.LAURA_TOYS, 3)
     fitter = setup.fitter(m13, m23)
     x = perturbed(9)
-    value, grad = fitter.evaluate(x, gradient=True)
-    assert value == pytest.approx(fitter.evaluate(x)[0], rel=1e-13)
+    likelihood = fitter.likelihood
+    value, grad = likelihood.evaluate(x, gradient=True)
+    assert value == pytest.approx(likelihood.evaluate(x)[0], rel=1e-13)
     for k, name in enumerate(genfit3k.PARAMETER_NAMES):
         h = 1e-6 * max(abs(x[k]), 1e-2)
         xp, xm = x.copy(), x.copy()
         xp[k] += h
         xm[k] -= h
-        num = (fitter.evaluate(xp)[0] - fitter.evaluate(xm)[0]) / (2 * h)
+        num = (likelihood.evaluate(xp)[0] - likelihood.evaluate(xm)[0]) / (2 * h)
         print(f"{name}: analytic {grad[k]:.8g}, numeric {num:.8g}")
         assert grad[k] == pytest.approx(num, rel=2e-5, abs=1e-3), name
 
@@ -227,7 +227,7 @@ def test_grid_layout_follows_the_scheme(setup):
         M, options=genfit3k.GridOptions(coarse=0.02, fine=0.1, fold=False))
     folded, w_folded, _ = genfit3k.normalization_grid(
         M, options=genfit3k.GridOptions(coarse=0.02, fine=0.1))
-    f = [genfit3k.density(r["m13Sq"], r["m23Sq"], GENERATED, M, setup.normalization)
+    f = [reference.density(r["m13Sq"], r["m23Sq"], GENERATED, M, setup.normalization)
          for r in (whole, folded)]
     assert np.dot(w_whole, f[0]) == pytest.approx(np.dot(w_folded, f[1]), rel=1e-12)
     assert len(w_folded) < 0.51 * len(w_whole)
@@ -269,7 +269,7 @@ def test_grid_integral_agrees_with_monte_carlo(setup):
     gen = generate3k.Generator(M, setup.records, setup.weights)
     rng = np.random.default_rng(10)
     for x in (GENERATED, nearby(11), nearby(12)):
-        grid = np.dot(setup.weights, genfit3k.density(setup.records["m13Sq"],
+        grid = np.dot(setup.weights, reference.density(setup.records["m13Sq"],
                                                       setup.records["m23Sq"], x, M,
                                                       setup.normalization))
         samples = []
@@ -277,7 +277,7 @@ def test_grid_integral_agrees_with_monte_carlo(setup):
             u, v = gen._propose(500_000, rng)
             ok = genfit3k.inside(u, v, M)
             r = np.zeros(len(u))
-            r[ok] = genfit3k.density(u[ok], v[ok], x, M, setup.normalization) / \
+            r[ok] = reference.density(u[ok], v[ok], x, M, setup.normalization) / \
                 gen.proposal_density(u[ok], v[ok])
             samples.append(r)
         r = np.concatenate(samples)
@@ -388,10 +388,19 @@ def test_programs_generate_fit_plot(tmp_path, model_cache, capsys):
         assert os.path.getsize(os.path.join(d, name)) > 0
     hist = plot3k.main(["--directory", d, "--experiment", "1", "--grid-coarse", "0.01",
                         "--grid-fine", "0.02"])
-    assert os.path.getsize(os.path.join(d, "projections3k_1.png")) > 0
+    from matplotlib.image import imread
+    assert imread(os.path.join(d, "projections3k_1.png")).shape[:2] == (600, 1800)
+    assert imread(os.path.join(d, "dalitz3k_1.png")).shape[:2] == (660, 720)
     # The fit curve holds the events of the experiment (within the plotted ranges).
-    assert hist["max"]["fit"].sum() == pytest.approx(hist["max"]["data"].sum(), rel=0.01)
-    assert hist["min"]["data"].sum() == 5000
+    assert hist["max"].fit.sum() == pytest.approx(hist["max"].data.sum(), rel=0.01)
+    assert hist["min"].data.sum() == 5000
+    # The components are the model's; in the phi(1020) window the phi dominates.
+    assert set(hist["phi"].components) == set(genfit3k.COMPONENTS)
+    phi = hist["phi"].components
+    assert phi["PHI"].sum() > max(phi["F2"].sum(), phi["NR"].sum())
+    np.testing.assert_allclose(hist["min"].pulls, (hist["min"].data - hist["min"].fit)
+                               / np.sqrt(np.where(hist["min"].fit > 0, hist["min"].fit, 1))
+                               * (hist["min"].fit > 0))
 
 
 def test_bad_input_is_reported(tmp_path, model_cache):
@@ -459,16 +468,13 @@ def test_cached_fit_equals_the_full_fit(setup):
     for cache in ("never", "auto"):
         f = setup.fitter(m13, m23)
         f.likelihood.cache = cache
-        f.fix_all()
-        f.release(list(genfit3k.COEFFICIENTS))
         x = f.initial_values.copy()
-        f.likelihood.free_parameters = list(genfit3k.COEFFICIENTS)
-        out[cache, "F"] = f.evaluate(x, gradient=True)
+        out[cache, "F"] = f.likelihood.evaluate(x, gradient=True,
+                                                free=list(genfit3k.COEFFICIENTS))
         f.minuit.tol = 1e-6
-        f.migrad()
-        f.hesse()
+        f.run(Stage(fix_all=True, release=genfit3k.COEFFICIENTS, hesse=True))
         assert f.minuit.valid
-        out[cache] = (f.values, f.errors)
+        out[cache] = (fit_results.values(f.minuit), fit_results.errors(f.minuit))
     (v0, g0), (v1, g1) = out["never", "F"], out["auto", "F"]
     idx = [genfit3k.PARAMETER_NAMES.index(n) for n in genfit3k.COEFFICIENTS]
     print(f"F {v0:.12g}, cached relative difference {abs(v1 / v0 - 1):.1e}; gradient "
@@ -503,8 +509,8 @@ def test_canonical_point_removes_the_common_phase_and_wraps_phases(setup):
     rot = np.exp(1j * 2.5)
     y = with_couplings(x, **{c: genfit3k.coefficient(x, c) * rot for c in genfit3k.COMPONENTS})
     s13, s23 = dalitz_points(200, 22)
-    np.testing.assert_allclose(genfit3k.density(s13, s23, y, M, setup.normalization),
-                               genfit3k.density(s13, s23, x, M, setup.normalization), rtol=1e-12)
+    np.testing.assert_allclose(reference.density(s13, s23, y, M, setup.normalization),
+                               reference.density(s13, s23, x, M, setup.normalization), rtol=1e-12)
     np.testing.assert_allclose(scan3k.canonical_point(y), scan3k.canonical_point(x),
                                rtol=1e-12, atol=1e-9)
     # Phases in [-180, 180): just below +180 and just above -180 are neighbours.
@@ -645,15 +651,15 @@ def test_fit_fractions_from_the_isobar_layer_equal_the_numpy_model(setup):
     cov[np.ix_(free, free)] = b @ b.T
     ff = setup.fit_fractions(x, cov)
     assert ff.components == genfit3k.COMPONENTS
-    ref = genfit3k.fit_fractions(x, setup.records, setup.weights, M, setup.normalization)
+    ref = reference.fit_fractions(x, setup.records, setup.weights, M, setup.normalization)
     jac = np.zeros((3, 10))
     for k in free:
         h = 1e-5 * max(abs(x[k]), 1)
         up, dn = x.copy(), x.copy()
         up[k] += h
         dn[k] -= h
-        fu = genfit3k.fit_fractions(up, setup.records, setup.weights, M, setup.normalization)
-        fd = genfit3k.fit_fractions(dn, setup.records, setup.weights, M, setup.normalization)
+        fu = reference.fit_fractions(up, setup.records, setup.weights, M, setup.normalization)
+        fd = reference.fit_fractions(dn, setup.records, setup.weights, M, setup.normalization)
         jac[:, k] = [(fu[c] - fd[c]) / (2 * h) for c in genfit3k.COMPONENTS]
     err = np.sqrt(np.einsum("ik,kl,il->i", jac, cov, jac))
     for i, c in enumerate(genfit3k.COMPONENTS):

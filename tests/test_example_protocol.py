@@ -2,13 +2,10 @@
 directly on the likelihood recovers the generated lifetime."""
 
 import os
-import sys
 
-from example_modules import use_example  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "protocol")
-use_example(EXAMPLE)
 import fit_lifetime  # noqa: E402
 
 

@@ -2,16 +2,15 @@
 the Cython density and its numpy form give the same fit."""
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
-from example_modules import use_example  # noqa: E402
+from vecampfit.fitter import results as fit_results
+
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
                        "tutorial")
-use_example(EXAMPLE)
 import fit_peak  # noqa: E402
 
 
@@ -29,9 +28,10 @@ def test_fit_recovers_the_generated_values(fits):
     f = fits["cython"]
     assert f.minuit.valid and f.use_gradient
     for name, truth in fit_peak.TRUTH.items():
-        k = f.parameter_index(name)
-        pull = (f.values[k] - truth) / f.errors[k]
-        print(f"{name}: {f.values[k]:.5f} +- {f.errors[k]:.5f} (generated {truth}), pull {pull:+.2f}")
+        k = f.likelihood.parameter_index(name)
+        value, error = fit_results.values(f.minuit)[k], fit_results.errors(f.minuit)[k]
+        pull = (value - truth) / error
+        print(f"{name}: {value:.5f} +- {error:.5f} (generated {truth}), pull {pull:+.2f}")
         assert abs(pull) < 3.5, name
     for name in ("parameters_result.dat", "results.txt", "result.root", "density.root"):
         assert os.path.getsize(os.path.join(fits["directory"], name)) > 0
@@ -43,8 +43,10 @@ def test_cython_numpy_and_float32_forms_agree(fits):
     # Same data and start: the minima agree far below the statistical errors
     # (float32 densities with double sums: to a few per mille of an error).
     assert abs(c.minuit.fval - n.minuit.fval) < 1e-3
-    diff_numpy = np.max(np.abs(c.values - n.values) / c.errors)
-    diff_float32 = np.max(np.abs(c.values - s.values) / c.errors)
+    xc, xn, xs = (fit_results.values(f.minuit) for f in (c, n, s))
+    ec = fit_results.errors(c.minuit)
+    diff_numpy = np.max(np.abs(xc - xn) / ec)
+    diff_float32 = np.max(np.abs(xc - xs) / ec)
     print(f"largest difference in units of the error: numpy form {diff_numpy:.1e}, "
           f"float32 {diff_float32:.1e}")
     assert diff_numpy < 0.01
@@ -64,7 +66,7 @@ def test_real_root_reads_every_file_written(fits):
     """ROOT itself opens the event files and the result files of the fit."""
     ROOT = pytest.importorskip("ROOT")
     d, f = fits["directory"], fits["float32"]      # the last fit wrote the result files
-    n = len(f.parameters)
+    n = len(f.likelihood.parameters)
 
     def tree(path, name):
         file = ROOT.TFile.Open(os.path.join(d, path))
@@ -80,8 +82,9 @@ def test_real_root_reads_every_file_written(fits):
     assert t.GetEntries() == n
     for k in range(n):
         t.GetEntry(k)
-        assert t.value == f.values[k] and t.error == f.errors[k]
-    assert str(file.Get("parameter_names").GetString()).split("\n") == list(f.parameters.names)
+        assert t.value == f.minuit.values[k] and t.error == fit_results.errors(f.minuit)[k]
+    names = list(f.likelihood.parameters.names)
+    assert str(file.Get("parameter_names").GetString()).split("\n") == names
     _, t = tree("result.root", "fit")
     t.GetEntry(0)
     assert t.fval == f.minuit.fval and t.valid == 1

@@ -325,6 +325,54 @@ def test_dalitz_grid_cut_to_the_plot():
     assert errs < 1e-2
 
 
+#: B+ -> K+ K+ K- with Laura++'s masses (GeV): particles a and c identical.
+B_KKK = (5.27934, 0.493677, 0.493677, 0.493677)
+
+
+@pytest.mark.parametrize("variables", ["mass", "mass_squared"])
+def test_folded_grid_integrates_symmetric_functions_with_half_the_points(variables):
+    big_m, mk = B_KKK[0], B_KKK[1]
+    lo, hi = 2 * mk, big_m - mk
+    if variables == "mass_squared":
+        lo, hi = lo * lo, hi * hi
+    axis = [(lo, 1.05 if variables == "mass" else 1.1, 13),
+            ni.Interval(1.05 if variables == "mass" else 1.1, hi, points=41)]
+    whole = ni.dalitz_grid(*B_KKK, (axis, axis), variables=variables)
+    half = ni.dalitz_grid(*B_KKK, (axis, axis), variables=variables, fold=True)
+    diagonal = np.count_nonzero(half.m_ab == half.m_bc)
+    assert diagonal > 0 and np.all(half.m_ab <= half.m_bc)
+    assert 2 * len(half.weights) - diagonal == len(whole.weights)
+
+    def symmetric(s, t):          # a narrow peak in either pair, and a smooth term
+        return 1 / ((s - 1.04) ** 2 + 1e-4) + 1 / ((t - 1.04) ** 2 + 1e-4) + s * t
+
+    full = math.fsum(whole.weights * symmetric(whole.m_ab_squared, whole.m_bc_squared))
+    folded = math.fsum(half.weights * symmetric(half.m_ab_squared, half.m_bc_squared))
+    assert folded == pytest.approx(full, rel=1e-13)
+    # An asymmetric function is not integrated by the folded grid.
+    f = np.exp(whole.m_ab_squared)
+    assert math.fsum(half.weights * np.exp(half.m_ab_squared)) != pytest.approx(
+        math.fsum(whole.weights * f), rel=1e-3)
+    # fold_grid of the whole grid is the folded grid; float32 on request.
+    again = ni.fold_grid(whole, np.float32)
+    assert again.weights.dtype == np.float32
+    np.testing.assert_array_equal(again.m_ab, half.m_ab.astype(np.float32))
+    np.testing.assert_allclose(again.weights, half.weights, rtol=1e-7)
+
+
+def test_fold_refuses_asymmetric_grids():
+    big_m, mk = B_KKK[0], B_KKK[1]
+    lo, hi = 2 * mk, big_m - mk
+    with pytest.raises(ValueError, match="not symmetric"):
+        ni.dalitz_grid(*B_KKK, ((lo, hi, 20), (lo, hi, 21)), fold=True)
+    with pytest.raises(ValueError, match="same mass"):
+        ni.dalitz_grid(big_m, mk, mk, 0.13957, ((lo, hi, 20), (lo, hi, 20)), fold=True)
+    g = ni.dalitz_grid(*B_KKK, ((lo, hi, 20), (lo, hi, 20)))
+    tilted = g._replace(weights=g.weights * (1 + 1e-9 * g.m_ab))
+    with pytest.raises(ValueError, match="not symmetric"):
+        ni.fold_grid(tilted)
+
+
 @pytest.mark.parametrize("call,exc,message", [
     (lambda: ni.dalitz_grid(1.0, 0.5, 0.3, 0.3, ((0.8, 0.9, 4), (0.6, 0.7, 4))), ValueError, "not above"),
     (lambda: ni.dalitz_grid(*D0, ((0.8, 0.9, 4), (0.6, 0.7, 4)), variables="s"), ValueError, "variables"),

@@ -226,9 +226,9 @@ def test_a_jagged_branch_is_named(tmp_path):
     rec, _ = read_events(path, map_records=lambda r: {"n": np.array([len(h) for h in r["hits"]])})
     assert rec["n"].tolist() == [2, 0, 1]
     # Into a fit: the same error, naming the branch.
-    from vecampfit.fitter import Density, Likelihood, Parameter, ParameterTable
+    from vecampfit.fitter import Density, FitParameter, Likelihood, ParameterTable
     d = Density(lambda ev, p: np.ones_like(ev["hits"]), parameters=[], event_fields=["hits"])
-    lk = Likelihood(ParameterTable([Parameter("a", 1.0, 0.1)]), vector_length=1)
+    lk = Likelihood(ParameterTable([FitParameter("a", 1.0, 0.1)]), vector_length=1)
     with pytest.raises(RootReadError, match="branch 'hits'.*jagged"):
         lk.add_point(d, normalization="none").load_data_file(path, branches=["hits"])
 

@@ -40,6 +40,7 @@ __all__ = [
     "IntegrationResult", "genz_malik",
     "gauss_legendre", "Interval", "gauss_legendre_intervals",
     "dalitz_range", "dalitz_area", "Grid", "product_grid", "dalitz_grid", "dalitz_grid_boundary",
+    "fold_grid",
 ]
 
 
@@ -690,7 +691,8 @@ def _check_variables(variables):
         raise ValueError(f"variables: expected 'mass' or 'mass_squared', got {variables!r}")
 
 
-def dalitz_grid(mother_mass, mass_a, mass_b, mass_c, regions, variables="mass", dtype=np.float64):
+def dalitz_grid(mother_mass, mass_a, mass_b, mass_c, regions, variables="mass", dtype=np.float64,
+                fold=False):
     """Gauss-Legendre grid over rectangles in the invariant masses, cut to the Dalitz plot.
 
     The paper's grid integration: on each rectangle
@@ -732,6 +734,11 @@ def dalitz_grid(mother_mass, mass_a, mass_b, mass_c, regions, variables="mass", 
         paper; default) or their squares.
     dtype : numpy dtype, optional
         Precision of the returned arrays.
+    fold : bool, optional
+        For a decay with two identical particles ``a`` and ``c`` and
+        regions that are the same on both axes: keep half of the grid
+        (:func:`fold_grid`), which integrates functions symmetric under
+        :math:`m_{ab} \\leftrightarrow m_{bc}` with half the points.
 
     Returns
     -------
@@ -742,9 +749,13 @@ def dalitz_grid(mother_mass, mass_a, mass_b, mass_c, regions, variables="mass", 
     ------
     ValueError, TypeError
         Masses that do not allow the decay, malformed or overlapping
-        regions, unknown ``variables``.
+        regions, unknown ``variables``; with ``fold``, different masses of
+        ``a`` and ``c`` or regions that are not symmetric.
     """
     masses = _masses(mother_mass, mass_a, mass_b, mass_c)
+    if fold and mass_a != mass_c:
+        raise ValueError(f"fold: the grid can be folded onto m_ab <= m_bc only when particles a "
+                         f"and c have the same mass, got {mass_a!r} and {mass_c!r}")
     _check_variables(variables)
     if isinstance(regions, tuple):
         regions = [regions]
@@ -777,7 +788,58 @@ def dalitz_grid(mother_mass, mass_a, mass_b, mass_c, regions, variables="mass", 
         keep = _inside(u * u, v * v, masses)
     else:
         keep = _inside(u, v, masses)
+    if fold:
+        return fold_grid(_make_grid(u[keep], v[keep], w[keep], variables, np.float64), dtype)
     return _make_grid(u[keep], v[keep], w[keep], variables, dtype)
+
+
+def fold_grid(grid, dtype=None):
+    """Half of a grid that is symmetric under :math:`m_{ab} \\leftrightarrow m_{bc}`.
+
+    For a decay :math:`M \\to a b c` with identical particles ``a`` and
+    ``c`` the functions to integrate (densities symmetrized in the two)
+    obey :math:`f(m_{ab}, m_{bc}) = f(m_{bc}, m_{ab})`.  On a grid whose
+    mirror image is itself (every point :math:`(u, v)` has a partner
+    :math:`(v, u)` of the same weight) the points with
+    :math:`m_{ab} < m_{bc}` are kept with twice their weight and those on
+    the diagonal with theirs:
+
+    .. math::
+
+        \\sum_j w_j f_j = \\sum_{u_j < v_j} 2 w_j f_j + \\sum_{u_j = v_j} w_j f_j .
+
+    Parameters
+    ----------
+    grid : Grid
+        A symmetric grid (:func:`dalitz_grid` with the same intervals on
+        both axes).
+    dtype : numpy dtype, optional
+        Precision of the returned arrays (default: the grid's).
+
+    Returns
+    -------
+    Grid
+        The points with :math:`m_{ab} \\le m_{bc}`, in the order of
+        ``grid``.
+
+    Raises
+    ------
+    ValueError
+        The grid is not symmetric (a point without its mirror image, or
+        mirror images of different weights, relative :math:`10^{-12}`).
+    """
+    a, b, w = (np.asarray(x) for x in (grid.m_ab, grid.m_bc, grid.weights))
+    order, mirror = np.lexsort((b, a)), np.lexsort((a, b))
+    if not (np.array_equal(a[order], b[mirror]) and np.array_equal(b[order], a[mirror])
+            and np.allclose(w[order], w[mirror], rtol=1e-12, atol=0)):
+        raise ValueError("fold: the grid is not symmetric under m_ab <-> m_bc (give the same "
+                         "intervals on both axes of a decay with identical particles a and c)")
+    lower = a < b
+    keep = lower | (a == b)
+    w = np.where(lower, 2 * w, w)
+    dt = np.dtype(dtype) if dtype is not None else w.dtype
+    return Grid(*(np.asarray(x)[keep].astype(dt)
+                  for x in (grid.m_ab, grid.m_bc, grid.m_ab_squared, grid.m_bc_squared, w)))
 
 
 def dalitz_grid_boundary(mother_mass, mass_a, mass_b, mass_c, n_ab, n_bc, variables="mass", dtype=np.float64):

@@ -6,18 +6,14 @@ Event records are the paper's ``d0_kmpippi0_event``: branches ``km_momentum[4]``
 in GeV.  Grid points are records with ``m2_km_pip`` and ``m2_km_piz`` instead.
 """
 
-import argparse
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
 import model  # noqa: E402
-from vecampfit import kinematics, numeric_integration, particle_data, vector4  # noqa: E402
+from vecampfit import (command_line, kinematics, numeric_integration,  # noqa: E402
+                       particle_data, vector4)
 
 #: Branches of the event class.
 BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
@@ -167,35 +163,11 @@ def data_file_name(pseudoexperiment):
 
 
 def add_fit_options(parser):
-    """Options shared by the fit programs."""
+    """Options shared by the fit programs (vecampfit.command_line)."""
     parser.add_argument("--directory", default=".", help="folder of input and output files "
                         "(default: current folder)")
-    parser.add_argument("--vector-length", type=int, default=8, help="vector length L (default 8)")
-    parser.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="OpenMP threads (default: all CPUs)")
-    parser.add_argument("--no-gradient", action="store_true",
-                        help="let Minuit differentiate numerically instead of the analytic gradient")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the random initial values (default: from the system, "
-                             "printed)")
-    parser.add_argument("--fixed-seed", action="store_true",
-                        help="start from the parameter file's values (no randomization)")
-    parser.add_argument("--model-cache", default=None,
-                        help="folder for compiled models (default: vecampfit's cache)")
-    return parser
+    command_line.add_model_options(parser)
+    return command_line.add_start_options(parser)
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Appends "(default: ...)" to an option's help unless the help already
-    says it or there is no default to show (None, False)."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "(default" in text or action.default is None or action.default is False:
-            return text
-        return super()._get_help_string(action)
-
-
-def parser(description):
-    return argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
+parser = command_line.parser

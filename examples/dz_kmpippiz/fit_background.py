@@ -7,13 +7,11 @@ and ``results_background.txt`` there.  The signal fit reads the result.
 """
 
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
-from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file  # noqa: E402
 
 
 def main(argv=None):
@@ -23,18 +21,19 @@ def main(argv=None):
     args = p.parse_args(argv)
     d = args.directory
     models = common.compile_models([args.vector_length], args.model_cache)
-    fitter = Fitter(read_parameter_file(args.parameters), precision=args.precision,
-                    vector_length=args.vector_length, threads=args.threads, seed=args.seed,
-                    randomize=not args.fixed_seed, use_gradient=not args.no_gradient,
-                    on_invalid="large")
+    likelihood = Likelihood(read_parameter_file(args.parameters), precision=args.precision,
+                            vector_length=args.vector_length, threads=args.threads,
+                            on_invalid="large")
     # The background polynomial is the density of this fit (no further background).
-    point = fitter.add_point(common.background_density(models, args.vector_length,
+    point = likelihood.add_point(common.background_density(models, args.vector_length,
                                                        args.precision))
     point.load_normalization_file(os.path.join(d, "mc_signal.root"), common.TREE,
                                   list(common.BRANCHES))
     point.load_data_file(os.path.join(d, "data_background.root"), common.TREE,
                          list(common.BRANCHES))
-    fitter.migrad(100000, hesse=True)
+    fitter = Fitter(likelihood, seed=args.seed, randomize=not args.fixed_seed,
+                    use_gradient=not args.no_gradient)
+    fitter.run(Stage(ncall=100000, hesse=True))
     fitter.write_results(parameters=os.path.join(d, "parameters_background_result.dat"),
                          text=os.path.join(d, "results_background.txt"))
     print(open(os.path.join(d, "results_background.txt")).read())

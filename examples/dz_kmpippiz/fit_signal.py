@@ -23,17 +23,17 @@ fractions), ``signal_result.root`` and ``signal_density.root`` (suffix
 """
 
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import model  # noqa: E402
 from vecampfit import couplings  # noqa: E402
-from vecampfit.fitter import Fitter, ParameterTable, read_parameter_file  # noqa: E402
+from vecampfit.fitter import (Fitter, FitParameter, Likelihood, ParameterTable,  # noqa: E402
+                              Stage, read_parameter_file)
+from vecampfit.fitter.results import covariance_matrix  # noqa: E402
 
 REFERENCE = "RHOP1"
 
@@ -53,10 +53,9 @@ def build(args):
     # threshold for a resonance whose F_D(p0) the model keeps, where 1/F_D(p0)
     # has no value (NaN): the likelihood then returns a large value and MIGRAD
     # steps back, instead of the fit stopping with an error.
-    fitter = Fitter(parameters, precision=args.precision, vector_length=args.vector_length,
-                    threads=args.threads, seed=args.seed, randomize=not args.fixed_seed,
-                    use_gradient=False if (args.no_gradient or args.numpy) else None,
-                    on_invalid="large", verbose=not getattr(args, "quiet", False))
+    likelihood = Likelihood(parameters, precision=args.precision,
+                            vector_length=args.vector_length, threads=args.threads,
+                            on_invalid="large")
     models = common.compile_models([args.vector_length], args.model_cache)
     if args.numpy:
         signal = common.signal_density_numpy()
@@ -67,7 +66,7 @@ def build(args):
     else:
         signal = common.signal_density(models, args.vector_length, args.precision)
     normalization = "grid" if args.grid_integration else "mc"
-    point = fitter.add_point(signal, normalization=normalization)
+    point = likelihood.add_point(signal, normalization=normalization)
     if not args.no_background:
         bfile = os.path.join(d, "parameters_background_result.dat")
         if not os.path.exists(bfile):
@@ -86,7 +85,9 @@ def build(args):
                                       list(common.BRANCHES))
     point.load_data_file(os.path.join(d, common.data_file_name(args.pseudoexperiment)),
                          common.TREE, list(common.BRANCHES))
-    return fitter
+    return Fitter(likelihood, seed=args.seed, randomize=not args.fixed_seed,
+                  use_gradient=False if (args.no_gradient or args.numpy) else None,
+                  verbose=not getattr(args, "quiet", False))
 
 
 COUPLING_PARTS = ("A", "P", "RE", "IM")
@@ -130,26 +131,22 @@ def canonical_couplings(fitter):
 def run_sequence(fitter, args):
     """The paper's command sequence (with ``--cartesian``: real and imaginary
     parts and the background fraction released at once)."""
-    fitter.fix_all()
-    if getattr(args, "cartesian", False):
-        fitter.release(names("RE") + names("IM"))
+    cartesian = getattr(args, "cartesian", False)
+    background = [] if args.no_background else [common.BACKGROUND_FRACTION]
+    if cartesian:
+        fitter.run(Stage(fix_all=True, release=names("RE") + names("IM") + background,
+                         ncall=100000))
     else:
-        fitter.release(names("A"))
-        fitter.migrad(100000)
+        fitter.run(Stage(fix_all=True, release=names("A"), ncall=100000))
         canonical_couplings(fitter)
-        fitter.release(names("P"))
-    if not args.no_background:
-        fitter.release(common.BACKGROUND_FRACTION)
-    fitter.migrad(100000)
-    if args.release_masses or args.release_widths:
-        if args.release_masses:
-            fitter.release([f"{r[0]}_M" for r in model.RESONANCES])
-        if args.release_widths:
-            fitter.release([f"{r[0]}_G" for r in model.RESONANCES])
-        fitter.migrad(100000)
-    if not getattr(args, "cartesian", False):
+        fitter.run(Stage(release=names("P") + background, ncall=100000))
+    shapes = (names("M") if args.release_masses else []) + \
+        (names("G") if args.release_widths else [])
+    if shapes:
+        fitter.run(Stage(release=shapes, ncall=100000))
+    if not cartesian:
         canonical_couplings(fitter)
-    fitter.hesse()
+    fitter.run(Stage(migrad=False, hesse=True))
 
 
 def parse(argv=None):
@@ -187,13 +184,12 @@ def cartesian_parameters(polar):
     table of ``isobar_model(cartesian=True)``, random starts of <name>_RE and
     <name>_IM within the random change of <name>_A in ``polar`` (the
     parameters_signal.dat table), and the other parameters as in ``polar``."""
-    from vecampfit.fitter import Parameter
     out = []
     for p in isobar_model(cartesian=True).parameter_table():
         key, _, part = p.name.rpartition("_")
         if part in ("RE", "IM"):
             a = polar[f"{key}_A"]
-            out.append(Parameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change))
+            out.append(FitParameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change))
         else:
             out.append(polar[p.name])
     out += [p for p in polar if p.name == common.BACKGROUND_FRACTION]
@@ -203,12 +199,7 @@ def cartesian_parameters(polar):
 def isobar_model(cartesian=False):
     """The model declared with vecampfit.isobar (isobar_model.py of this folder;
     couplings in real and imaginary parts with ``cartesian``)."""
-    import importlib.util
-    # Loaded by path: other examples have an isobar_model.py too.
-    spec = importlib.util.spec_from_file_location("dz_isobar_model",
-                                                  os.path.join(HERE, "isobar_model.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    import isobar_model as module
     model = module.build()
     return model.cartesian() if cartesian else model
 
@@ -242,7 +233,8 @@ def fit_fractions(values, cov, sample, model=None):
         Parameter name -> value (at least the model's parameters; others,
         such as the background fraction, are ignored).
     cov : numpy.ndarray
-        Error matrix over ``model.parameter_names()`` (``Fitter.covariance``).
+        Error matrix over ``model.parameter_names()``
+        (:func:`vecampfit.fitter.results.covariance_matrix`).
     sample : (dict, numpy.ndarray or None)
         Normalization events and weights (:func:`normalization_sample`).
     model : vecampfit.isobar.IsobarModel, optional
@@ -268,43 +260,9 @@ def fit_fractions(values, cov, sample, model=None):
 def fitter_fit_fractions(fitter, args, model=None, sample=None):
     """:func:`fit_fractions` at the fitter's values with its error matrix."""
     model = model or isobar_model()
-    values = dict(zip(fitter.parameters.names, fitter.values))
-    return fit_fractions(values, fitter.covariance(model.parameter_names()),
+    values = fitter.minuit.values.to_dict()
+    return fit_fractions(values, covariance_matrix(fitter.minuit, model.parameter_names()),
                          sample if sample is not None else normalization_sample(args), model)
-
-
-def format_fit_fractions(ff, model=None, mc=True):
-    """Text table of fit fractions with their errors (percent).
-
-    Parameters
-    ----------
-    ff : vecampfit.isobar.FitFractions
-    model : vecampfit.isobar.IsobarModel, optional
-        For the components' labels.
-    mc : bool
-        Show the error from the finite MC sample (False for a grid, whose
-        error is not statistical).
-    """
-    labels = {c.key: c.label for c in (model or isobar_model()).components}
-    head = f"{'component':22s} {'fraction %':>10s} {'fit error':>9s}"
-    if mc:
-        head += f" {'MC error':>9s}"
-    lines = ["Fit fractions (vecampfit.isobar; fit error from the error matrix"
-             + ("; MC error from the finite normalization sample)" if mc else ")"), head]
-    for k, c in enumerate(ff.components):
-        line = (f"{c + ' ' + labels.get(c, ''):22s} {100 * ff.matrix[k, k]:10.3f} "
-                f"{100 * ff.errors[k, k]:9.3f}")
-        if mc:
-            line += f" {100 * ff.normalization_errors[k, k]:9.3f}"
-        lines.append(line)
-    lines.append(f"{'sum':22s} {100 * ff.total:10.3f}")
-    return "\n".join(lines)
-
-
-def short_fit_fractions(ff):
-    """One line: every component's fit fraction and fit error (percent)."""
-    return ", ".join(f"{c} {100 * ff.matrix[k, k]:.2f} +- {100 * ff.errors[k, k]:.2f}"
-                     for k, c in enumerate(ff.components)) + " %"
 
 
 def scan(argv, starts, first_seed):
@@ -331,9 +289,9 @@ def scan(argv, starts, first_seed):
         fitter = build(args)
         run_sequence(fitter, args)
         fvals.append(fitter.minuit.fval)
-        points.append(fitter.values)
-        fits.append((dict(zip(fitter.parameters.names, fitter.values)),
-                     fitter.covariance(model.parameter_names())))
+        points.append(np.array(fitter.minuit.values))
+        fits.append((fitter.minuit.values.to_dict(),
+                     covariance_matrix(fitter.minuit, model.parameter_names())))
     solutions = group_solutions(fvals, points, f_tolerance=0.5)
     sample = normalization_sample(args)
     for s in solutions:
@@ -355,7 +313,10 @@ def main(argv=None):
     model = isobar_model(getattr(args, "cartesian", False))
     ff = fitter_fit_fractions(fitter, args, model)
     with open(os.path.join(d, f"results{suffix}.txt"), "a") as f:
-        f.write("\n" + format_fit_fractions(ff, model, mc=not args.grid_integration) + "\n")
+        f.write("\nFit fractions (vecampfit.isobar; fit error from the error matrix, norm error "
+                "from the finite normalization sample)\n"
+                + ff.table({c.key: c.label for c in model.components},
+                           normalization_errors=not args.grid_integration) + "\n")
     print(open(os.path.join(d, f"results{suffix}.txt")).read())
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
     return fitter

@@ -17,13 +17,11 @@ Run ``python generate.py --help`` for the options.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 import model  # noqa: E402

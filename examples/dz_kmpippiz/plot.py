@@ -1,56 +1,73 @@
 """Plot the D0 -> K- pi+ pi0 fit: the three Dalitz projections and the Dalitz plot.
 
-Reads ``signal_density.root`` (written by fit_signal.py) from ``--directory``:
-data events as points with Poisson error bars, the fit as a solid line (the
-normalization events weighted by the fitted density, which integrates to
-one over them, times the number of data events), the background as a
-hatched histogram.  Writes ``projections.png``/``.pdf`` and
-``dalitz_plot.png``/``.pdf``.
+Reads ``signal_density.root`` (written by fit_signal.py) and the fitted
+parameters ``parameters_signal_result.dat`` from ``--directory``.  The
+projections (vecampfit.plotting) show the data as points with Poisson
+error bars, the fit as a step histogram (the normalization events weighted
+by the fitted density, scaled to the number of data events), the
+background and the largest resonances (|c_k X_k|^2 of the isobar model,
+interference not shown) as dashed steps, and a pull panel under each.
+Writes ``projections.png``/``.pdf`` and ``dalitz_plot.png``/``.pdf``.
 """
 
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import common  # noqa: E402
+from vecampfit import plotting  # noqa: E402
+from vecampfit.fitter import read_parameter_file  # noqa: E402
+from vecampfit.isobar import component_densities  # noqa: E402
 
 AXES = (("m_km_pip", r"$m^2(K^-\pi^+)$ [GeV$^2$]"),
         ("m_km_piz", r"$m^2(K^-\pi^0)$ [GeV$^2$]"),
         ("m_pip_piz", r"$m^2(\pi^+\pi^0)$ [GeV$^2$]"))
 
 
-def projections(density_file, bins=50):
-    """Histograms of the three projections.
+def fit_weights(density_file, parameters=None, largest=3):
+    """Data values and the fit's weights at the normalization events.
+
+    Parameters
+    ----------
+    density_file : str
+        ``signal_density.root`` of fit_signal.py.
+    parameters : str, optional
+        Fitted parameter file; with it, the ``largest`` resonances by fit
+        fraction get weights of their own.
+    largest : int
 
     Returns
     -------
-    dict
-        Per variable: ``edges``, ``data``, ``fit``, ``background`` (expected
-        counts per bin).
+    data, norm : dict of numpy.ndarray
+        The trees ``data_0`` and ``normalization_0``.
+    weights : numpy.ndarray
+        :math:`v_k\\,(f_S S/I_S + f_B B/I_B)` per normalization event.
+    components : dict of str to numpy.ndarray
+        ``background`` and the resonances: the signal weight times
+        :math:`|c_k X_k|^2 / |A|^2`.
+    labels : dict of str to str
     """
     import uproot
+    import fit_signal
     with uproot.open(density_file) as f:
         data = f["data_0"].arrays(library="np")
         norm = f["normalization_0"].arrays(library="np")
-    n_data = np.sum(data["weight"])
-    out = {}
-    for field, _ in AXES:
-        x, xn = data[field] ** 2, norm[field] ** 2
-        lo, hi = min(x.min(), xn.min()), max(x.max(), xn.max())
-        edges = np.linspace(lo, hi, bins + 1)
-        w = norm["weight"] * n_data
-        bkg = [k for k in norm if k.startswith("background_")]
-        out[field] = dict(
-            edges=edges,
-            data=np.histogram(x, edges, weights=data["weight"])[0],
-            fit=np.histogram(xn, edges, weights=w * norm["total"])[0],
-            background=np.histogram(xn, edges, weights=w * sum((norm[k] for k in bkg),
-                                                                np.zeros_like(xn)))[0])
-    return out, data
+    w = norm["weight"]
+    bkg = [k for k in norm if k.startswith("background_")]
+    components, labels = {}, {}
+    if parameters is not None:
+        model = fit_signal.isobar_model()
+        values = {p.name: p.value for p in read_parameter_file(parameters)}
+        records = {"m2_km_pip": norm["m_km_pip"] ** 2, "m2_km_piz": norm["m_km_piz"] ** 2}
+        parts, total = component_densities(model, records, values)
+        share = {k: np.dot(w, v) / np.dot(w, total) for k, v in parts.items()}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k in sorted(share, key=share.get, reverse=True)[:largest]:
+                components[k] = w * norm["signal"] * np.where(total > 0, parts[k] / total, 0)
+        labels = {c.key: c.label for c in model.components}
+    if bkg:
+        components["background"] = w * sum(norm[k] for k in bkg)
+    return data, norm, w * norm["total"], components, labels
 
 
 def main(argv=None):
@@ -59,40 +76,26 @@ def main(argv=None):
     p.add_argument("--bins", type=int, default=50)
     p.add_argument("--suffix", default="", help="suffix of the density file, e.g. _3")
     args = p.parse_args(argv)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = os.path.join(args.directory, f"signal_density{args.suffix}.root")
-    hist, data = projections(path, args.bins)
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    for ax, (field, label) in zip(axes, AXES):
-        h = hist[field]
-        e = h["edges"]
-        c = 0.5 * (e[1:] + e[:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k", label="data")
-        ax.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
-        ax.stairs(h["background"], e, fill=True, hatch="///", facecolor="none",
-                  edgecolor="tab:red", label="background")
-        ax.set_xlabel(label)
-        ax.set_ylabel(f"events / {e[1] - e[0]:.3f} GeV$^2$")
-        ax.set_ylim(bottom=0)
-    axes[0].legend()
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(os.path.join(args.directory, f"projections{args.suffix}.{ext}"), dpi=120)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(6, 5.5))
-    ax.hist2d(data["m_km_pip"] ** 2, data["m_km_piz"] ** 2, bins=100, cmap="viridis", cmin=1)
-    ax.set_xlabel(AXES[0][1])
-    ax.set_ylabel(AXES[1][1])
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(os.path.join(args.directory, f"dalitz_plot{args.suffix}.{ext}"), dpi=120)
-    plt.close(fig)
+    d = args.directory
+    path = os.path.join(d, f"signal_density{args.suffix}.root")
+    result = os.path.join(d, f"parameters_signal_result{args.suffix}.dat")
+    data, norm, weights, components, labels = fit_weights(
+        path, result if os.path.exists(result) else None)
+    hist = {field: plotting.projection(data[field] ** 2, norm[field] ** 2, weights,
+                                       bins=args.bins, data_weights=data["weight"],
+                                       components=components, label=label)
+            for field, label in AXES}
+    plotting.plot_projections(
+        list(hist.values()),
+        [os.path.join(d, f"projections{args.suffix}.{ext}") for ext in ("png", "pdf")],
+        component_labels=labels, title=r"$D^0 \to K^-\pi^+\pi^0$")
+    plotting.plot_dalitz(data["m_km_pip"] ** 2, data["m_km_piz"] ** 2,
+                         [os.path.join(d, f"dalitz_plot{args.suffix}.{ext}")
+                          for ext in ("png", "pdf")],
+                         bins=100, xlabel=AXES[0][1], ylabel=AXES[1][1],
+                         title=r"$D^0 \to K^-\pi^+\pi^0$ data")
     print(f"wrote projections{args.suffix}.png/.pdf and dalitz_plot{args.suffix}.png/.pdf in "
-          f"{os.path.abspath(args.directory)}")
+          f"{os.path.abspath(d)}")
     return hist
 
 

@@ -11,13 +11,10 @@ densities (about a minute); later runs take them from the cache.
 """
 
 import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import common  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 import fit_background  # noqa: E402
 import fit_signal  # noqa: E402
 import generate  # noqa: E402
@@ -30,10 +27,7 @@ def main(argv=None):
     p.add_argument("--events", type=int, default=20000, help="data events")
     p.add_argument("--mc-events", type=int, default=200000, help="normalization MC events")
     p.add_argument("--seed", type=int, default=1, help="seed of generation and fits")
-    p.add_argument("--vector-length", type=int, default=8)
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument("--model-cache", default=None)
+    command_line.add_model_options(p)
     p.add_argument("--starts", type=int, default=4,
                    help="random starts of the scan after the fit (0: no scan)")
     args = p.parse_args(argv)
@@ -63,7 +57,7 @@ def main(argv=None):
         for s in solutions:
             print(f"  F = {s['fval']:.3f} (+{s['delta']:.3f}): reached by {s['count']} of "
                   f"{args.starts} starts")
-            print(f"    fit fractions: {fit_signal.short_fit_fractions(s['fit_fractions'])}")
+            print(f"    fit fractions: {s['fit_fractions'].summary()}")
         if len(solutions) > 1 or abs(solutions[0]["fval"] - fitter.minuit.fval) > 0.5:
             print(f"  the random starts do not all reach the same minimum (the fit above: F = "
                   f"{fitter.minuit.fval:.3f}); compare the solutions before quoting a result")

@@ -16,9 +16,9 @@ import os
 
 import numpy as np
 
-import common
-import model
-from vecampfit.fitter.parameters import Parameter, ParameterTable
+import common_kkpipi as common
+import model_kkpipi as model
+from vecampfit.fitter.parameters import FitParameter, ParameterTable
 from vecampfit.polynomial_parameters import exponents
 
 EXPONENTS = exponents(2, 7)
@@ -44,7 +44,7 @@ def polynomial(fields, params, gradient=False):
 
 def initial_parameters():
     """Constant term 1 (fixed), the others 0 with step 0.01."""
-    return ParameterTable([Parameter(n, 1.0 if n == CONSTANT else 0.0, 0.0 if n == CONSTANT else 0.01)
+    return ParameterTable([FitParameter(n, 1.0 if n == CONSTANT else 0.0, 0.0 if n == CONSTANT else 0.01)
                            for n in PARAMETERS], source="background polynomial")
 
 

@@ -9,7 +9,7 @@ reads and writes.  :data:`POINTS` holds the ten points of the paper
 :func:`select` picks a subset from command-line style lists.
 
 Files of a point ``<process>_<E>_mev`` (tree ``tree``; see
-:mod:`detector` and ``generate.py`` for the branches):
+:mod:`detector` and ``generate_kkpipi.py`` for the branches):
 
 ``mc_<point>.root``
     generator-level signal MC, uniform in phase space, with the
@@ -24,7 +24,7 @@ Files of a point ``<process>_<E>_mev`` (tree ``tree``; see
 import dataclasses
 import math
 
-import model
+import model_kkpipi as model
 
 #: Process names and a readable label.
 PROCESS_LABELS = {"kpkmpippim": "K+ K- pi+ pi-", "kskspippim": "KS KS pi+ pi-"}

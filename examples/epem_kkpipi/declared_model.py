@@ -1,6 +1,6 @@
 r"""The e+e- -> K K-bar pi pi signal model declared through :mod:`vecampfit.cascades`.
 
-The same model as ``model.py`` (paper section 8.1): :math:`\gamma^* \to K_1 \bar K`,
+The same model as ``model_kkpipi.py`` (paper section 8.1): :math:`\gamma^* \to K_1 \bar K`,
 :math:`K_1 = K_1(1270), K_1(1400)` with the constant width and the mass in
 the imaginary part, :math:`K_1 \to K^* \pi` and :math:`\rho K` in S and D
 waves, :math:`K^* \to K\pi` and :math:`\rho \to \pi\pi` in P wave with

@@ -52,11 +52,11 @@ The gradient: with :math:`u = \mathrm{Sig}^{-1}(E_0)`,
 
 import numpy as np
 
-import common
-import model
+import common_kkpipi as common
+import model_kkpipi as model
 from vecampfit import kinematics
 from vecampfit import mathematical_functions as mf
-from vecampfit.fitter.parameters import Parameter, ParameterTable
+from vecampfit.fitter.parameters import FitParameter, ParameterTable
 from vecampfit.polynomial_parameters import exponents
 
 EPSILON_1 = 1e-15
@@ -112,7 +112,7 @@ def initial_parameters(point):
         if name.startswith(CORRECTION_PREFIX):
             order = sum(int(k) for k in name.split("_")[1:])
             step = 1e-2 if order <= CORRECTION_ACTIVE_ORDER else 0.0
-        out.append(Parameter(name, start.get(name, 0.0), step))
+        out.append(FitParameter(name, start.get(name, 0.0), step))
     return ParameterTable(out, source=f"efficiency of {point.name}")
 
 
@@ -239,7 +239,7 @@ def efficiency_density(fields, params, point, gradient=False):
 def density(point, data_efficiency=False):
     """The efficiency density of a point for the fitter (Python form with gradient).
 
-    Records are MC records (generate.py's ``mc_<point>.root``).
+    Records are MC records (generate_kkpipi.py's ``mc_<point>.root``).
     """
     from vecampfit.fitter import Density
     return Density(lambda f, p: efficiency_density(f, p, point),

@@ -1,6 +1,6 @@
 """Fit the efficiency parameterization (paper section 8.2) to the generator-level MC with the reconstructed flag.
 
-For each chosen point reads ``mc_<point>.root`` (generate.py) and fits
+For each chosen point reads ``mc_<point>.root`` (generate_kkpipi.py) and fits
 E(Phi_lab, Phi) (efficiency.py) by the likelihood -2 ln g(E/w) for
 reconstructed and -2 ln(1 - g(E/w)) for other events, without
 normalization, with the explicit gradient (or Minuit's numerical one with
@@ -14,18 +14,15 @@ Run ``python fit_efficiency.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import efficiency  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit import command_line  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -69,24 +66,10 @@ def projections(records, fields, e, bins=20, data_efficiency=False):
 
 
 def plot(proj, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["measured"], yerr=h["error"], fmt="o", ms=3, color="k",
-                    label="reconstructed fraction")
-        ax.plot(c, h["fitted"], "-", color="C3", label="fit")
-        ax.set_xlabel(label)
-        ax.set_ylabel("efficiency")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    """Measured and fitted efficiency per bin of the projections."""
+    common.plot_comparison({label: proj[name] for name, _, label in PROJECTIONS}, path, title,
+                           ("measured", "reconstructed fraction", "error"), ("fitted", "fit"),
+                           "efficiency")
 
 
 def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_events=None,
@@ -107,16 +90,17 @@ def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_eve
     else:
         dens = efficiency.density_cython(modules, point, precision, vector_length,
                                          data_efficiency)
-    fitter = Fitter(efficiency.initial_parameters(point), randomize=False,
-                    use_gradient=gradient, vector_length=vector_length, precision=precision,
-                    verbose=verbose)
-    fitter.add_point(dens, normalization="none").add_data(records)
-    fitter.migrad()
+    likelihood = Likelihood(efficiency.initial_parameters(point), vector_length=vector_length,
+                            precision=precision)
+    likelihood.add_point(dens, normalization="none").add_data(records)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage())
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     kind = "data" if data_efficiency else "mc"
     write_parameter_file(os.path.join(directory, f"parameters_efficiency_{kind}_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
+                         likelihood.parameters, x)
     fields = efficiency.event_fields(records, point, data_efficiency)
-    e = efficiency.efficiency(fields, fitter.values, point)
+    e = efficiency.efficiency(fields, x, point)
     proj = projections(records, fields, e, data_efficiency=data_efficiency)
     m = fitter.minuit
     with open(os.path.join(directory, f"efficiency_{kind}_{point.name}.txt"), "w") as f:
@@ -124,8 +108,8 @@ def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_eve
                 f"calls = {m.nfcn}, gradient = {gradient}\n")
         for name, h in proj.items():
             f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, err in zip(fitter.parameters.names, fitter.values, fitter.errors):
-            f.write(f"{name} {v:.8g} {err:.3g}\n")
+        for name, v, error in zip(likelihood.parameters.names, x, err):
+            f.write(f"{name} {v:.8g} {error:.3g}\n")
     if make_plot:
         plot(proj, os.path.join(directory, f"efficiency_{kind}_{point.name}.png"),
              f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, {kind} efficiency")
@@ -136,14 +120,10 @@ def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--data-efficiency", action="store_true",
                    help="fit the data efficiency (weights w = R) instead of the MC efficiency")
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically instead of the explicit gradient")
     p.add_argument("--numpy", action="store_true",
                    help="use the numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--model-cache", default=None,
-                   help="folder for compiled models (default: vecampfit's cache)")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many MC events per point")
     p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")

@@ -18,21 +18,18 @@ point with --plot).  Run ``python fit_resolution.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
 import generation_models  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 import resolution  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit import command_line  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import read_parameter_file, write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -69,24 +66,9 @@ def histograms(sim, fit, bins=40):
 
 
 def plot(hist, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, label) in zip(axes, QUANTITIES):
-        h = hist[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["sim"], yerr=np.sqrt(h["sim"]), fmt="o", ms=3, color="k",
-                    label="simulated MC")
-        ax.plot(c, h["fit"], "-", color="C2", label="fit result")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    """Simulated and fit-result histograms of the resolution quantities."""
+    common.plot_comparison({label: hist[name] for name, label in QUANTITIES}, path, title,
+                           ("sim", "simulated MC", None), ("fit", "fit result"), "events")
 
 
 def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=False,
@@ -111,14 +93,15 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
         vector_length, precision = 1, "float64"
     else:
         dens = resolution.fitter_density_cython(modules, point, precision, vector_length)
-    fitter = Fitter(resolution.initial_parameters(fields), randomize=False, use_gradient=gradient,
-                    vector_length=vector_length, precision=precision, on_invalid="large",
-                    verbose=verbose)
-    fitter.add_point(dens, normalization="none").add_data(records)
-    fitter.migrad()
+    likelihood = Likelihood(resolution.initial_parameters(fields), vector_length=vector_length,
+                            precision=precision, on_invalid="large")
+    likelihood.add_point(dens, normalization="none").add_data(records)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage())
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     write_parameter_file(os.path.join(directory, f"parameters_resolution_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
-    sigma, _ = resolution.widths(fields, fitter.values)
+                         likelihood.parameters, x)
+    sigma, _ = resolution.widths(fields, x)
     gen = common.momenta_of(records, generator_level=True)
     summary = {}
     for t in resolution.TRACKS:
@@ -135,7 +118,7 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
     eff_model = generation_models.EfficiencyGenerationModel(point, eff_values, directory)
     eff_model.fill_parameter_buffer()
     eff_model.load_maximum_density(f"efficiency_mc_{point.name}")
-    res_model = generation_models.ResolutionGenerationModel(point, fitter.values, rng)
+    res_model = generation_models.ResolutionGenerationModel(point, x, rng)
     res_model.fill_parameter_buffer()
     n = fit_result_events or 2 * len(records["weight"])
     event = res_model.generate_event(eff_model.generate(point, n, rng))
@@ -151,7 +134,7 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
             f.write(f"{name} {ratio:.4f} {spread:.4f}\n")
         for name, h in hist.items():
             f.write(f"fit-result histogram {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, e in zip(fitter.parameters.names, fitter.values, fitter.errors):
+        for name, v, e in zip(likelihood.parameters.names, x, err):
             f.write(f"{name} {v:.6g} {e:.3g}\n")
     if make_plot:
         plot(hist, os.path.join(directory, f"resolution_{point.name}.png"),
@@ -161,13 +144,10 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
 
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically")
     p.add_argument("--numpy", action="store_true",
                    help="use the numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many reconstructed MC events per point")
     p.add_argument("--seed", type=int, default=1, help="seed of the fit-result sample")

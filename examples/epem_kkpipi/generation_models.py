@@ -21,9 +21,9 @@ import os
 
 import numpy as np
 
-import common
+import common_kkpipi as common
 import efficiency
-import model
+import model_kkpipi as model
 import resolution
 from vecampfit import generation
 

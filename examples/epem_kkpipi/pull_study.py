@@ -2,10 +2,10 @@ r"""Pseudoexperiments of the simultaneous signal fit: generate, fit, pulls.
 
 Each experiment generates the chosen points (``--process``, ``--energy``;
 default K+ K- pi+ pi- and KS KS pi+ pi- at 2000 MeV) with the model's
-generation amplitudes through the simulated detector (generate.py, its own
+generation amplitudes through the simulated detector (generate_kkpipi.py, its own
 random streams from the experiment's seed), takes the simulation's
 background polynomial as the fixed background of each point, and runs the
-simultaneous fit (fit_signal.py) from a random start.  Experiments run with
+simultaneous fit (fit_signal_kkpipi.py) from a random start.  Experiments run with
 :func:`vecampfit.studies.run_study` (one seed per experiment, results
 appended to ``--results`` so that an interrupted study resumes) and the
 pulls :math:`(\hat p - p_0)/\sigma_{\hat p}` of every free parameter are
@@ -18,21 +18,19 @@ import dataclasses
 import functools
 import os
 import shutil
-import sys
 import tempfile
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-import model  # noqa: E402
+import fit_signal_kkpipi as fit_signal  # noqa: E402
+import generate_kkpipi as generate  # noqa: E402
+import model_kkpipi as model  # noqa: E402
+from vecampfit import command_line  # noqa: E402
+from vecampfit.fitter import results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.studies import StudyTable, pull_summary, run_study  # noqa: E402
 
@@ -93,12 +91,12 @@ def experiment(index, seed, *, point_names, data_events, mc_events, vector_lengt
         if keep is None:
             shutil.rmtree(directory, ignore_errors=True)
     names = fit_signal.free_parameter_names(fitter, declarations)
-    idx = [fitter.parameter_index(n) for n in names]
-    values, errors = fitter.values[idx], fitter.errors[idx]
+    idx = [fitter.likelihood.parameter_index(n) for n in names]
+    values, errors = results.values(fitter.minuit)[idx], results.errors(fitter.minuit)[idx]
     truth = truth_values(declarations, names)
     return {"names": names, "values": values, "errors": errors, "truth": truth,
             "pulls": (values - truth) / errors, "fval": float(fitter.minuit.fval),
-            "valid": bool(fitter.minuit.valid), "calls": int(fitter.n_calls),
+            "valid": bool(fitter.minuit.valid), "calls": int(fitter.likelihood.n_calls),
             "fit_time": float(fitter.wall_time)}
 
 
@@ -139,10 +137,9 @@ def main(argv=None):
     # they were 1.13 on average).
     p.add_argument("--mc-events", type=int, default=240000,
                    help="generator-level MC events per point")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
     p.add_argument("--workers", type=int, default=1,
                    help="processes running experiments (one thread each)")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False, precision=False)
     args = p.parse_args(argv)
     if args.process or args.energy:
         try:

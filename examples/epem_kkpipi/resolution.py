@@ -28,9 +28,9 @@ Gradient: :math:`\partial R/\partial c_{fk,d} = R\,(x_{fk}^2/\sigma_{fk}^3 - 1/\
 
 import numpy as np
 
-import common
-import model
-from vecampfit.fitter.parameters import Parameter, ParameterTable
+import common_kkpipi as common
+import model_kkpipi as model
+from vecampfit.fitter.parameters import FitParameter, ParameterTable
 
 COMPONENTS = ("DP", "DC", "DF")
 TRACKS = common.PARTICLES
@@ -103,7 +103,7 @@ def initial_parameters(fields):
         x = fields[f"x_{w}"]
         rms = float(np.sqrt(np.mean(x * x)))
         for d in range(8):
-            out.append(Parameter(f"RES_{w}_{d}", rms if d == 0 else 0.0, 1e-4 if d else 0.1 * rms))
+            out.append(FitParameter(f"RES_{w}_{d}", rms if d == 0 else 0.0, 1e-4 if d else 0.1 * rms))
     return ParameterTable(out, source="resolution widths")
 
 

@@ -1,7 +1,7 @@
 # e+e- -> K K-bar pi pi signal density (paper section 8.1) on vecampfit's block
 # routines, in the fitter's model protocol (vecampfit/fitter/density.pxd);
 # compiled once per vector length by vecampfit.model_compiler.compile_model,
-# both precisions through fused types.  model.py is the numpy reference and
+# both precisions through fused types.  model_kkpipi.py is the numpy reference and
 # documents the formalism; this file computes the same thing:
 #
 #   S = sum_{lg = +-1} |A1_lg - A2_lg|^2,

@@ -19,14 +19,9 @@ writes ``fit3k_results.txt`` and ``fit3k_results.root`` (tree ``fits``) into
 """
 
 import os
-import sys
 import time
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
 
@@ -62,7 +57,7 @@ class Setup:
             genfit3k.signal_density(self.module, "float64", self.masses, self.normalization),
             self.grid_fields, self.weights)
         # Fit fractions and their errors: the model declared with vecampfit.isobar
-        # (isobar_model.py), its compiled component amplitudes on the grid.
+        # (isobar_model3k.py), its compiled component amplitudes on the grid.
         self.isobar = genfit3k.compile_isobar_model([args.vector_length],
                                                     build_dir=args.model_cache)
         # Its event-buffer fields of the grid, filled once for every fit.
@@ -92,18 +87,17 @@ class Setup:
     def fitter(self, m13sq, m23sq, *, random_start=False, seed=None, gradient=True,
                strategy=1, verbose=False):
         """A :class:`vecampfit.fitter.Fitter` with grid and data loaded."""
-        from vecampfit.fitter import Fitter
+        from vecampfit.fitter import Fitter, Likelihood
         a = self.args
-        fitter = Fitter(genfit3k.parameter_table(random_start), precision=a.precision,
-                        vector_length=a.vector_length, threads=a.threads, seed=seed,
-                        randomize=random_start, use_gradient=gradient, strategy=strategy,
-                        verbose=verbose)
-        point = fitter.add_point(genfit3k.signal_density(self.module, a.precision, self.masses,
+        likelihood = Likelihood(genfit3k.parameter_table(random_start), precision=a.precision,
+                                vector_length=a.vector_length, threads=a.threads)
+        point = likelihood.add_point(genfit3k.signal_density(self.module, a.precision, self.masses,
                                                          self.normalization, gradient=gradient),
                                  normalization="grid")
         point.add_normalization_events(self.grid_fields, self.weights)
         point.add_data({"m13Sq": m13sq, "m23Sq": m23sq})
-        return fitter
+        return Fitter(likelihood, seed=seed, randomize=random_start, use_gradient=gradient,
+                      strategy=strategy, verbose=verbose)
 
     def fit_fractions(self, values, covariance=None):
         """Fit fractions on the grid from the isobar layer
@@ -120,12 +114,13 @@ class Setup:
     def results(self, fitter, fractions=True):
         """Values, errors, covariance, fit fractions (with errors; skipped with
         ``fractions`` False), Laura++'s coefficients, solution."""
-        x, e = fitter.values, fitter.errors
+        from vecampfit.fitter import results
         m = fitter.minuit
-        cov = fitter.covariance()
+        x, e = results.values(m), results.errors(m)
+        cov = results.covariance_matrix(m)
         out = {"values": x, "errors": e, "covariance": cov, "fval": m.fval, "valid": m.valid,
                "edm": m.fmin.edm if m.fmin is not None else float("nan"),
-               "calls": fitter.n_calls, "wall_time": fitter.wall_time,
+               "calls": fitter.likelihood.n_calls, "wall_time": fitter.wall_time,
                "cpu_time": fitter.cpu_time, "solution": genfit3k.solution(x)}
         if fractions:
             ff = self.fit_fractions(x, cov)
@@ -271,14 +266,10 @@ def write_results(path_text, path_root, experiments, results):
 
 
 def make_parser():
-    p = genfit3k.parser(__doc__.split("\n\n")[0])
-    genfit3k.common_options(p)
-    genfit3k.add_grid_options(p)
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0])
     p.add_argument("--directory", default=".", help="folder of toy3k_N.root (generate3k.py)")
     p.add_argument("--laura", action="store_true",
                    help="fit Laura++'s pseudoexperiments (--laura-file)")
-    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
-                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
     p.add_argument("--experiments", default="all",
                    help="which pseudoexperiments: N, N-M, a list, or 'all'")
     p.add_argument("--random-start", action="store_true",

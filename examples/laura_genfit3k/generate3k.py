@@ -14,14 +14,9 @@ the Dalitz plot is folded (m13Sq < m23Sq; the two K+ are identical) unless
 """
 
 import os
-import sys
 import time
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import genfit3k  # noqa: E402
 from vecampfit import generation  # noqa: E402
@@ -80,8 +75,9 @@ class Generator:
         self.half_width = genfit3k.GENERATED["PHI_M"] * genfit3k.GENERATED["PHI_G"]
         self.cdf_range = (np.arctan((self.lower - self.center) / self.half_width),
                           np.arctan((self.upper - self.center) / self.half_width))
+        self.model_density = genfit3k.numpy_density(m, self.normalization)
         m13sq, m23sq = records["m13Sq"], records["m23Sq"]
-        values = genfit3k.density(m13sq, m23sq, self.params, m, self.normalization)
+        values = self.model_density(m13sq, m23sq)
         self.maximum = 1.2 * float(values.max())
         self.bound = 1.2 * float(np.max(values / self.proposal_density(m13sq, m23sq)))
         self.trials = 0
@@ -110,7 +106,7 @@ class Generator:
     def density(self, fields):
         m13sq = np.clip(fields["m13Sq"], (2 * self.masses["K"]) ** 2 * (1 + 1e-12), None)
         m23sq = np.clip(fields["m23Sq"], (2 * self.masses["K"]) ** 2 * (1 + 1e-12), None)
-        return genfit3k.density(m13sq, m23sq, self.params, self.masses, self.normalization)
+        return self.model_density(m13sq, m23sq)
 
     def _events_bands(self, n, rng, batch):
         out13, out23, done = [], [], 0
@@ -118,7 +114,7 @@ class Generator:
             u, v = self._propose(batch, rng)
             self.trials += batch
             ok = np.flatnonzero(genfit3k.inside(u, v, self.masses))
-            s = genfit3k.density(u[ok], v[ok], self.params, self.masses, self.normalization)
+            s = self.model_density(u[ok], v[ok])
             ratio = s / (self.bound * self.proposal_density(u[ok], v[ok]))
             if ratio.size and ratio.max() > 1:
                 raise ValueError(f"density / proposal reaches {ratio.max() * self.bound!r}, "

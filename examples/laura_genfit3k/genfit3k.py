@@ -39,23 +39,25 @@ by ``laura_crosscheck.py``):
   the meaning of Laura++'s, which normalizes every component to unit
   integral; Laura++ keeps renormalizing as masses and widths move, so its
   coefficients differ slightly from ours away from the generated values
-  (:func:`laura_coefficients` converts exactly).  Fit fractions do not depend
-  on any of this.
+  (:meth:`GridIntegrals.laura_coefficients` converts exactly).  Fit
+  fractions do not depend on any of this.
+
+The model itself is declared with vecampfit.isobar in isobar_model3k.py
+(its numpy evaluation: :func:`numpy_density`); genfit3k_density.pyx is the
+same model written by hand in Cython, which the fits use.  The tests compare
+both with the formulas above written in numpy (tests/genfit3k_reference.py).
 """
 
 import argparse
 import math
 import os
-import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 from vecampfit import high_energy_physics as hep  # noqa: E402
-from vecampfit import kinematics, numeric_integration, particle_data  # noqa: E402
+from vecampfit import command_line, kinematics, numeric_integration, particle_data  # noqa: E402
 
 #: Laura++'s masses (GeV) of B+ and K+-: those of its GenFit3K pseudoexperiments.
 LAURA_MASSES = {"B": 5.27934, "K": 0.493677}
@@ -175,60 +177,34 @@ def check_events(m13sq, m23sq, m, what="events"):
 
 
 # ----------------------------------------------------------------------------
-# The model in numpy: the paper's formula with vecampfit's routines
+# The model: in numpy from the isobar layer, event buffers of the Cython density
 # ----------------------------------------------------------------------------
+
+def numpy_density(m, normalization, params=None):
+    """S(m13^2, m23^2) in numpy: the model of isobar_model3k.py
+    (:meth:`vecampfit.isobar.IsobarModel.density`) for the masses ``m``, the
+    constants n and the parameters (default: the generated values, in the
+    order of :data:`PARAMETER_NAMES`).
+
+    Returns
+    -------
+    callable
+        ``density(m13sq, m23sq)`` (GeV^2 arrays) -> S.
+    """
+    import isobar_model3k
+    model = isobar_model3k.build()
+    values = dict(GENERATED if params is None else zip(PARAMETER_NAMES, params))
+    constants = {"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"],
+                 **{f"N_{c}": v for c, v in normalization.items()}}
+    return lambda m13sq, m23sq: model.density({"m13Sq": m13sq, "m23Sq": m23sq}, values,
+                                              constants)
+
 
 def _scaled_parent_factor(kin, spin):
     """F_B(p* (F_L^cov)^(1/L), r_B, L)."""
     fcov = hep.covariant_factor_j(kin["f"], spin)
     return hep.blatt_weisskopf(kin["p_star"] * fcov ** (1.0 / spin), PARENT_RADIUS, spin)
 
-
-def resonance_term(kin, m0, gamma0, spin, m):
-    """X_R of one pair (complex array) from :func:`pair_kinematics`."""
-    q0 = float(kinematics.decay_momentum(m0, m["K"], m["K"]))
-    bw = hep.breit_wigner_q_f_nophsp(kin["m"], kin["q"], q0, m0, gamma0, RESONANCE_RADIUS, spin)
-    angular = hep.covariant_angular_distribution(kin["p_star"], kin["q"], kin["f"], kin["cos"],
-                                                 spin)
-    return bw * angular * _scaled_parent_factor(kin, spin)
-
-
-def component_amplitudes(m13sq, m23sq, params, m):
-    """Symmetrized component amplitudes without coefficients and constants n.
-
-    Returns
-    -------
-    dict
-        ``{"PHI": X(13) + X(23), "F2": ..., "NR": 1}`` (complex arrays).
-    """
-    p = dict(zip(PARAMETER_NAMES, np.asarray(params, dtype=np.float64)))
-    k13 = pair_kinematics(m13sq, m23sq, m)
-    k23 = pair_kinematics(m23sq, m13sq, m)
-    out = {}
-    for name, _, _, _, spin in RESONANCES:
-        m0, g0 = p[f"{name}_M"], p[f"{name}_G"]
-        out[name] = resonance_term(k13, m0, g0, spin, m) + resonance_term(k23, m0, g0, spin, m)
-    out["NR"] = np.ones(np.shape(k13["m"]), dtype=complex)
-    return out
-
-
-def amplitude(m13sq, m23sq, params, m, normalization):
-    """Total amplitude A (complex array); ``normalization`` maps components to n."""
-    p = dict(zip(PARAMETER_NAMES, np.asarray(params, dtype=np.float64)))
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    return sum(normalization[c] * complex(p[f"{c}_RE"], p[f"{c}_IM"]) * comp[c]
-               for c in COMPONENTS)
-
-
-def density(m13sq, m23sq, params, m, normalization):
-    """Signal density S = |A|^2 (numpy; the reference for the compiled density)."""
-    a = amplitude(m13sq, m23sq, params, m, normalization)
-    return a.real ** 2 + a.imag ** 2
-
-
-# ----------------------------------------------------------------------------
-# Event buffers
-# ----------------------------------------------------------------------------
 
 def event_buffer_fields(m13sq, m23sq, m):
     """Event-buffer fields (:data:`EVENT_FIELDS`, float64) of events (m13^2, m23^2):
@@ -360,15 +336,11 @@ def normalization_grid(m, phi_mass=GENERATED["PHI_M"], phi_width=GENERATED["PHI_
     n_nodes = [iv.subintervals()[0] * iv.subintervals()[1] for iv in axis]
     regions = [(a, b) for a in axis for b in axis]
     mk = m["K"]
-    grid = numeric_integration.dalitz_grid(m["B"], mk, mk, mk, regions, variables="mass")
+    grid = numeric_integration.dalitz_grid(m["B"], mk, mk, mk, regions, variables="mass",
+                                           fold=opt.fold)
     s13, s23, w = grid.m_ab_squared, grid.m_bc_squared, grid.weights
-    n_inside = len(w)
-    if opt.fold:
-        lower = grid.m_ab < grid.m_bc
-        diagonal = grid.m_ab == grid.m_bc
-        keep = lower | diagonal
-        w = np.where(lower, 2 * w, w)[keep]
-        s13, s23 = s13[keep], s23[keep]
+    # Folded: every point off the diagonal stands for two of the whole grid.
+    n_inside = 2 * len(w) - np.count_nonzero(grid.m_ab == grid.m_bc) if opt.fold else len(w)
     info = {"rectangle_nodes": int(sum(a * b for a in n_nodes for b in n_nodes)),
             "inside": int(n_inside), "points": int(len(w)),
             "segments": [(lo, hi, sp, n) for (lo, hi, sp), n in zip(segs, n_nodes)]}
@@ -405,22 +377,20 @@ def grid_options(args):
 
 
 # ----------------------------------------------------------------------------
-# Integrals, normalization constants, fit fractions, Laura++'s coefficients
+# Normalization constants, fit fractions, Laura++'s coefficients
 # ----------------------------------------------------------------------------
 
-def component_integrals(params, records, weights, m):
-    """Integrals of |X_R(13) + X_R(23)|^2 over the Dalitz plot on a grid (no n, no c),
-    and of 1 (the area) for the non-resonant term."""
-    m13sq, m23sq = records_m2(records)
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    return {c: float(np.dot(weights, np.abs(comp[c]) ** 2)) for c in COMPONENTS}
-
-
 def normalization_constants(m, records, weights):
-    """n_R = 1/sqrt(I_R) at the generated masses and widths (see the module description)."""
-    x = np.array([GENERATED[n] for n in PARAMETER_NAMES])
-    integrals = component_integrals(x, records, weights, m)
-    return {c: 1 / math.sqrt(v) for c, v in integrals.items()}
+    """n_R = 1/sqrt(I_R) at the generated masses and widths (see the module
+    description): :func:`vecampfit.isobar.unit_normalization` of the model of
+    isobar_model3k.py (whose starting values are the generated ones) with the
+    masses ``m``."""
+    import isobar_model3k
+    from vecampfit.isobar import unit_normalization
+    m13sq, m23sq = records_m2(records)
+    n = unit_normalization(isobar_model3k.build(), {"m13Sq": m13sq, "m23Sq": m23sq}, weights,
+                           constants={"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"]})
+    return {c: n[f"N_{c}"] for c in COMPONENTS}
 
 
 def coefficient(params, name):
@@ -428,36 +398,12 @@ def coefficient(params, name):
     return complex(p[f"{name}_RE"], p[f"{name}_IM"])
 
 
-def fit_fractions(params, records, weights, m, normalization):
-    """Fit fractions |n_R c_R|^2 I_R / integral of |A|^2 (Laura++'s definition),
-    in numpy from the formulas above.
-
-    The programs take the fit fractions and their errors from the isobar
-    layer (:func:`isobar_fit_fractions`); this independent computation is
-    the reference the tests compare it with.
-
-    Returns
-    -------
-    dict
-        Component -> fit fraction; ``"sum"`` -> their sum.
-    """
-    m13sq, m23sq = records_m2(records)
-    comp = component_amplitudes(m13sq, m23sq, params, m)
-    total = sum(normalization[c] * coefficient(params, c) * comp[c] for c in COMPONENTS)
-    norm = float(np.dot(weights, np.abs(total) ** 2))
-    out = {c: abs(normalization[c] * coefficient(params, c)) ** 2
-           * float(np.dot(weights, np.abs(comp[c]) ** 2)) / norm for c in COMPONENTS}
-    out["sum"] = sum(out[c] for c in COMPONENTS)
-    return out
-
-
 class GridIntegrals:
     """Integrals over the normalization grid with the compiled density (fast).
 
-    :func:`laura_coefficients` recomputes the kinematics of every grid point;
-    this class keeps the grid as an event buffer of the compiled density and
-    evaluates it and its gradient there, with all coefficients but one set
-    to zero for the integral of one component.
+    The grid is kept as an event buffer of the compiled density, which is
+    evaluated there with its gradient, with all coefficients but one set to
+    zero for the integral of one component.
 
     Parameters
     ----------
@@ -500,9 +446,10 @@ class GridIntegrals:
         return float(np.dot(self.weights, values)), g
 
     def laura_coefficients(self, params):
-        """As :func:`laura_coefficients`: the coefficients with every component
+        """The coefficients in Laura++'s normalization: every component
         normalized to unit integral at the current masses and widths, relative
-        to the phi(1020)."""
+        to the phi(1020) (Laura++'s reference, fixed to 1):
+        A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi))."""
         rel = {}
         for c in COMPONENTS:
             x = self._only(params, c)
@@ -515,20 +462,15 @@ class GridIntegrals:
 
 
 def compile_isobar_model(vector_lengths, build_dir=None, verbose=False):
-    """The model of isobar_model.py (declared with :mod:`vecampfit.isobar`),
+    """The model of isobar_model3k.py (declared with :mod:`vecampfit.isobar`),
     compiled for the vector lengths.
 
     Returns
     -------
     vecampfit.isobar.CompiledIsobarModel
     """
-    import importlib.util
-    # Loaded from this folder by path: other examples have an isobar_model.py too.
-    spec = importlib.util.spec_from_file_location("genfit3k_isobar_model",
-                                                  os.path.join(HERE, "isobar_model.py"))
-    isobar_model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(isobar_model)
-    return isobar_model.build().compile(list(vector_lengths), build_dir=build_dir,
+    import isobar_model3k
+    return isobar_model3k.build().compile(list(vector_lengths), build_dir=build_dir,
                                         verbose=verbose)
 
 
@@ -574,20 +516,9 @@ def isobar_fit_fractions(compiled, records, weights, params, normalization, cova
                               covariance_names=None if covariance is None else PARAMETER_NAMES,
                               constants={f"N_{c}": normalization[c] for c in COMPONENTS})
     if out.components != COMPONENTS:
-        raise ValueError(f"isobar_model.py declares the components {out.components}, the "
+        raise ValueError(f"isobar_model3k.py declares the components {out.components}, the "
                          f"example expects {COMPONENTS}")
     return out
-
-
-def laura_coefficients(params, records, weights, m, normalization):
-    """The coefficients in Laura++'s normalization: every component normalized
-    to unit integral at the current masses and widths, relative to the
-    phi(1020) (Laura++'s reference, fixed to 1):
-    A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi))."""
-    integrals = component_integrals(params, records, weights, m)
-    ref = coefficient(params, "PHI") * normalization["PHI"] * math.sqrt(integrals["PHI"])
-    return {c: coefficient(params, c) * normalization[c] * math.sqrt(integrals[c]) / ref
-            for c in COMPONENTS}
 
 
 def solution(params, reference=None):
@@ -636,7 +567,7 @@ def parameter_table(random_coefficients=False):
     """Fit parameters: the generated values; with ``random_coefficients`` the
     f'2(1525) and non-resonant coefficients start uniform in [-10, 10] (real and
     imaginary parts), as Laura++'s random starts."""
-    from vecampfit.fitter import Parameter, ParameterTable
+    from vecampfit.fitter import FitParameter, ParameterTable
     steps = {"PHI_M": 1e-4, "PHI_G": 1e-4, "F2_M": 1e-3, "F2_G": 1e-3}
     params = []
     for name in PARAMETER_NAMES:
@@ -644,19 +575,16 @@ def parameter_table(random_coefficients=False):
         rnd = 0.0
         if random_coefficients and name in COEFFICIENTS:
             value, rnd = 0.0, 10.0
-        params.append(Parameter(name, value, steps.get(name, 0.05), 0.0, 0.0, rnd))
+        params.append(FitParameter(name, value, steps.get(name, 0.05), 0.0, 0.0, rnd))
     return ParameterTable(params, source="genfit3k")
 
 
 def run_sequence(fitter, ncall=100000):
     """Laura++'s two-stage fit: the f'2(1525) and non-resonant coefficients with
     masses and widths fixed, then also the masses and widths; then HESSE."""
-    fitter.fix_all()
-    fitter.release(list(COEFFICIENTS))
-    fitter.migrad(ncall)
-    fitter.release(list(MASSES_AND_WIDTHS))
-    fitter.migrad(ncall)
-    fitter.hesse()
+    from vecampfit.fitter import Stage
+    fitter.run(Stage(fix_all=True, release=COEFFICIENTS, ncall=ncall),
+               Stage(release=MASSES_AND_WIDTHS, ncall=ncall, hesse=True))
     return fitter
 
 
@@ -684,10 +612,12 @@ def read_events(path, experiment=None, tree=TREE):
     return records_m2(records)
 
 
-def read_laura_results(path=LAURA_RESULTS):
-    """Laura++'s fit results: a list of dicts (column -> number), one per experiment."""
+def read_table(path, first_column=None, what="table"):
+    """Rows of a text table (a dict column -> number per line) whose column
+    names stand on a line starting with ``#`` (the first such line whose
+    first name is ``first_column``, if given); other ``#`` lines are comments."""
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"Laura++ results file {path!r} does not exist")
+        raise FileNotFoundError(f"{what} {path!r} does not exist")
     columns, rows = None, []
     with open(path) as f:
         for line in f:
@@ -695,12 +625,18 @@ def read_laura_results(path=LAURA_RESULTS):
             if not tokens:
                 continue
             if tokens[0] == "#":
-                columns = tokens[1:]
+                if columns is None and len(tokens) > 1 and first_column in (None, tokens[1]):
+                    columns = tokens[1:]
                 continue
             if columns is None or len(tokens) != len(columns):
-                raise ValueError(f"{path}: malformed line {line!r}")
+                raise ValueError(f"{path}: malformed line {line!r} (not a {what})")
             rows.append(dict(zip(columns, (float(t) for t in tokens))))
     return rows
+
+
+def read_laura_results(path=LAURA_RESULTS):
+    """Laura++'s fit results: a list of dicts (column -> number), one per experiment."""
+    return read_table(path, what="Laura++ results file")
 
 
 #: Laura++'s result columns of our parameters and fit fractions.
@@ -715,23 +651,27 @@ def common_options(parser):
     parser.add_argument("--masses", default="laura",
                         help="B+ and K masses: 'laura' (Laura++'s) or 'pdg<year>' "
                              "(vecampfit.particle_data, e.g. pdg2024)")
-    parser.add_argument("--vector-length", type=int, default=8, help="vector length L (1..64)")
-    parser.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="OpenMP threads (default: all CPUs)")
-    parser.add_argument("--model-cache", default=None,
-                        help="folder for compiled models (default: vecampfit's cache)")
-    return parser
+    return command_line.add_model_options(parser)
 
 
 def check_common_options(args):
-    if not 1 <= args.vector_length <= 64:
-        raise ValueError(f"--vector-length must be in 1..64, got {args.vector_length}")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be positive, got {args.threads}")
+    """The masses of ``--masses`` after checking the model options (ValueError)."""
+    command_line.check_model_options(args)
     return masses(args.masses)
 
 
-def parser(description):
-    return argparse.ArgumentParser(description=description,
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+parser = command_line.parser
+
+
+def program_parser(description, laura_results_help=None):
+    """The parser of a program that fits: :func:`common_options`, the grid
+    options and ``--laura-file`` (Laura++'s pseudoexperiments), with
+    ``laura_results_help`` also ``--laura-results`` (Laura++'s fit results)."""
+    p = parser(description)
+    common_options(p)
+    add_grid_options(p)
+    p.add_argument("--laura-file", default=LAURA_TOYS,
+                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
+    if laura_results_help:
+        p.add_argument("--laura-results", default=LAURA_RESULTS, help=laura_results_help)
+    return p

@@ -12,18 +12,13 @@ matrix).  The coefficients are compared too, converted into Laura++'s
 normalization (every component normalized to unit integral at the fitted
 masses and widths), in units of Laura++'s errors; they depend on the
 integration of each component, which differs slightly between the two
-programs (see ``genfit3k.laura_coefficients``).  Writes
+programs (see ``genfit3k.GridIntegrals.laura_coefficients``).  Writes
 ``laura_crosscheck.txt`` into ``--output``.
 """
 
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402
@@ -135,13 +130,8 @@ def summary(comparisons):
 
 
 def main(argv=None):
-    p = genfit3k.parser(__doc__.split("\n\n")[0])
-    genfit3k.common_options(p)
-    genfit3k.add_grid_options(p)
-    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
-                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
-    p.add_argument("--laura-results", default=genfit3k.LAURA_RESULTS,
-                   help="Laura++'s fit results (one line per experiment)")
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0],
+                                "Laura++'s fit results (one line per experiment)")
     p.add_argument("--experiments", default="all", help="N, N-M, a list, or 'all'")
     p.add_argument("--output", default=".", help="folder of laura_crosscheck.txt")
     args = p.parse_args(argv)

@@ -7,48 +7,33 @@ Laura++'s file with ``--laura``).  The two K+ are identical, so the plot is
 folded: the projections are m^2_min = min(m13^2, m23^2) and m^2_max =
 max(m13^2, m23^2) (for the folded files of generate3k.py and Laura++, m13Sq
 and m23Sq), and m_min(K+ K-) around the phi(1020).  Data are points with
-Poisson errors; the fit (solid) and its components (dashed: |term|^2 of each
-component, interference not shown) are the normalization grid weighted
-by the density, scaled to the number of events.  Writes
-``projections3k_N.png``/``.pdf`` into ``--output`` (default ``--directory``).
+Poisson errors; the fit (step histogram) and its components (dashed:
+|term|^2 of each component, interference not shown) are the normalization
+grid weighted by the density, scaled to the number of events
+(vecampfit.plotting), with a pull panel under each projection; the data's
+folded Dalitz plot is a histogram of its own.  Writes
+``projections3k_N.png``/``.pdf`` and ``dalitz3k_N.png`` into ``--output``
+(default ``--directory``).
 """
 
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
-
 import genfit3k  # noqa: E402
-
-COLORS = {"PHI": "tab:orange", "F2": "tab:green", "NR": "tab:purple"}
+from vecampfit import plotting  # noqa: E402
+from vecampfit.isobar import component_densities  # noqa: E402
 
 
 def read_fit(path, experiment):
     """Fitted parameter values of ``experiment`` from fit3k_results.txt."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"results file {path!r} does not exist (run fit3k.py first)")
-    header = None
-    with open(path) as f:
-        for line in f:
-            tokens = line.split()
-            if not tokens:
-                continue
-            if tokens[0] == "#":
-                if header is None and len(tokens) > 1 and tokens[1] == "experiment":
-                    header = tokens[1:]
-                continue
-            if header is None or len(tokens) != len(header):
-                raise ValueError(f"{path}: not a results table of fit3k.py (line {line!r})")
-            row = dict(zip(header, (float(t) for t in tokens)))
-            if int(row["experiment"]) == experiment:
-                missing = [n for n in genfit3k.PARAMETER_NAMES if n not in row]
-                if missing:
-                    raise ValueError(f"{path}: columns {missing} missing")
-                return np.array([row[n] for n in genfit3k.PARAMETER_NAMES])
+    for row in genfit3k.read_table(path, "experiment",
+                                   "results table of fit3k.py (run fit3k.py first)"):
+        if int(row["experiment"]) == experiment:
+            missing = [n for n in genfit3k.PARAMETER_NAMES if n not in row]
+            if missing:
+                raise ValueError(f"{path}: columns {missing} missing")
+            return np.array([row[n] for n in genfit3k.PARAMETER_NAMES])
     raise ValueError(f"{path}: no fit of experiment {experiment}")
 
 
@@ -58,35 +43,30 @@ def projections(m13sq, m23sq, params, records, weights, m, normalization, bins=5
 
     Returns
     -------
-    dict
+    dict of vecampfit.plotting.Projection
         ``"min"``, ``"max"`` (m^2 of the lower and higher K+ K- pair, GeV^2) and
-        ``"phi"`` (m of the lower pair, GeV): ``edges``, ``data``, ``fit`` and
-        per component ``<C>`` (expected events per bin).
+        ``"phi"`` (m of the lower pair, GeV), with the components by key.
     """
     data = {"min": np.minimum(m13sq, m23sq), "max": np.maximum(m13sq, m23sq)}
     data["phi"] = np.sqrt(data["min"])
     g13, g23 = genfit3k.records_m2(records)
     grid = {"min": np.minimum(g13, g23), "max": np.maximum(g13, g23)}
     grid["phi"] = np.sqrt(grid["min"])
-    p = dict(zip(genfit3k.PARAMETER_NAMES, params))
-    comp = genfit3k.component_amplitudes(g13, g23, params, m)
-    terms = {c: normalization[c] * complex(p[f"{c}_RE"], p[f"{c}_IM"]) * comp[c]
-             for c in genfit3k.COMPONENTS}
-    total = sum(terms.values())
-    dens = np.abs(total) ** 2
-    scale = len(m13sq) / np.dot(weights, dens)
+    # |n_c c_c X_c|^2 and S = |A|^2 of the model of isobar_model3k.py.
+    import isobar_model3k
+    terms, dens = component_densities(
+        isobar_model3k.build(), {"m13Sq": g13, "m23Sq": g23},
+        dict(zip(genfit3k.PARAMETER_NAMES, params)),
+        {"M_B": m["B"], "M_KP": m["K"], "M_KM": m["K"],
+         **{f"N_{c}": v for c, v in normalization.items()}})
     lo, hi = genfit3k.dalitz_limits(m)
     ranges = {"min": (lo * lo, max(grid["min"].max(), data["min"].max())),
               "max": (min(grid["max"].min(), data["max"].min()), hi * hi), "phi": phi_window}
-    out = {}
-    for key, (a, b) in ranges.items():
-        edges = np.linspace(a, b, (phi_bins if key == "phi" else bins) + 1)
-        h = {"edges": edges, "data": np.histogram(data[key], edges)[0],
-             "fit": np.histogram(grid[key], edges, weights=weights * dens * scale)[0]}
-        for c, t in terms.items():
-            h[c] = np.histogram(grid[key], edges, weights=weights * np.abs(t) ** 2 * scale)[0]
-        out[key] = h
-    return out
+    components = {c: weights * terms[c] for c in genfit3k.COMPONENTS}
+    return {key: plotting.projection(data[key], grid[key], weights * dens,
+                                     bins=phi_bins if key == "phi" else bins, range=ranges[key],
+                                     components=components, label=LABELS[key])
+            for key in ranges}
 
 
 LABELS = {"min": r"$m^2_{\min}(K^+K^-)$ [GeV$^2$]", "max": r"$m^2_{\max}(K^+K^-)$ [GeV$^2$]",
@@ -128,31 +108,16 @@ def main(argv=None):
     normalization = genfit3k.normalization_constants(m, records, weights)
     hist = projections(m13sq, m23sq, params, records, weights, m, normalization, args.bins)
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    for ax, key in zip(axes, ("min", "max", "phi")):
-        h = hist[key]
-        e = h["edges"]
-        c = 0.5 * (e[1:] + e[:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
-                    label="data")
-        ax.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
-        for comp in genfit3k.COMPONENTS:
-            ax.stairs(h[comp], e, color=COLORS[comp], ls="--", lw=1,
-                      label=genfit3k.COMPONENT_NAMES[comp])
-        ax.set_xlabel(LABELS[key])
-        unit = "GeV" if key == "phi" else "GeV$^2$"
-        ax.set_ylabel(f"events / {e[1] - e[0]:.3g} {unit}")
-        ax.set_ylim(bottom=0)
-    axes[0].legend()
-    fig.tight_layout()
-    name = f"projections3k_{'laura_' if args.laura else ''}{args.experiment}"
-    for ext in ("png", "pdf"):
-        fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=120)
-    plt.close(fig)
-    print(f"wrote {name}.png/.pdf in {os.path.abspath(out)}")
+    tag = f"{'laura_' if args.laura else ''}{args.experiment}"
+    title = rf"$B^+ \to K^+K^+K^-$, experiment {args.experiment}"
+    plotting.plot_projections([hist[k] for k in ("min", "max", "phi")],
+                              [os.path.join(out, f"projections3k_{tag}.{ext}")
+                               for ext in ("png", "pdf")],
+                              component_labels=genfit3k.COMPONENT_NAMES, title=title)
+    low, high = np.minimum(m13sq, m23sq), np.maximum(m13sq, m23sq)
+    plotting.plot_dalitz(low, high, os.path.join(out, f"dalitz3k_{tag}.png"), bins=80,
+                         xlabel=LABELS["min"], ylabel=LABELS["max"], title=title)
+    print(f"wrote projections3k_{tag}.png/.pdf and dalitz3k_{tag}.png in {os.path.abspath(out)}")
     return hist
 
 

@@ -23,13 +23,8 @@ and ``scan3k_solutions.json`` into ``--output``.
 
 import json
 import os
-import sys
 
 import numpy as np
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.append(HERE)
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402
@@ -426,13 +421,8 @@ def write(output, per_experiment, summary, report, options):
 
 
 def make_parser():
-    p = genfit3k.parser(__doc__.split("\n\n")[0])
-    genfit3k.common_options(p)
-    genfit3k.add_grid_options(p)
-    p.add_argument("--laura-file", default=genfit3k.LAURA_TOYS,
-                   help="Laura++'s pseudoexperiments (tree toys, branches iExpt, m13Sq, m23Sq)")
-    p.add_argument("--laura-results", default=genfit3k.LAURA_RESULTS,
-                   help="Laura++'s fit results (its fit fractions are compared)")
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0],
+                                "Laura++'s fit results (its fit fractions are compared)")
     p.add_argument("--experiments", default="0-9", help="N, N-M or a list")
     p.add_argument("--starts", type=int, default=30, help="random starts per experiment")
     p.add_argument("--seed", type=int, default=1, help="seed of the scan")

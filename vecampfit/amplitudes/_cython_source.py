@@ -89,14 +89,24 @@ class Layout:
         consts.update(constants or {})
         memo = {}
         read = self.model.event_reader(records, consts)
+        generated = {leaf.data for leaf in self._field_of.values()}
+        done = {}
 
         def value(node):
             if node.op == "event":
+                if node.data in generated:
+                    # a field whose expression reads another field
+                    return field(node.data)
                 return read(node.data)
             if node.op == "const":
                 return consts[node.data]
             raise ValueError(f"parameter {node.data!r} in an event field")
-        return {name: evaluate(expr, value, memo) for name, expr in self.fields.items()}
+
+        def field(name):
+            if name not in done:
+                done[name] = evaluate(self.fields[name], value, memo)
+            return done[name]
+        return {name: field(name) for name in self.fields}
 
     # -- parameter buffer ------------------------------------------------------------
     def slot(self, name):
@@ -144,6 +154,12 @@ def fieldify(expr, field_leaf, memo=None):
     """
     memo = {} if memo is None else memo
     if isinstance(expr, ComplexExpr):
+        parts = (expr.re, expr.im)
+        if all(x.dependency in ("event", "number") for x in parts):
+            # Wholly event-only (a lineshape of fixed mass and width): its
+            # real and imaginary parts are the fields.
+            return ComplexExpr(*(x if x.dependency == "number" or x.op == "event"
+                                 else field_leaf(x) for x in parts))
         if expr.quotient is not None:
             num, den = expr.quotient
             return fieldify(num, field_leaf, memo) / fieldify(den, field_leaf, memo)

@@ -63,6 +63,7 @@ import os
 import sys
 import time
 import warnings
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,39 +141,54 @@ class Stage:
 class _StageCost:
     """The cost Minuit minimizes in a :class:`Fitter`: the likelihood
     restricted to the parameters free at the last stage command, restricted
-    again to those Minuit has free when a parameter outside moved."""
+    again to those Minuit has free when a parameter outside moved.
+
+    It refers to its fitter weakly: Minuit keeps the cost (and its ``grad``)
+    in a C++ object that the garbage collector cannot look into, so a strong
+    reference back would make fitter, Minuit and cost a cycle that is never
+    freed, with the fitter's likelihood and events.  Once the fitter is gone
+    (its Minuit object still in use) every parameter may move.
+    """
 
     errordef = Likelihood.errordef
 
     def __init__(self, fitter):
-        self._fitter = fitter
+        self._fitter = weakref.ref(fitter)
+        self._likelihood = fitter.likelihood
         self.restricted = None
 
     @property
     def precision(self):
-        return self._fitter.likelihood.precision
+        return self._likelihood.precision
 
     @property
     def _parameters(self):
-        return self._fitter.likelihood._parameters
+        return self._likelihood._parameters
+
+    def _restrict(self):
+        fitter = self._fitter()
+        if fitter is not None:
+            fitter._restrict()
+        else:
+            self.restricted = self._likelihood.restricted(self._likelihood.parameters.names)
 
     def _restricted(self):
         if self.restricted is None:
-            self._fitter._restrict()
+            self._restrict()
         return self.restricted
 
     def __call__(self, x):
         try:
             return self._restricted()(x)
         except RestrictionError:
-            self._fitter._restrict()
+            self._restrict()
             return self.restricted(x)
 
     def grad(self, x):
         try:
             return self._restricted().grad(x)
         except RestrictionError:
-            self._fitter._restrict()
+            self._restrict()
             return self.restricted.grad(x)
 
 

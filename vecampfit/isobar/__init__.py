@@ -19,7 +19,7 @@ Example
 """
 
 from .angular import HelicitySpinFactor, LauraSpinFactor, ParentFormFactor, ZemachSpinFactor
-from .fractions import FitFractions, fit_fractions
+from .fractions import FitFractions, component_densities, fit_fractions, unit_normalization
 from .generate import generate_events
 from .lineshapes import (BreitWigner, BreitWignerNoPhaseSpace, ConstantWidthBreitWigner,
                          ExpressionLineshape, Flatte, FormulaLineshape, KMatrix, LINESHAPES,
@@ -31,4 +31,5 @@ __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "Cartesian", "CompiledIsoba
            "Component", "Constant", "ConstantWidthBreitWigner", "ExpressionLineshape", "FitFractions",
            "Flatte", "FormulaLineshape",
            "HelicitySpinFactor", "IsobarModel", "KMatrix", "LINESHAPES", "LauraSpinFactor", "Parameter",
-           "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "fit_fractions", "generate_events"]
+           "ParentFormFactor", "Polar", "UserLineshape", "ZemachSpinFactor", "component_densities",
+           "fit_fractions", "generate_events", "unit_normalization"]

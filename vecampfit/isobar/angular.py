@@ -33,7 +33,7 @@ import numpy as np
 from vecampfit import expressions as _ex
 from vecampfit import high_energy_physics as hep
 
-from . import _generator
+from . import _codegen
 
 from ._kinematics import breakup_momentum_squared
 
@@ -66,7 +66,7 @@ class RealFactor:
         expr = self.expression(comp)
         if expr is None:
             raise NotImplementedError(f"the {self.kind} {self.name!r} depends on the event only")
-        return _ex.hoist(_generator.bind_term(ctx.layout, comp, inst, expr), ctx.hoist_memo)
+        return _ex.hoist(_codegen.bind_term(ctx.layout, comp, inst, expr), ctx.hoist_memo)
 
     def value(self, ctx, comp, inst, tag):
         """Print the factor of one event (beside a lineshape that is not on
@@ -77,7 +77,7 @@ class RealFactor:
 
     def gradient(self, ctx, comp, inst, tag):
         """The value and ``{role: derivative}`` for the roles that are parameters."""
-        x = _generator.bind_term(ctx.layout, comp, inst, self.expression(comp))
+        x = _codegen.bind_term(ctx.layout, comp, inst, self.expression(comp))
         ds = {role: _ex.hoist(_ex.derivative(x, comp.quantities[role].name), ctx.hoist_memo)
               for role in self.roles if comp.quantities[role].kind == "parameter"}
         printer = ctx.expressions()
@@ -88,7 +88,7 @@ class RealFactor:
     def numpy(self, kin, comp, inst, values):
         """The real factor in numpy (``values``: quantity name -> value): its
         expression evaluated (the reference form)."""
-        return _generator.evaluate_term(kin, comp, inst, self.expression(comp), values)
+        return _codegen.evaluate_term(kin, comp, inst, self.expression(comp), values)
 
     def expression(self, comp):
         """The factor on the expression layer, or None for a factor that

@@ -30,7 +30,7 @@ Two uncertainties are reported separately:
 
 import numpy as np
 
-__all__ = ["FitFractions", "fit_fractions"]
+__all__ = ["FitFractions", "component_densities", "fit_fractions", "unit_normalization"]
 
 
 class FitFractions:
@@ -64,16 +64,44 @@ class FitFractions:
         """Sum of the fit fractions."""
         return float(np.trace(self.matrix))
 
-    def table(self, labels=None):
-        """Text table: fraction, fit error, normalization-sample error (in %)."""
+    def table(self, labels=None, normalization_errors=True):
+        """Text table of the fit fractions in percent: one line per
+        component (its key, its label, the fraction, its error from the
+        covariance matrix, and its error from the normalization sample),
+        then their sum.
+
+        Parameters
+        ----------
+        labels : dict of str to str, optional
+            Component key -> label, printed after the key.
+        normalization_errors : bool
+            Print the column of errors from the normalization sample (leave
+            it out for a grid, whose error is not statistical).
+
+        Returns
+        -------
+        str
+        """
         labels = labels or {}
-        lines = [f"{'component':24s} {'fraction %':>11s} {'fit err':>9s} {'norm err':>9s}"]
+        head = f"{'component':24s} {'fraction %':>11s} {'fit err':>9s}"
+        lines = [head + (f" {'norm err':>9s}" if normalization_errors else "")]
         for k, c in enumerate(self.components):
             e = f"{100 * self.errors[k, k]:9.3f}" if self.errors is not None else f"{'-':>9s}"
-            lines.append(f"{labels.get(c, c):24s} {100 * self.matrix[k, k]:11.3f} {e} "
-                         f"{100 * self.normalization_errors[k, k]:9.3f}")
+            name = f"{c} {labels.get(c, '')}".strip()
+            line = f"{name:24s} {100 * self.matrix[k, k]:11.3f} {e}"
+            if normalization_errors:
+                line += f" {100 * self.normalization_errors[k, k]:9.3f}"
+            lines.append(line)
         lines.append(f"{'sum':24s} {100 * self.total:11.3f}")
         return "\n".join(lines)
+
+    def summary(self):
+        """One line: every component's fit fraction and its error from the
+        covariance matrix, in percent (``"A 12.30 +- 0.41, B ... %"``)."""
+        return ", ".join(f"{c} {100 * self.matrix[k, k]:.2f}"
+                         + (f" +- {100 * self.errors[k, k]:.2f}" if self.errors is not None
+                            else "")
+                         for k, c in enumerate(self.components)) + " %"
 
 
 def _matrix(x, c, w):
@@ -95,6 +123,129 @@ def _matrix(x, c, w):
             m[i, j] = m[j, i] = f
             err[i, j] = err[j, i] = np.sqrt(np.dot(w * w, (n - f * d) ** 2)) / den
     return m, err
+
+
+def component_densities(model, records, params=None, constants=None):
+    """Each component's term alone and the whole density at events.
+
+    .. math::
+
+        S_k = |c_k X_k|^2, \\qquad S = \\Big|\\sum_k c_k X_k\\Big|^2,
+
+    so that :math:`S_k / S` is the share of component ``k`` at an event
+    (the interference terms make :math:`\\sum_k S_k \\ne S` in general).
+    Projection plots weight the fit's events with it
+    (:func:`vecampfit.plotting.projection`); the fit fractions are its
+    integrals, :math:`F_{kk} = \\sum_j w_j S_{kj} / \\sum_j w_j S_j`.
+
+    Parameters
+    ----------
+    model : CompiledIsobarModel or IsobarModel
+        Evaluated in numpy (the declared model).
+    records : dict of array_like
+        Event records, as for the density.
+    params : dict or array_like, optional
+        Parameter values (default: the model's starting values); a dict
+        may hold other parameters of the fit, which are ignored.
+    constants : dict, optional
+
+    Returns
+    -------
+    components : dict of str to numpy.ndarray
+        Component key -> :math:`S_k` per event (the density's unit).
+    total : numpy.ndarray
+        :math:`S` per event.
+    """
+    declared = getattr(model, "model", model)
+    values = declared.values()
+    if params is not None:
+        if isinstance(params, dict):
+            # Other parameters of the fit (background fractions) are not the model's.
+            values.update({k: float(v) for k, v in params.items() if k in values})
+        else:
+            names = declared.parameter_names()
+            p = np.asarray(params, dtype=np.float64).reshape(-1)
+            if p.size != len(names):
+                raise ValueError(f"params: {p.size} values for the model's {len(names)} "
+                                 f"parameters {names}")
+            values.update(zip(names, p.tolist()))
+    x = declared.component_amplitudes(records, values, constants)
+    c = declared.couplings(values, constants)
+    terms = {k: c[k] * x[k] for k in x}
+    a = sum(terms.values())
+    return ({k: t.real ** 2 + t.imag ** 2 for k, t in terms.items()}, a.real ** 2 + a.imag ** 2)
+
+
+def unit_normalization(model, records, weights=None, params=None, constants=None):
+    """Scale constants that give every component unit integral.
+
+    A coupling declared with a constant scale,
+    ``Cartesian(re, im, scale=Constant("N_K", 1.0))``, is
+    :math:`c_k = n_k (\\mathrm{re} + i\\,\\mathrm{im})`.  With
+
+    .. math::
+
+        n_k = \\Big(\\sum_j w_j |X_k(x_j)|^2\\Big)^{-1/2}
+
+    over a normalization sample (MC events of weight 1 per unit phase
+    space, or the points and weights of a grid) the term
+    :math:`|n_k X_k|^2` integrates to one, so that :math:`|\\mathrm{re} +
+    i\\,\\mathrm{im}|^2` is the integral of the component alone: the
+    convention of Laura++, which normalizes every component so.  The
+    constants are computed once (at ``params``, usually the starting
+    values); a fit that moves masses or widths keeps them fixed.
+
+    Parameters
+    ----------
+    model : CompiledIsobarModel or IsobarModel
+        Evaluated in numpy (the declared model).
+    records : dict of array_like
+        Normalization events or grid points (event records).
+    weights : array_like, optional
+        Their weights :math:`w_j` (default 1).
+    params : dict or array_like, optional
+        Parameter values (default: the model's starting values).
+    constants : dict, optional
+        Other constants (masses) for the evaluation.
+
+    Returns
+    -------
+    dict of str to float
+        Scale-constant name -> :math:`n_k`, for every component whose
+        coupling has a scale; pass it as ``constants`` to the density.
+
+    Raises
+    ------
+    ValueError
+        No component has a scale constant, the weights do not match the
+        records, or a component's integral is not positive (a component
+        that vanishes on the sample).
+    """
+    declared = getattr(model, "model", model)
+    scaled = [c for c in declared.components if c.scale is not None]
+    if not scaled:
+        raise ValueError(f"model {declared.name!r}: no coupling has a scale constant "
+                         f"(Cartesian(..., scale=Constant('N_<key>', 1.0)))")
+    values = declared.values()
+    if params is not None:
+        if isinstance(params, dict):
+            values.update({k: float(v) for k, v in params.items() if k in values})
+        else:
+            values.update(zip(declared.parameter_names(),
+                              np.asarray(params, dtype=np.float64).tolist()))
+    x = declared.component_amplitudes(records, values, constants)
+    n = len(next(iter(x.values())))
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"weights: expected shape ({n},), got {w.shape}")
+    out = {}
+    for c in scaled:
+        integral = float(np.dot(w, x[c.key].real ** 2 + x[c.key].imag ** 2))
+        if not integral > 0:
+            raise ValueError(f"component {c.key!r}: the integral of |X|^2 over the sample is "
+                             f"{integral!r}, not positive")
+        out[c.scale.name] = 1 / np.sqrt(integral)
+    return out
 
 
 def fit_fractions(model, records, weights=None, params=None, covariance=None,

@@ -15,7 +15,7 @@ Cython block routine with its own gradient is a :class:`UserLineshape`
 ``comp`` is the resonance (its quantities by role, spin, pair and key),
 ``inst`` the ordered daughters (a, b, c) of one term (two terms for a
 resonance in a pair with an identical particle), ``ctx`` the code
-generator's context (see ``vecampfit.isobar._generator``).  Units: GeV for
+generator's context (see ``vecampfit.isobar._codegen``).  Units: GeV for
 masses, widths and couplings g, GeV^-1 for radii.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from vecampfit import expressions as _ex
 
-from . import _generator
+from . import _codegen
 
 __all__ = ["BreitWigner", "BreitWignerNoPhaseSpace", "ConstantWidthBreitWigner",
            "ExpressionLineshape", "Flatte", "FormulaLineshape", "KMatrix", "LINESHAPES",
@@ -102,7 +102,7 @@ class ExpressionLineshape(Lineshape):
         if self.includes_factors(comp):
             for f in comp.dynamic_factors:
                 expr = expr * f.expression(comp)
-        return _generator.bind_term(layout, comp, inst, expr, static=True)
+        return _codegen.bind_term(layout, comp, inst, expr, static=True)
 
     def _print(self, ctx, expr, tag):
         expr = _ex.ComplexExpr(*_hoisted(ctx, expr))
@@ -135,7 +135,7 @@ class ExpressionLineshape(Lineshape):
 
     def numpy(self, kin, comp, inst, values):
         """The lineshape in numpy: its expression evaluated (the reference form)."""
-        return np.asarray(_generator.evaluate_term(kin, comp, inst, self.expression(comp),
+        return np.asarray(_codegen.evaluate_term(kin, comp, inst, self.expression(comp),
                                                    values), dtype=complex)
 
 

@@ -1024,8 +1024,8 @@ class IsobarModel:
     # ------------------------------------------------------------------
     def source(self):
         """The Cython source of the model's block density (see
-        ``vecampfit.isobar._generator``)."""
-        from ._generator import generate
+        ``vecampfit.isobar._codegen``)."""
+        from ._codegen import generate
         unused = [n for n, q in self._quantities.items() if q.kind == "parameter"
                   and n not in self.parameter_names() and q is not self._parent_radius]
         if unused:
@@ -1037,8 +1037,8 @@ class IsobarModel:
 
     def layout(self):
         """Names, event fields (with their numpy functions) and buffer slots of
-        the generated module (``vecampfit.isobar._generator.Layout``)."""
-        from ._generator import generate
+        the generated module (``vecampfit.isobar._codegen.Layout``)."""
+        from ._codegen import generate
         return generate(self)[1]
 
     def event_fields(self, records, constants=None, layout=None):
@@ -1075,7 +1075,7 @@ class IsobarModel:
         AmplitudeModel
         """
         from vecampfit.amplitudes import AmplitudeModel, ModelParameter
-        from ._generator import Layout, _leaf
+        from ._codegen import Layout, _leaf
         from .lineshapes import ExpressionLineshape
         layout = Layout(self)
         params = [ModelParameter(p.name, p.value, step=p.step if p.step else None,

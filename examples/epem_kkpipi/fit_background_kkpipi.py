@@ -8,22 +8,19 @@ density with its gradient, or the numpy form with --numpy), and writes
 errors, pulls against the simulation's coefficients, projection chi2) and,
 for 2000 MeV (every point with --plot), the projections onto M(K1 pi2),
 M(pi1 pi2), M(K1 pi1 pi2): ``background_<point>.png``.
-Run ``python fit_background.py --help``.
+Run ``python fit_background_kkpipi.py --help``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
-from vecampfit.fitter import Fitter  # noqa: E402
+from vecampfit import command_line  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
@@ -32,7 +29,7 @@ PROJECTIONS = (("m_k1pi2", ("K1", "pi2"), "M(K1 pi2) (GeV)"),
                ("m_k1pi1pi2", ("K1", "pi1", "pi2"), "M(K1 pi1 pi2) (GeV)"))
 
 
-def _mass(mom, parts):
+def mass(mom, parts):
     p = sum(mom[k] for k in parts)
     return np.sqrt(np.maximum(p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1), 0.0))
 
@@ -44,7 +41,7 @@ def projections(data, mc, mc_weights, values, bins=25):
     dm, mm = common.momenta_of(data), common.momenta_of(mc)
     out = {}
     for name, parts, _ in PROJECTIONS:
-        x, y = _mass(dm, parts), _mass(mm, parts)
+        x, y = mass(dm, parts), mass(mm, parts)
         edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
         h, _ = np.histogram(x, edges)
         w = mc_weights * values
@@ -58,24 +55,17 @@ def projections(data, mc, mc_weights, values, bins=25):
     return out
 
 
-def plot(proj, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k", label="data")
-        ax.plot(c, h["fit"], "-", color="C0", label="fit")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+def plot_projections(proj, path, title, components=()):
+    """Projections with pull panels (vecampfit.plotting): data with Poisson
+    errors, the fit as a step histogram, ``components`` (keys of the
+    projections' dicts) dashed; the chi2 of each projection in the title."""
+    from vecampfit import plotting
+    hists = [plotting.Projection(edges=h["edges"], data=h["data"], data_errors=np.sqrt(h["data"]),
+                                 fit=h["fit"], components={k: h[k] for k in components},
+                                 label=label.replace("(GeV)", "[GeV]"))
+             for name, _, label in PROJECTIONS for h in (proj[name],)]
+    chi2 = ", ".join(f"{proj[name]['chi2']:.1f}/{proj[name]['ndf']}" for name, _, _ in PROJECTIONS)
+    plotting.plot_projections(hists, path, title=f"{title} (chi2/bins {chi2})")
 
 
 def fit_point(point, directory, *, modules=None, vector_length=8, precision="float64",
@@ -86,21 +76,23 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
     ok = np.asarray(mc["reconstructed"], bool)
     mc = {k: v[ok] for k, v in mc.items()}
     dens = background.density(point, modules, precision, vector_length)
-    fitter = Fitter(background.initial_parameters(), randomize=False, use_gradient=gradient,
-                    vector_length=vector_length if modules is not None else 1,
-                    precision=precision if modules is not None else "float64",
-                    on_invalid="large", verbose=verbose)
-    fp = fitter.add_point(dens, normalization="mc")
+    likelihood = Likelihood(background.initial_parameters(),
+                            vector_length=vector_length if modules is not None else 1,
+                            precision=precision if modules is not None else "float64",
+                            on_invalid="large")
+    fp = likelihood.add_point(dens, normalization="mc")
     fp.add_data(data)
     fp.add_normalization_events(mc, np.asarray(mc["weight"], dtype=np.float64))
-    fitter.migrad(hesse=True)
+    fitter = Fitter(likelihood, randomize=False, use_gradient=gradient, verbose=verbose)
+    fitter.run(Stage(hesse=True))
+    x, err = results.values(fitter.minuit), results.errors(fitter.minuit)
     truth = background.truth()
-    free = np.array([p.step > 0 for p in fitter.parameters])
-    pulls = np.where(free, (fitter.values - truth) / np.where(free, fitter.errors, 1), 0.0)
-    values = background.polynomial(background.event_fields(mc, point), fitter.values)
+    free = np.array([p.step > 0 for p in likelihood.parameters])
+    pulls = np.where(free, (x - truth) / np.where(free, err, 1), 0.0)
+    values = background.polynomial(background.event_fields(mc, point), x)
     proj = projections(data, mc, np.asarray(mc["weight"], dtype=np.float64), values)
     write_parameter_file(os.path.join(directory, f"parameters_background_{point.name}.dat"),
-                         fitter.parameters, fitter.values)
+                         likelihood.parameters, x)
     m = fitter.minuit
     with open(os.path.join(directory, f"background_{point.name}.txt"), "w") as f:
         f.write(f"{point.name} background: F = {m.fval:.6f}, valid = {m.valid}, "
@@ -108,11 +100,10 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
         for name, h in proj.items():
             f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
         f.write("name value error truth pull\n")
-        for name, v, e, t, pull in zip(fitter.parameters.names, fitter.values, fitter.errors,
-                                       truth, pulls):
+        for name, v, e, t, pull in zip(likelihood.parameters.names, x, err, truth, pulls):
             f.write(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}\n")
     if make_plot:
-        plot(proj, os.path.join(directory, f"background_{point.name}.png"),
+        plot_projections(proj, os.path.join(directory, f"background_{point.name}.png"),
              f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, background")
     return fitter, pulls, proj
 
@@ -120,11 +111,8 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--numpy", action="store_true", help="numpy density instead of the compiled one")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--no-gradient", action="store_true",
-                   help="let Minuit differentiate numerically")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
+    command_line.add_model_options(p, threads=False)
+    command_line.add_start_options(p, seed=False, fixed_seed=False)
     p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
     p.add_argument("--no-plot", action="store_true", help="no plots")
     args = p.parse_args(argv)

@@ -7,7 +7,7 @@ normalization MC (the reconstructed events of ``mc_<point>.root`` weighted
 with the data/MC efficiency ratio, branch ``weight``), its signal density
 (``signal_density.pyx``, the model of its energy with the constants of its
 process), its background density (the point's polynomial, fixed at the
-result of ``fit_background.py``, ``parameters_background_<point>.dat``) and
+result of ``fit_background_kkpipi.py``, ``parameters_background_<point>.dat``) and
 its background-fraction parameter ``BKG_FRACTION_<point>``.  The fit is
 built by one loop over the declarations.
 
@@ -33,25 +33,24 @@ the K1 -> K* pi and K1 -> rho K channels per point with their errors) and,
 for the points at 2000 MeV (``--plot-energy``), the projections onto
 M(K1 pi2), M(pi1 pi2), M(K1 pi1 pi2) ``signal_projections_<point>.png``
 with their chi2 in ``signal_projections.txt``.
-Run ``python fit_signal.py --help``.
+Run ``python fit_signal_kkpipi.py --help``.
 """
 
 import dataclasses
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
 import background  # noqa: E402
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
+import fit_background_kkpipi as fit_background  # noqa: E402
 import config  # noqa: E402
-import model  # noqa: E402
-from vecampfit.fitter import Fitter, read_parameter_file  # noqa: E402
-from vecampfit.fitter.parameters import Parameter, ParameterTable  # noqa: E402
+import model_kkpipi as model  # noqa: E402
+from vecampfit import command_line  # noqa: E402
+from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file, results  # noqa: E402
+from vecampfit.fitter.parameters import FitParameter, ParameterTable  # noqa: E402
+from vecampfit.fractions import fractions  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
 
 #: Initial step, half-width of the random start interval of the amplitudes.
@@ -110,7 +109,7 @@ class SimultaneousFitPoint:
         if not os.path.exists(self.background_parameter_file):
             raise FileNotFoundError(
                 f"{self.name}: no background parameters {self.background_parameter_file!r}; "
-                f"run fit_background.py for this point first")
+                f"run fit_background_kkpipi.py for this point first")
         return read_parameter_file(self.background_parameter_file)
 
     def missing_files(self):
@@ -203,11 +202,11 @@ def initial_parameters(declarations, values=None, random_change=AMPLITUDE_RANDOM
     params = []
     for n in amplitude_names(declarations):
         if n in fixed:
-            params.append(Parameter(n, start[n], 0.0))
+            params.append(FitParameter(n, start[n], 0.0))
         else:
-            params.append(Parameter(n, start[n], AMPLITUDE_STEP, random_change=random_change))
+            params.append(FitParameter(n, start[n], AMPLITUDE_STEP, random_change=random_change))
     for d in declarations:
-        params.append(Parameter(d.background_fraction, start[d.background_fraction], 0.01,
+        params.append(FitParameter(d.background_fraction, start[d.background_fraction], 0.01,
                                 0.0, 1.0))
     return ParameterTable(params, source="e+e- -> K K-bar pi pi simultaneous fit")
 
@@ -243,32 +242,31 @@ def build(declarations, signal_modules, background_modules, *, parameters=None,
         if signal_modules is not None or background_modules is not None:
             raise ValueError("give compiled modules for both densities or for neither")
         vector_length, precision, use_gradient = 1, "float64", False
-    fitter = Fitter(parameters, precision=precision, vector_length=vector_length,
-                    threads=threads, seed=seed, randomize=randomize, use_gradient=use_gradient,
-                    on_invalid="large", unused_parameters=unused_parameters, verbose=verbose)
+    likelihood = Likelihood(parameters, precision=precision, vector_length=vector_length,
+                            threads=threads, on_invalid="large",
+                            unused_parameters=unused_parameters)
     for d in declarations:
-        fp = fitter.add_point(d.signal_density(signal_modules, precision, vector_length),
+        fp = likelihood.add_point(d.signal_density(signal_modules, precision, vector_length),
                               normalization="mc")
         fp.add_background(d.background_density(background_modules, precision, vector_length),
                           d.background_fraction, d.background_parameters())
         records, weights = d.normalization(mc_events)
         fp.add_normalization_events(records, weights)
         fp.add_data(d.data())
-    return fitter
+    return Fitter(likelihood, seed=seed, randomize=randomize, use_gradient=use_gradient,
+                  verbose=verbose)
 
 
 def free_parameter_names(fitter, declarations):
     """Amplitudes that are not fixed by convention, and the background fractions."""
     fixed = set(fixed_amplitude_names(declarations))
-    return [n for n in fitter.parameters.names if n not in fixed]
+    return [n for n in fitter.likelihood.parameters.names if n not in fixed]
 
 
 def run_sequence(fitter, declarations, ncall=100000):
     """The paper's sequence: fix all, release, MIGRAD, HESSE."""
-    fitter.fix_all()
-    fitter.release(free_parameter_names(fitter, declarations))
-    fitter.migrad(ncall)
-    fitter.hesse()
+    fitter.run(Stage(fix_all=True, release=free_parameter_names(fitter, declarations),
+                     ncall=ncall, hesse=True))
     return fitter
 
 
@@ -306,19 +304,18 @@ def fraction_events(declaration, n_events=50000):
 
 
 def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
-    r"""Fit fractions of :data:`FRACTION_COMPONENTS` at one point, with errors.
+    r"""Fit fractions of :data:`FRACTION_COMPONENTS` at one point, with errors
+    (:func:`vecampfit.fractions.fractions`).
 
     .. math::
 
-        F_c = \frac{\sum_k S(\Phi_k; P_c p)}{\sum_k S(\Phi_k; p)},\qquad
-        \frac{\partial F_c}{\partial p} = \frac{P_c \nabla S_c - F_c \nabla S}{\sum_k S},
+        F_c = \frac{\sum_k S(\Phi_k; P_c p)}{\sum_k S(\Phi_k; p)}
 
     over phase-space events :math:`\Phi_k`, with :math:`P_c` the diagonal
     projection that sets the waves of component c to zero (so
-    :math:`\sum_k S(\Phi_k; P_c p)` is the integral of the component alone)
-    and the sums of the analytic gradients of the density;
-    :math:`\sigma^2_{F} = J C J^T` with the Jacobian J of the fractions with
-    respect to all fit parameters and the covariance matrix C of the fit.
+    :math:`\sum_k S(\Phi_k; P_c p)` is the integral of the component alone);
+    :math:`\sigma^2_{F} = J C J^T` with the Jacobian J of the fractions (from
+    the density's analytic gradient) and the covariance matrix C of the fit.
 
     Parameters
     ----------
@@ -341,36 +338,22 @@ def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
         ``{component: (fraction, error)}``, and ``"Jacobian"``:
         ``{component: array}`` over the fit parameters.
     """
-    names = list(density.parameters)
-    index = [list(table_names).index(n) for n in names]
-    x = np.asarray(values, dtype=np.float64)
-    p = x[index]
-    s, g = density.evaluate(fields, p, gradient=True)
-    total = float(np.sum(s, dtype=np.float64))
-    g_total = np.sum(np.asarray(g, dtype=np.float64), axis=1)
-    cov = np.asarray(covariance, dtype=np.float64)
-    out, jac = {}, {}
-    for comp, waves in FRACTION_COMPONENTS:
-        zero = {w.format(E=int(energy_mev)) + part for w in waves for part in ("_RE", "_IM")}
-        keep = np.array([0.0 if n in zero else 1.0 for n in names])
-        sc, gc = density.evaluate(fields, p * keep, gradient=True)
-        frac = float(np.sum(sc, dtype=np.float64)) / total
-        d = (keep * np.sum(np.asarray(gc, dtype=np.float64), axis=1) - frac * g_total) / total
-        j = np.zeros(len(x))
-        j[index] = d
-        out[comp] = (frac, float(np.sqrt(max(j @ cov @ j, 0.0))))
-        jac[comp] = j
-    out["Jacobian"] = jac
+    zero = {comp: [w.format(E=int(energy_mev)) + part for w in waves for part in ("_RE", "_IM")]
+            for comp, waves in FRACTION_COMPONENTS}
+    f = fractions(density, fields, table_names, values, zero, covariance=covariance)
+    out = {comp: f[comp] for comp in zero}
+    out["Jacobian"] = f.jacobian
     return out
 
 
 def fractions_of_fit(fitter, declarations, n_events=50000):
     """:func:`fit_fractions` of every point at the fitted values (HESSE's covariance)."""
-    cov = fitter.covariance()
+    m = fitter.minuit
+    cov, x = results.covariance_matrix(m), results.values(m)
     out = {}
-    for d, fp in zip(declarations, fitter.points):
+    for d, fp in zip(declarations, fitter.likelihood.points):
         out[d.name] = fit_fractions(fp.signal, d.point.energy_mev, fraction_events(d, n_events),
-                                    fitter.parameters.names, fitter.values, cov)
+                                    fitter.likelihood.parameters.names, x, cov)
     return out
 
 
@@ -415,22 +398,21 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
         Per projection: ``edges``, ``data``, ``fit``, ``background``,
         ``chi2``, ``ndf``.
     """
-    from fit_background import PROJECTIONS, _mass
-    fp = fitter.points[index]
+    fp = fitter.likelihood.points[index]
     data = declaration.data()
     mc, _ = declaration.normalization(mc_events)
     w = np.asarray(fp.norm_events.weight_array(), dtype=np.float64)
     if len(w) != len(mc["weight"]):
         raise ValueError(f"{declaration.name}: the fit has {len(w)} normalization events, the "
                          f"MC file {len(mc['weight'])} (give the same mc_events)")
-    cols = fitter.likelihood.density_columns(fp, fitter.values, "normalization")
+    cols = fitter.likelihood.density_columns(fp, results.values(fitter.minuit), "normalization")
     total = w * cols["total"]
     bkg = w * sum(v for k, v in cols.items() if k.startswith("background_"))
     scale = fp.data_events.n_events / total.sum()
     dm, mm = common.momenta_of(data), common.momenta_of(mc)
     out = {}
-    for name, parts, _ in PROJECTIONS:
-        x, y = _mass(dm, parts), _mass(mm, parts)
+    for name, parts, _ in fit_background.PROJECTIONS:
+        x, y = fit_background.mass(dm, parts), fit_background.mass(mm, parts)
         edges = np.linspace(min(x.min(), y.min()), max(x.max(), y.max()), bins + 1)
         h, _ = np.histogram(x, edges)
         f, _ = np.histogram(y, edges, weights=total * scale)
@@ -443,39 +425,11 @@ def projections(fitter, declaration, index, *, mc_events=None, bins=25):
     return out
 
 
-def plot_projections(proj, path, title):
-    """The paper's figure: data with errors, fit (solid), background (dashed histogram)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from fit_background import PROJECTIONS
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (name, _, label) in zip(axes, PROJECTIONS):
-        h = proj[name]
-        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
-        ax.errorbar(c, h["data"], yerr=np.sqrt(h["data"]), fmt="o", ms=3, color="k",
-                    label="data")
-        ax.plot(c, h["fit"], "-", color="C0", label="fit")
-        ax.stairs(h["background"], h["edges"], linestyle="--", color="C3", label="background")
-        ax.set_xlabel(label)
-        ax.set_ylabel("events")
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
-    axes[0].legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
 def parse(argv=None):
     """The program's options."""
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--precision", choices=("float64", "float32"), default="float64")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the random start (default: drawn and printed)")
+    command_line.add_model_options(p)
+    command_line.add_start_options(p, fixed_seed=False, gradient=False)
     p.add_argument("--no-random-start", action="store_true",
                    help="start at the generation values")
     p.add_argument("--mc-events", type=int, default=None,
@@ -490,7 +444,6 @@ def parse(argv=None):
                    help="do not write signal_density.root")
     p.add_argument("--numpy", action="store_true",
                    help="numpy densities (no analytic gradient; slow) instead of compiled ones")
-    p.add_argument("--model-cache", default=None, help="folder for compiled models")
     p.add_argument("--quiet", action="store_true", help="no line per MIGRAD and HESSE")
     return p, p.parse_args(argv)
 
@@ -504,7 +457,8 @@ def main(argv=None):
     declarations = simultaneous_fit_points(points, args.directory)
     missing = [f for d in declarations for f in d.missing_files()]
     if missing:
-        p.error("missing input files (run generate.py and fit_background.py for these points "
+        p.error("missing input files (run generate_kkpipi.py and fit_background_kkpipi.py for "
+                "these points "
                 "first): " + ", ".join(missing))
     signal_modules = background_modules = None
     if not args.numpy:
@@ -521,7 +475,7 @@ def main(argv=None):
         print(f"Random seed: {fitter.seed}")
     print(f"{len(declarations)} points: " + ", ".join(
         f"{d.name} ({fp.data_events.n_events} data, {fp.norm_events.n_events} MC)"
-        for d, fp in zip(declarations, fitter.points)))
+        for d, fp in zip(declarations, fitter.likelihood.points)))
     run_sequence(fitter, declarations)
     d = args.directory
     fitter.write_results(
@@ -545,9 +499,10 @@ def main(argv=None):
             if decl.point.energy_mev not in energies:
                 continue
             proj = projections(fitter, decl, k, mc_events=args.mc_events)
-            plot_projections(proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
-                             f"{config.PROCESS_LABELS[decl.point.process]}, "
-                             f"{decl.point.energy_mev} MeV, signal fit")
+            fit_background.plot_projections(
+                proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
+                f"{config.PROCESS_LABELS[decl.point.process]}, {decl.point.energy_mev} MeV, "
+                f"signal fit", components=("background",))
             lines += [f"{decl.name} {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins"
                       for name, h in proj.items()]
         if lines:
@@ -555,7 +510,7 @@ def main(argv=None):
                 f.write("\n".join(lines) + "\n")
             print("\n".join(lines))
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU, "
-          f"{fitter.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")
+          f"{fitter.likelihood.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")
     return fitter, declarations, fractions
 
 

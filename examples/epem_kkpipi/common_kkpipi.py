@@ -18,17 +18,14 @@ Event files (tree ``tree``; four-momenta (px, py, pz, E) in GeV, float64):
     generator truth: signal (1) or background (0).
 """
 
-import argparse
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+from vecampfit import command_line
 
-import model  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+import model_kkpipi as model  # noqa: E402
 
 TREE = "tree"
 #: Final-state particle keys and their branch stems.
@@ -145,23 +142,51 @@ def signal_density_numpy(point):
                    name=f"signal {point.name} (numpy)")
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "(default" in text or action.default is None or action.default is False:
-            return text
-        return super()._get_help_string(action)
-
-
 def parser(description):
     """Argument parser with the point-selection options shared by the programs."""
-    p = argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
+    p = command_line.parser(description)
     p.add_argument("--directory", default=".", help="folder of input and output files")
     p.add_argument("--process", action="append", choices=sorted(model.PROCESSES),
                    help="process to use (repeat for several; default: both)")
     p.add_argument("--energy", action="append", type=int, choices=model.ENERGIES_MEV,
                    help="energy point in MeV (repeat for several; default: all five)")
     return p
+
+
+def plot_comparison(panels, path, title, measured, fitted, ylabel):
+    """Panels side by side, each a measured histogram (points with errors)
+    and a fitted curve, with the chi2 of the panel in its title.
+
+    Parameters
+    ----------
+    panels : dict
+        x-axis label -> histogram dict with ``edges``, ``chi2``, ``ndf`` and
+        the keys named below.
+    path, title : str
+    measured : (str, str, str or None)
+        Key, legend label and key of the errors (None: Poisson, sqrt(n)).
+    fitted : (str, str)
+        Key and legend label.
+    ylabel : str
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(panels), figsize=(13, 4))
+    for ax, (label, h) in zip(axes, panels.items()):
+        c = 0.5 * (h["edges"][1:] + h["edges"][:-1])
+        n = h[measured[0]]
+        ax.errorbar(c, n, yerr=np.sqrt(n) if measured[2] is None else h[measured[2]], fmt="o",
+                    ms=3, color="k", label=measured[1])
+        ax.plot(c, h[fitted[0]], "-", color="C3", label=fitted[1])
+        ax.set_xlabel(label)
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"chi2/bins = {h['chi2']:.1f}/{h['ndf']}")
+    axes[0].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def compile_signal_density(vector_lengths, build_dir=None, verbose=False):

@@ -1,26 +1,23 @@
 """The e+e- -> K K-bar pi pi workflow in one command: generate, fit the efficiency (MC and data), the resolution and the background, then the simultaneous signal fit of the chosen points.
 
-    python examples/epem_kkpipi/run.py [--directory epem_output] [--process ...] [--energy ...]
+    python examples/epem_kkpipi/run_kkpipi.py [--directory epem_output] [--process ...]
+                                              [--energy ...]
 
-Every step is also a program of its own (generate.py, fit_efficiency.py,
-fit_resolution.py, fit_background.py, fit_signal.py, each with ``--help``); sample sizes
-are those of config.py unless given here.  The first run compiles the
+Every step is also a program of its own (generate_kkpipi.py, fit_efficiency.py,
+fit_resolution.py, fit_background_kkpipi.py, fit_signal_kkpipi.py, each with
+``--help``); sample sizes are those of config.py unless given here.  The first run compiles the
 models; later runs take them from vecampfit's cache.
 """
 
 import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-import fit_background  # noqa: E402
+import common_kkpipi as common  # noqa: E402
+import fit_background_kkpipi as fit_background  # noqa: E402
 import fit_efficiency  # noqa: E402
 import fit_resolution  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
+import fit_signal_kkpipi as fit_signal  # noqa: E402
+import generate_kkpipi as generate  # noqa: E402
 
 
 def main(argv=None):

@@ -6,15 +6,15 @@ For each point ``<process>_<E>_mev`` (config.py) writes, in --directory:
   (vecampfit.generation), every event with its reconstructed flag, its
   reconstructed (smeared) momenta and the data/MC weight R;
 * ``data_<point>.root``: pseudo-data, reconstructed events only: signal from
-  the amplitude (model.py, the point's generation parameters) by
+  the amplitude (model_kkpipi.py, the point's generation parameters) by
   accept-reject and a --background-fraction of background from the
   background model (common.BACKGROUND_TRUTH), both passed through the data
   efficiency (times R) and the resolution (see reconstructed_sample);
 * ``background_<point>.root``: a reconstructed background sample.
 
-Branches: see common.py.  Each point has its own random stream (from --seed,
+Branches: see common_kkpipi.py.  Each point has its own random stream (from --seed,
 the process and the energy), so a subset of points reproduces the same
-events as a run over all points.  Run ``python generate.py --help``.
+events as a run over all points.  Run ``python generate_kkpipi.py --help``.
 """
 
 import os
@@ -23,13 +23,10 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common_kkpipi as common  # noqa: E402
 import config  # noqa: E402
 import detector  # noqa: E402
-import model  # noqa: E402
+import model_kkpipi as model  # noqa: E402
 from vecampfit import generation  # noqa: E402
 from vecampfit.root_io import write_tree  # noqa: E402
 

@@ -1,0 +1,56 @@
+"""The D0 -> rho0 anti-K*0 example in one command: generate, fit, plot.
+
+    python examples/d0_rho_kstar/run.py [--directory d0_rho_kstar_output] [--events 10000]
+
+Each step is also a program of its own (generate.py, fit.py, plot.py, each
+with ``--help``).  The first run compiles the model; later runs take it
+from the cache.
+"""
+
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+import fit  # noqa: E402
+import generate  # noqa: E402
+import plot  # noqa: E402
+
+
+def main(argv=None):
+    p = common.add_common_options(common.parser(__doc__.split("\n\n")[0]))
+    p.add_argument("--events", type=int, default=10000, help="pseudo-data events")
+    p.add_argument("--mc-events", type=int, default=100000, help="normalization events")
+    p.add_argument("--p-wave", type=float, nargs=2, default=(0.6, 0.8), metavar=("RE", "IM"),
+                   help="P-wave coupling of the pseudo-data, relative to the S wave's (1)")
+    p.add_argument("--d-wave", type=float, nargs=2, default=(-0.3, 0.45), metavar=("RE", "IM"),
+                   help="D-wave coupling of the pseudo-data, relative to the S wave's (1)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the generation and the start")
+    args = p.parse_args(argv)
+    shared = ["--directory", args.directory, "--vector-length", str(args.vector_length)]
+    if args.model_cache:
+        shared += ["--model-cache", args.model_cache]
+    if args.threads:
+        shared += ["--threads", str(args.threads)]
+    t0 = time.perf_counter()
+    print("== generate")
+    generate.main(shared + ["--events", str(args.events), "--mc-events", str(args.mc_events),
+                            "--seed", str(args.seed),
+                            "--p-wave", *(str(x) for x in args.p_wave),
+                            "--d-wave", *(str(x) for x in args.d_wave)])
+    print("== fit")
+    result = fit.main(shared + ["--seed", str(args.seed)])
+    print("== plot")
+    plot.main(shared)
+    print(f"done in {time.perf_counter() - t0:.0f} s; results in "
+          f"{os.path.abspath(args.directory)}: results.txt, fit_result.json, "
+          "parameters_result.dat, projections.png")
+    return result
+
+
+if __name__ == "__main__":
+    main()
