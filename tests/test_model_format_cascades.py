@@ -666,15 +666,16 @@ def test_python_cascade_with_a_wrong_function_is_refused():
 
 
 def test_compiled_model_of_a_file(model_path, momenta, model_cache):
-    """The model read from the file compiles; values and gradients (weights and a
-    lineshape mass free) against the numpy intensity and its central differences."""
+    """The model read from the file compiles; values and gradients (weights and two
+    lineshape masses free: the rho's, whose fixed width's event fields are built
+    from other fields) against the numpy intensity and its central differences."""
     dist = read_model(model_path).distributions["d0_k3pi"]
-    free = {"a1_D_re", "a1_D_im", "KstRho_P_re", "f0Kst_im", "Kst_MBW_mass"}
+    free = {"a1_D_re", "a1_D_im", "KstRho_P_re", "f0Kst_im", "Kst_MBW_mass", "rho_BW_mass"}
     model = dist.amplitude_model(free)
     compiled = model.compile((4,), build_dir=model_cache)
     rec = dist.event_records(momenta)
     values = {"a1_D_re": 0.3, "a1_D_im": -0.1, "KstRho_P_re": -0.2, "f0Kst_im": -0.5,
-              "Kst_MBW_mass": 0.9}
+              "Kst_MBW_mass": 0.9, "rho_BW_mass": 0.78}
     assert set(compiled.parameters) == free
     v, g = compiled.evaluate(rec, values, gradient=True)
     err_v = _relative(v, model.intensity(rec, values))
