@@ -37,7 +37,7 @@ from vecampfit.model_format.cascade_reader import CascadeDistribution
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "amplitude_serialization"
-SCHEMA = HERE.parent.parent / "shared" / "reference" / "amplitude-serialization" / "schema.json"
+SCHEMA = HERE / "data" / "amplitude_serialization" / "schema.json"
 
 _spec = importlib.util.spec_from_file_location("_cascade_reference", HERE / "test_cascades.py")
 ref = importlib.util.module_from_spec(_spec)
