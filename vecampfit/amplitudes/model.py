@@ -485,17 +485,3 @@ def _rotate(vec, position, matrix):
             key = h[:position] + (r,) + h[position + 1:]
             out[key] = out.get(key, 0) + m * v
     return out
-
-
-def rotate_back(vec, position, matrix):
-    """The transposed rotation (reference -> frame) of :func:`_rotate`."""
-    out = {}
-    for h, v in vec.items():
-        r = h[position]
-        for (row, f), m in matrix.items():
-            if row != r:
-                continue
-            key = h[:position] + (f,) + h[position + 1:]
-            out[key] = out.get(key, 0) + m * v
-    return out
-
