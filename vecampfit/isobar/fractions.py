@@ -125,6 +125,23 @@ def _matrix(x, c, w):
     return m, err
 
 
+def _gram(x, w):
+    """G_kl = sum_e w_e X_k(e) conj(X_l(e)) of component amplitudes X (K, n)."""
+    return (x * w) @ x.conj().T
+
+
+def _matrix_from_gram(g, c):
+    """The fraction matrix of :func:`_matrix` from the Gram matrix ``g``:
+    :math:`F_{kl} = (2 - \\delta_{kl})\\,\\mathrm{Re}(c_k \\bar c_l G_{kl}) / \\mathrm{Re}(c^T G \\bar c)`,
+    no pass over the events (the Jacobian's coupling derivatives)."""
+    t = (c[:, None] * c.conj()[None, :] * g).real
+    den = float(t.sum())
+    if not den > 0:
+        raise ValueError("fit fractions: the integral of |A|^2 over the normalization sample "
+                         "is not positive")
+    return t * (2 - np.eye(len(c))) / den
+
+
 def component_densities(model, records, params=None, constants=None):
     """Each component's term alone and the whole density at events.
 
@@ -313,16 +330,19 @@ def fit_fractions(model, records, weights=None, params=None, covariance=None,
         if unknown:
             raise ValueError(f"covariance names {unknown} are not parameters of the model")
         jac = np.zeros((len(cov_names),) + m.shape)
+        gram = _gram(x, w)
         for k, p in enumerate(cov_names):
             if not np.any(cov[k]):
                 continue
             h = relative_step * max(abs(values[p]), 1.0)
             out = []
+            shape_param = any(p in c.parameter_names() for c in declared.components)
             for sign in (1, -1):
                 v = dict(values)
                 v[p] = values[p] + sign * h
-                shape_param = any(p in c.parameter_names() for c in declared.components)
-                out.append(_matrix(components(v) if shape_param else x, couplings(v), w)[0])
+                # a coupling moves the fractions through the Gram matrix alone
+                out.append(_matrix_from_gram(_gram(components(v), w) if shape_param else gram,
+                                             couplings(v)))
             jac[k] = (out[0] - out[1]) / (2 * h)
         errors = np.sqrt(np.maximum(np.einsum("kij,kl,lij->ij", jac, cov, jac), 0))
     return FitFractions([c.key for c in declared.components], m, errors, norm_err)
