@@ -14,18 +14,13 @@ parameters, fit fractions), ``parameters_result.dat`` and ``results.txt``.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-from vecampfit.amplitudes import fit_fractions  # noqa: E402
-from vecampfit.fitter import Fitter, Likelihood  # noqa: E402
+import common
+from vecampfit.amplitudes import fit_fractions
+from vecampfit.fitter import Fitter, Likelihood
 
 FREE = common.parameters("P") + common.parameters("D")
 

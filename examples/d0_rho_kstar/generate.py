@@ -13,17 +13,12 @@ Run ``python generate.py --help`` for the options.
 """
 
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-from vecampfit import generation  # noqa: E402
+import common
+from vecampfit import generation
 
 
 def truth_values(p_wave, d_wave):

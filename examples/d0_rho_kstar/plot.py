@@ -20,15 +20,10 @@ with the other waves' couplings set to 0; under each projection the pulls
 """
 
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common
 
 COLORS = {"S": "tab:orange", "P": "tab:green", "D": "tab:red"}
 #: Projection -> (axis label, range).

@@ -16,11 +16,12 @@ Dalitz variables and the orientation of the decay plane
 (:func:`event_variables`).
 """
 
-import argparse
 import json
 import os
 
 import numpy as np
+
+from vecampfit import command_line
 
 from vecampfit.amplitudes import resonance_groups
 from vecampfit.dpd import kinematics
@@ -144,18 +145,9 @@ def density(compiled, values, precision="float64", vector_length=None, gradient=
     return d, np.array([values[n] for n in compiled.parameters], dtype=np.float64)
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Appends "(default: ...)" unless the help says it or there is nothing to show."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "(default" in text or action.default is None or action.default is False:
-            return text
-        return super()._get_help_string(action)
-
-
 def parser(description):
-    return argparse.ArgumentParser(description=description, formatter_class=_HelpFormatter)
+    """The programs' argument parser (:func:`vecampfit.command_line.parser`)."""
+    return command_line.parser(description)
 
 
 def add_common_options(p):

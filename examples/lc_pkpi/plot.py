@@ -12,15 +12,10 @@ each projection the pulls :math:`(n_i - \\mu_i)/\\sqrt{\\mu_i}`.  Writes
 """
 
 import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import common  # noqa: E402
+import common
 
 COLORS = ("tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
           "tab:olive", "tab:cyan", "tab:gray")

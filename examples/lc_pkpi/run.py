@@ -8,17 +8,12 @@ runs take it from the cache.
 """
 
 import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-import fit  # noqa: E402
-import generate  # noqa: E402
-import plot  # noqa: E402
+import common
+import fit
+import generate
+import plot
 
 
 def main(argv=None):
