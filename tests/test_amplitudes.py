@@ -205,6 +205,37 @@ def test_fixed_parameters_compile_as_constants():
     assert [p.name for p in compiled.parameter_table()] == list(compiled.parameters)
 
 
+def test_models_that_differ_only_in_names_share_one_compiled_module():
+    """Two models, equal but for the names of their parameters (one free, one fixed, as the
+    production couplings of one process at two energies): one generated source and one
+    module, each density with its model's names, values and gradients as the numpy models."""
+    first = _toy()
+    first.parameters["m"].fixed = True
+    second = first.renamed({"a": "a_E2", "b": "b_E2", "m": "m_E2"}, name="toy at E2")
+    assert second.parameters["m_E2"].fixed and "a" not in second.parameters
+    one, two = first.compile((4,)), second.compile((4,))
+    assert one.source_path == two.source_path
+    assert one.modules[4] is two.modules[4]
+    assert two.parameters == ("a_E2", "b_E2", "P") and "m_E2" in two.constants
+    x = {"x": np.linspace(0.1, 0.9, 8)}
+    values = {"a_E2": 0.2, "b_E2": 0.6, "m_E2": 0.75}
+    want = first.intensity(x, {"a": 0.2, "b": 0.6, "m": 0.75})
+    got, grad = two.evaluate(x, values, gradient=True)
+    print(f"renamed model: {np.max(np.abs(got / want - 1)):.1e}")
+    assert np.allclose(got, want, rtol=1e-14)
+    assert np.allclose(second.intensity(x, values), want, rtol=1e-14)
+    up = dict(values, a_E2=0.2 + 1e-6)
+    down = dict(values, a_E2=0.2 - 1e-6)
+    fd = (second.intensity(x, up) - second.intensity(x, down)) / 2e-6
+    assert np.allclose(grad[0], fd, rtol=1e-6)
+    density = two.density("float64", 4, constants={"m_E2": 0.75})
+    assert density.parameters == two.parameters and density.constants["m_E2"] == 0.75
+    with pytest.raises(ValueError, match="no parameter or constant"):
+        first.renamed({"zz": "y"})
+    with pytest.raises(ValueError, match="two names equal"):
+        first.renamed({"a": "b"})
+
+
 def test_polarized_lambda_c_compiled_gradient_and_value():
     """The polarized Lambda_c model compiled: the value equals the numpy model's, and the
     gradient of the polarization vector, the couplings and a mass equals finite differences."""

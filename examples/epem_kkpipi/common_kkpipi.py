@@ -189,6 +189,57 @@ def plot_comparison(panels, path, title, measured, fitted, ylabel):
     plt.close(fig)
 
 
+def compile_signal_models(points, vector_lengths, build_dir=None, verbose=False):
+    """The signal model declared in ``declared_model.py`` for each point, compiled.
+
+    All amplitudes are parameters of the densities (the fit fixes the
+    normalization and the phase); the points of one process share one
+    compiled module, as their models differ only in the names of the
+    production amplitudes.
+
+    Returns
+    -------
+    dict
+        ``{point name: (CompiledAmplitudeModel, CascadeModel)}``.
+    """
+    import declared_model
+    out = {}
+    for point in points:
+        c = declared_model.cascade(point.process, point.energy_mev)
+        model_of_point, _ = declared_model.amplitude_model(point.process, point.energy_mev,
+                                                           fixed=False)
+        out[point.name] = (model_of_point.compile(tuple(vector_lengths), build_dir=build_dir,
+                                                  verbose=verbose), c)
+    return out
+
+
+def signal_density(signal, point, precision="float64", vector_length=None):
+    """The signal density of a point for the fitter.
+
+    Parameters
+    ----------
+    signal : dict or None
+        The declared model (:func:`compile_signal_models`), the hand-written
+        modules (:func:`compile_signal_density`), or None for the numpy
+        form (:func:`signal_density_numpy`).
+    point : config.Point
+    precision : {"float64", "float32"}
+    vector_length : int, optional
+
+    Returns
+    -------
+    vecampfit.fitter.Density
+        Its events are the records of the point's files (four-momenta).
+    """
+    if signal is None:
+        return signal_density_numpy(point)
+    if point.name not in signal:
+        return signal_density_cython(signal, point, precision, vector_length)
+    compiled, c = signal[point.name]
+    return compiled.density(precision, vector_length, name=f"signal {point.name}",
+                            map_records=lambda records: c.event_records(momenta_of(records)))
+
+
 def compile_signal_density(vector_lengths, build_dir=None, verbose=False):
     """Compile ``signal_density.pyx`` for the given vector lengths
     (``vecampfit.model_compiler.compile_model``); returns ``{L: module}``."""

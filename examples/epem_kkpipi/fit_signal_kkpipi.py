@@ -92,12 +92,10 @@ class SimultaneousFitPoint:
         """The point's name, ``<process>_<E>_mev``."""
         return self.point.name
 
-    def signal_density(self, modules, precision="float64", vector_length=None):
-        """The compiled signal density of the point (with its gradient), or
-        its numpy form (no gradient) when ``modules`` is None."""
-        if modules is None:
-            return common.signal_density_numpy(self.point)
-        return common.signal_density_cython(modules, self.point, precision, vector_length)
+    def signal_density(self, signal, precision="float64", vector_length=None):
+        """The signal density of the point (``common.signal_density``: the
+        declared model, the hand-written one, or the numpy form)."""
+        return common.signal_density(signal, self.point, precision, vector_length)
 
     def background_density(self, modules, precision="float64", vector_length=None):
         """The background polynomial of the point (compiled, or numpy when
@@ -219,9 +217,14 @@ def build(declarations, signal_modules, background_modules, *, parameters=None,
     Parameters
     ----------
     declarations : list of SimultaneousFitPoint
-    signal_modules, background_modules : dict or None
-        Compiled signal and background densities ``{L: module}``; None: the
-        numpy forms (then float64, L = 1, no analytic gradient for the signal).
+    signal_modules : dict or None
+        The compiled signal models (``common.compile_signal_models``, the
+        declared model; or ``common.compile_signal_density``, the
+        hand-written one); None: the numpy form (float64, L = 1, no
+        analytic gradient).
+    background_modules : dict or None
+        The compiled background densities ``{L: module}``; None with a
+        numpy signal.
     parameters : ParameterTable, optional
         Default :func:`initial_parameters`.
     vector_length, precision, threads, seed, randomize, use_gradient, unused_parameters, verbose
@@ -293,14 +296,14 @@ FRACTION_COMPONENTS = (
 )
 
 
-def fraction_events(declaration, n_events=50000):
-    """Signal event fields of the first ``n_events`` generator-level MC
-    events of a point (uniform in phase space, reconstructed or not): the
-    events over which the fit fractions are integrated."""
+def fraction_events(declaration, density, n_events=50000):
+    """The first ``n_events`` generator-level MC events of a point (uniform in
+    phase space, reconstructed or not) in the signal density's event buffer:
+    the events over which the fit fractions are integrated."""
     records, _ = read_events(declaration.mc_file)
-    records = {k: v[:n_events] for k, v in records.items()}
-    return common.signal_fields(common.momenta_of(records, generator_level=True),
-                                declaration.point)
+    generated = {common.BRANCH[k]: records[common.GEN_BRANCH[k]][:n_events]
+                 for k in common.PARTICLES}
+    return density.event_buffer(generated, records=True)
 
 
 def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
@@ -324,7 +327,7 @@ def fit_fractions(density, energy_mev, fields, table_names, values, covariance):
     energy_mev : int
         The point's energy (names of its production waves).
     fields : dict
-        Event fields (:func:`fraction_events`).
+        The events in the density's event buffer (:func:`fraction_events`).
     table_names : sequence of str
         Names of the fit parameters (rows of ``covariance``).
     values : array_like
@@ -352,7 +355,8 @@ def fractions_of_fit(fitter, declarations, n_events=50000):
     cov, x = results.covariance_matrix(m), results.values(m)
     out = {}
     for d, fp in zip(declarations, fitter.likelihood.points):
-        out[d.name] = fit_fractions(fp.signal, d.point.energy_mev, fraction_events(d, n_events),
+        out[d.name] = fit_fractions(fp.signal, d.point.energy_mev,
+                                    fraction_events(d, fp.signal, n_events),
                                     fitter.likelihood.parameters.names, x, cov)
     return out
 
@@ -444,6 +448,9 @@ def parse(argv=None):
                    help="do not write signal_density.root")
     p.add_argument("--numpy", action="store_true",
                    help="numpy densities (no analytic gradient; slow) instead of compiled ones")
+    p.add_argument("--handwritten", action="store_true",
+                   help="the hand-written signal density (signal_density.pyx) instead of the "
+                        "declared model (declared_model.py)")
     p.add_argument("--quiet", action="store_true", help="no line per MIGRAD and HESSE")
     return p, p.parse_args(argv)
 
@@ -462,8 +469,12 @@ def main(argv=None):
                 "first): " + ", ".join(missing))
     signal_modules = background_modules = None
     if not args.numpy:
-        signal_modules = common.compile_signal_density([args.vector_length],
-                                                       build_dir=args.model_cache)
+        if args.handwritten:
+            signal_modules = common.compile_signal_density([args.vector_length],
+                                                           build_dir=args.model_cache)
+        else:
+            signal_modules = common.compile_signal_models(points, [args.vector_length],
+                                                          build_dir=args.model_cache)
         background_modules = background.compile_density([args.vector_length],
                                                         build_dir=args.model_cache)
     t0 = time.perf_counter()

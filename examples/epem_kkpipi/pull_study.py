@@ -82,7 +82,7 @@ def experiment(index, seed, *, point_names, data_events, mc_events, vector_lengt
             write_parameter_file(os.path.join(directory, f"parameters_background_{p.name}.dat"),
                                  background.initial_parameters(), background.truth())
         declarations = fit_signal.simultaneous_fit_points(points, directory)
-        signal = common.compile_signal_density([vector_length], build_dir=model_cache)
+        signal = common.compile_signal_models(points, [vector_length], build_dir=model_cache)
         bkg = background.compile_density([vector_length], build_dir=model_cache)
         fitter = fit_signal.build(declarations, signal, bkg, vector_length=vector_length,
                                   seed=seed % 2 ** 32, verbose=False)
@@ -150,7 +150,8 @@ def main(argv=None):
         names = list(DEFAULT_POINTS)
     os.makedirs(args.directory, exist_ok=True)
     # compile once before the experiments (they then take the models from the cache)
-    common.compile_signal_density([args.vector_length], build_dir=args.model_cache)
+    common.compile_signal_models([config.POINTS[n] for n in names], [args.vector_length],
+                                 build_dir=args.model_cache)
     background.compile_density([args.vector_length], build_dir=args.model_cache)
     run = functools.partial(experiment, point_names=names, data_events=args.data_events,
                             mc_events=args.mc_events, vector_length=args.vector_length,

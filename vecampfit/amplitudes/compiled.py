@@ -5,18 +5,50 @@ import os
 
 import numpy as np
 
-__all__ = ["CompiledAmplitudeModel", "compile_amplitude_model"]
+__all__ = ["CompiledAmplitudeModel", "canonical_names", "compile_amplitude_model"]
 
 
-def _module_name(model, text):
-    base = "amplitudes_" + "".join(ch if ch.isalnum() else "_" for ch in model.name).strip("_")
-    while "__" in base:
-        base = base.replace("__", "_")
-    return base + "_" + hashlib.sha256(text.encode()).hexdigest()[:10]
+def _module_name(text):
+    return "amplitudes_" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def canonical_names(model):
+    """Numbered names for a model's free parameters and fixed ones.
+
+    Models that differ only in the names of their parameters (the same
+    process at several energies, each with its own production couplings)
+    then have one generated source and share one compiled module.
+
+    Parameters
+    ----------
+    model : AmplitudeModel
+        Before :meth:`~AmplitudeModel.frozen`.
+
+    Returns
+    -------
+    dict of str to str
+        Parameter name -> ``p<i>`` (free, in declaration order) or
+        ``k<i>`` (fixed, compiled as constants), with underscores in front
+        when the model has constants of such names.
+    """
+    taken = set(model.constants)
+    prefix = ""
+    while any(c.startswith(prefix + "p") or c.startswith(prefix + "k") for c in taken):
+        prefix += "_"
+    free = [p for p in model.parameters.values() if not p.fixed]
+    fixed = [p for p in model.parameters.values() if p.fixed]
+    names = {p.name: f"{prefix}p{i}" for i, p in enumerate(free)}
+    names.update({p.name: f"{prefix}k{i}" for i, p in enumerate(fixed)})
+    return names
 
 
 def compile_amplitude_model(model, vector_lengths=(8,), *, directory=None, name=None, **options):
     """Write a model's Cython source and compile it (see :meth:`AmplitudeModel.compile`).
+
+    The source is generated from the frozen model with numbered parameter
+    names (:func:`canonical_names`) and a module name from its digest, so
+    that models that differ only in names compile once; the compiled
+    model's density carries the model's own names.
 
     Returns
     -------
@@ -24,8 +56,9 @@ def compile_amplitude_model(model, vector_lengths=(8,), *, directory=None, name=
     """
     from vecampfit.model_compiler import compile_model, default_cache_dir
     from ._cython_source import generate
-    text, layout = generate(model.frozen())
-    name = name or _module_name(model, text)
+    names = canonical_names(model)
+    text, layout = generate(model.frozen().renamed(names, name="model"))
+    name = name or _module_name(text)
     directory = directory or os.path.join(options.get("build_dir") or default_cache_dir(),
                                           "amplitudes")
     os.makedirs(directory, exist_ok=True)
@@ -37,7 +70,7 @@ def compile_amplitude_model(model, vector_lengths=(8,), *, directory=None, name=
             f.write(text)
         os.replace(tmp, path)
     modules = compile_model(path, list(vector_lengths), name=name, **options)
-    return CompiledAmplitudeModel(model, modules, path, layout)
+    return CompiledAmplitudeModel(model, modules, path, layout, names)
 
 
 class CompiledAmplitudeModel:
@@ -51,17 +84,28 @@ class CompiledAmplitudeModel:
     source_path : str
         The generated Cython source.
     layout : vecampfit.amplitudes._cython_source.Layout
-        Parameters, event fields and parameter-buffer slots.
+        Parameters, event fields and parameter-buffer slots of the module
+        (in its numbered names).
+    names : dict of str to str
+        The model's parameter names -> the module's (:func:`canonical_names`).
     """
 
-    def __init__(self, model, modules, source_path, layout):
+    def __init__(self, model, modules, source_path, layout, names=None):
         self.model, self.modules, self.source_path = model, modules, source_path
         self.layout = layout
+        self.names = dict(names or {})
+        self._model_name = {v: k for k, v in self.names.items()}
 
     @property
     def parameters(self):
-        """The density's parameter names, in its order."""
-        return tuple(self.layout.parameters)
+        """The density's parameter names (the model's free parameters), in its order."""
+        return tuple(self._model_name.get(p, p) for p in self.layout.parameters)
+
+    @property
+    def constants(self):
+        """The density's constants by name with their values: the model's
+        constants and its fixed parameters."""
+        return {self._model_name.get(k, k): v for k, v in self.layout.constants.items()}
 
     @property
     def event_fields(self):
@@ -84,7 +128,8 @@ class CompiledAmplitudeModel:
         if missing:
             raise KeyError(f"model {self.model.name!r}: the events have no variable(s) {missing} "
                            f"(the records have {sorted(records)})")
-        values = self.layout.field_values(records, constants)
+        values = self.layout.field_values(
+            records, {self.names.get(k, k): v for k, v in (constants or {}).items()})
         n = max((np.size(v) for v in values.values()), default=0)
         out = {}
         for k, v in values.items():
@@ -92,12 +137,34 @@ class CompiledAmplitudeModel:
         return out
 
     def density(self, precision="float64", vector_length=None, *, constants=None, gradient=True,
-                name=None):
-        """A :class:`vecampfit.fitter.Density` of the model (block form)."""
+                name=None, map_records=None):
+        """A :class:`vecampfit.fitter.Density` of the model (block form).
+
+        Parameters
+        ----------
+        precision : {"float64", "float32"}
+        vector_length : int, optional
+            Which compiled module (default the longest).
+        constants : dict, optional
+            Values of constants and fixed parameters by name.
+        gradient : bool
+            Use the analytic gradient.
+        name : str, optional
+            The density's name in messages (default the model's).
+        map_records : callable, optional
+            ``map_records(records) -> records``: turns the records the fit
+            loads (the branches of a file, say final-state four-momenta)
+            into the model's event variables (for a cascade,
+            :meth:`vecampfit.cascades.CascadeModel.event_records`).
+        """
         from vecampfit.fitter import Density
+        fill = self.fill_event_buffer
+        if map_records is not None:
+            def fill(records, constants=None, _fill=self.fill_event_buffer):
+                return _fill(map_records(records), constants)
         return Density.from_model(self._module(vector_length), precision, constants=constants,
-                                  gradient=gradient, fill_event_buffer=self.fill_event_buffer,
-                                  name=name or self.model.name)
+                                  gradient=gradient, fill_event_buffer=fill,
+                                  name=name or self.model.name, rename=self._model_name)
 
     def parameter_vector(self, params=None):
         """Parameter values in the density's order (dict: others at their starting values;

@@ -297,22 +297,59 @@ class AmplitudeModel:
         AmplitudeModel
         """
         from ..expressions.nodes import constant, parameter
-        from ..expressions.passes import substitute
         fixed = [p for p in self.parameters.values() if p.fixed]
         clash = [p.name for p in fixed if p.name in self.constants]
         if clash:
             raise ValueError(f"model {self.name!r}: {clash} are both parameters and constants")
-        mapping = {parameter(p.name): constant(p.name) for p in fixed}
+        constants = dict(self.constants)
+        constants.update({p.name: p.value for p in fixed})
+        return self._substituted({parameter(p.name): constant(p.name) for p in fixed},
+                                 [p for p in self.parameters.values() if not p.fixed],
+                                 constants, self.name)
+
+    def renamed(self, names, name=None):
+        """The same model with parameters and constants renamed.
+
+        Parameters
+        ----------
+        names : dict of str to str
+            Old name -> new name, for parameters and constants (others keep
+            theirs).  Constants that event functions read by name cannot be
+            renamed.
+        name : str, optional
+            The new model's name (default: this model's).
+
+        Returns
+        -------
+        AmplitudeModel
+        """
+        from ..expressions.nodes import constant, parameter
+        unknown = set(names) - set(self.parameters) - set(self.constants)
+        if unknown:
+            raise ValueError(f"model {self.name!r}: no parameter or constant {sorted(unknown)}")
+        new = [names.get(n, n) for n in list(self.parameters) + list(self.constants)]
+        if len(set(new)) != len(new):
+            raise ValueError(f"model {self.name!r}: renaming makes two names equal")
+        mapping = {parameter(old): parameter(nn) for old, nn in names.items()
+                   if old in self.parameters}
+        mapping.update({constant(old): constant(nn) for old, nn in names.items()
+                        if old in self.constants})
+        params = [ModelParameter(names.get(p.name, p.name), p.value, p.step, p.fixed, p.lower,
+                                 p.upper) for p in self.parameters.values()]
+        constants = {names.get(k, k): v for k, v in self.constants.items()}
+        return self._substituted(mapping, params, constants,
+                                 self.name if name is None else name)
+
+    def _substituted(self, mapping, parameters, constants, name):
+        """A model of the given parameters, constants and name whose
+        expressions are this model's with the leaves of ``mapping`` replaced."""
+        from ..expressions.passes import substitute
         memo = {}
 
         def sub(x):
             return substitute(x, mapping, memo)
-        constants = dict(self.constants)
-        constants.update({p.name: p.value for p in fixed})
-        out = AmplitudeModel(self.name, self.channels,
-                             [p for p in self.parameters.values() if not p.fixed],
-                             constants=constants, events=self.events,
-                             event_functions=self.event_functions)
+        out = AmplitudeModel(name, self.channels, parameters, constants=constants,
+                             events=self.events, event_functions=self.event_functions)
         for g in self.groups.values():
             out.add_group(g.name, [(p, {k: sub(v) for k, v in m.items()}) for p, m in g.rotations])
             for c in g.components:

@@ -225,7 +225,8 @@ class Density:
 
     @classmethod
     def from_model(cls, module, precision="float64", *, constants=None, gradient=True,
-                   fill_event_buffer=None, vector_length=None, model=None, name=None):
+                   fill_event_buffer=None, vector_length=None, model=None, name=None,
+                   rename=None):
         """A density from a compiled Cython model that describes itself.
 
         Parameters
@@ -252,6 +253,11 @@ class Density:
             returning a dict of name to description): which one.
         name : str, optional
             Default: the module's name (and the model's, if named).
+        rename : dict of str to str, optional
+            New names for the module's parameters and constants (module's
+            name -> the density's): one module compiled for models that
+            differ only in their names serves all of them.  ``constants``
+            uses the new names.
 
         Returns
         -------
@@ -284,6 +290,8 @@ class Density:
             raise DensityError(f"{label}: vecampfit_model() did not return a model description "
                                f"of protocol 1 (use model_description from "
                                f"vecampfit.fitter.density)")
+        if rename:
+            desc = _renamed_description(desc, rename, label)
         if vector_length is not None and vector_length != desc["vector_length"]:
             raise DensityError(f"{label}: compiled for vector length {desc['vector_length']}, "
                                f"not {vector_length}")
@@ -500,6 +508,29 @@ class Density:
                 else "python")
         return (f"Density({self.name!r}, {what}, parameters={list(self.parameters)}, "
                 f"fields={list(self.event_fields)}, gradient={self.has_gradient})")
+
+
+def _renamed_description(desc, rename, owner):
+    """A model description with parameters and constants renamed (old -> new)."""
+    known = set(desc["parameters"]) | set(desc["constants"])
+    unknown = set(rename) - known
+    if unknown:
+        raise DensityError(f"{owner}: rename names {sorted(unknown)}, which are neither "
+                           "parameters nor constants of the model")
+    new = [rename.get(n, n) for n in list(desc["parameters"]) + list(desc["constants"])]
+    if len(set(new)) != len(new):
+        raise DensityError(f"{owner}: rename gives two parameters or constants one name")
+    out = dict(desc)
+    out["parameters"] = tuple(rename.get(n, n) for n in desc["parameters"])
+    out["constants"] = {rename.get(k, k): v for k, v in desc["constants"].items()}
+    if desc.get("components") is not None:
+        comp = dict(desc["components"])
+        comp["couplings"] = [(c[0],) + tuple(rename.get(n, n) if isinstance(n, str) else n
+                                             for n in c[1:]) for c in comp["couplings"]]
+        if comp.get("depends") is not None:
+            comp["depends"] = [[rename.get(n, n) for n in d] for d in comp["depends"]]
+        out["components"] = comp
+    return out
 
 
 def _choose(options, key, owner, what, argument):
