@@ -52,6 +52,22 @@ def test_from_model_reads_what_the_module_declares(protocol):
         Density.from_model(np, "float64")
 
 
+def test_from_model_renames_parameters_and_constants(protocol):
+    """One module under other names: the density evaluates as the module with the new names
+    for parameters and constants; names that are not the module's are refused."""
+    d = Density.from_model(protocol[4], "float64", model="scaled",
+                           rename={"mu": "mu_2", "SCALE": "SCALE_2"}, constants={"SCALE_2": 2.5})
+    assert d.parameters == ("mu_2",) and d.constants == {"SCALE_2": 2.5}
+    np.testing.assert_allclose(d.evaluate({"x": X}, [0.3]), scaled(X, 0.3, 2.5), rtol=1e-15)
+    with pytest.raises(DensityError, match="has no constant 'SCALE'"):
+        Density.from_model(protocol[4], "float64", model="scaled", rename={"SCALE": "S"},
+                           constants={"SCALE": 2.0})
+    with pytest.raises(DensityError, match=r"rename names \['sigma'\]"):
+        Density.from_model(protocol[4], "float64", model="scaled", rename={"sigma": "s"})
+    with pytest.raises(DensityError, match="two parameters or constants one name"):
+        Density.from_model(protocol[4], "float64", model="scaled", rename={"mu": "SCALE"})
+
+
 @pytest.mark.parametrize("what,message", [
     ("parameters", r"declares 2 parameters in Python \(mu, sigma\) but 1 in C"),
     ("fields", r"declares 2 event fields in Python .* but 1 in C"),
