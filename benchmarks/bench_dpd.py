@@ -170,8 +170,10 @@ def vecampfit_measure(s, data, mc, repeat, clock):
     allev = {k: np.concatenate([data[k], mc[k]]) for k in data}
     n = len(allev["sigma1"])
     d_v = cm.density("float64", 8, gradient=False)
+    d_v32 = cm.density("float32", 8, gradient=False)
     d_g = cm.density("float64", 8, gradient=True)
     buf_v = d_v.event_buffer(allev, records=True)
+    buf_v32 = d_v32.event_buffer(allev, records=True)
     # the gradient written out ((parameters, events) array): the data events only
     n_sub = len(data["sigma1"])
     buf_g = d_g.event_buffer(data, records=True)
@@ -182,8 +184,13 @@ def vecampfit_measure(s, data, mc, repeat, clock):
     res["n_fields_masses"] = len(cm_s.event_fields)
     res["same_source"] = cm.source_path == cm_s.source_path
     res["components"] = d_g.components is not None
+    v64 = d_v.evaluate(buf_v, p0, gradient=False, threads=1)
+    v32 = d_v32.evaluate(buf_v32, p0, gradient=False, threads=1)
+    res["float32_difference"] = float(np.max(np.abs(v32 / v64 - 1)))
+    del v64, v32
     cases = {
         "intensity": lambda: d_v.evaluate(buf_v, p0, gradient=False, threads=1),
+        "intensity (float32)": lambda: d_v32.evaluate(buf_v32, p0, gradient=False, threads=1),
         "intensity + gradient (couplings model)":
             lambda: d_g.evaluate(buf_g, p0, gradient=True, threads=1),
     }
@@ -193,7 +200,11 @@ def vecampfit_measure(s, data, mc, repeat, clock):
         if "gradient" in k:
             w_, c_ = res["density"][k]
             res["density"][k] = (w_ * n / n_sub, c_ * n / n_sub)
-    del buf_g, buf_v, allev
+    # the memory bandwidth one core reaches: a numpy sum over as many bytes
+    stream = np.ones(res["n_fields"] * n)
+    res["stream"] = interleaved({"sum": lambda: stream.sum()}, 3)["sum"]
+    res["stream_bytes"] = stream.nbytes
+    del buf_g, buf_v, buf_v32, allev, stream
     # Likelihood calls: alternate between two points (nothing reused).
     for label, model, compiled in (("couplings", s["am"], cm), ("masses", s["am_s"], cm_s)):
         lk = clock(f"likelihood ({label} free): events, prepare", build_likelihood, model,
@@ -624,6 +635,8 @@ def body(args, res, n):
         row("---", "---", "---", "---")
         d = r["density"]
         row("vecampfit intensity (`Density.evaluate`)", wc(d["intensity"]))
+        row(f"vecampfit intensity in float32 (largest relative difference to float64 "
+            f"{r['float32_difference']:.1e})", wc(d["intensity (float32)"]))
         row(f"vecampfit intensity + gradient, all {r['n_parameters']} derivatives written out "
             f"(`Density.evaluate`, timed on the data events)",
             wc(d["intensity + gradient (couplings model)"]))
@@ -638,6 +651,14 @@ def body(args, res, n):
             row(f"ampform-dpd + tensorwaves (JAX) likelihood value (`UnbinnedNLL`, "
                 f"{a['n_couplings']} complex couplings free)", wc(a["calls"]["likelihood value"]))
         w("")
+        for lab, size in (("intensity", 8), ("intensity (float32)", 4)):
+            t_ = d[lab][1] / r["n_events"]
+            w(f"- {lab}: the event buffer streams {r['n_fields'] * size} bytes per event "
+              f"({r['n_fields']} fields of {size} bytes): {r['n_fields'] * size / t_ / 1e9:.1f} "
+              f"GB/s at {t_ * 1e9:.1f} CPU ns/event.")
+        w(f"- a numpy sum over an array of as many float64 bytes streams "
+          f"{r['stream_bytes'] / r['stream'][1] / 1e9:.1f} GB/s on this host (CPU time).")
+        w("")
         w("(The likelihood is `vecampfit.fitter.Likelihood(cache=\"never\")`: the generated "
           "density does not describe its components, so every call evaluates the whole model; "
           "F = -2 sum ln(S_i / sum_j S_j) over data events i and normalization events j.)")
@@ -650,6 +671,8 @@ def body(args, res, n):
             for what, num, den, target, cmp in (
                     ("ampform-dpd intensity / vecampfit intensity", a["calls"]["intensity"],
                      d["intensity"], ">= 50x", "ge"),
+                    ("ampform-dpd intensity / vecampfit intensity in float32",
+                     a["calls"]["intensity"], d["intensity (float32)"], ">= 50x", "ge"),
                     ("ampform-dpd likelihood value / vecampfit likelihood value (couplings free)",
                      a["calls"]["likelihood value"], r["lk_couplings"]["value"], ">= 50x", "ge")):
                 rw, rc = num[0] / den[0], num[1] / den[1]

@@ -16,6 +16,10 @@ sum over every assignment of intermediate helicities.  Cases:
   of identical pions symmetrized);
 * e+e- -> gamma* -> a1+ pi-, a1+ -> rho0 pi+, rho0 -> pi+ pi-
   (photon helicities +-1);
+* B0 -> J/psi K+ pi- through K*0 and Z- (the J/psi in two topologies) and
+  Lambda_c+ -> p K- pi+ through Lambda*, anti-K*0 and Delta++ (the proton in
+  three topologies, its frames as SL(2, C) elements in Jacob and Wick's
+  convention);
 
 and the invariances (rotations of the whole event, Bose symmetry), the
 compiled values and analytic gradients against central differences, and
@@ -270,6 +274,7 @@ def a1_reference(mom, identical=True):
 
 
 def compare(amps, ref, label):
+    assert all(np.all(np.isfinite(v)) for v in list(amps.values()) + list(ref.values()))
     scale = max(np.max(np.abs(v)) for v in ref.values())
     worst = 0.0
     for k in set(amps) | set(ref):
@@ -551,8 +556,16 @@ def test_errors():
                                             LS({(0, "1/2"): "b"}, False)])
     d.amplitude_model()          # one topology: fine
     d.add_chain((("k", "pi"), "p"), [kst], [LS({(0, "1/2"): "c"}, False), LS({(1, 0): "d"})])
-    with pytest.raises(NotImplementedError, match="integer spin only"):
-        d.amplitude_model()
+    d.amplitude_model()          # two topologies: the proton's helicities aligned
+    # a massless final-state particle with spin in two topologies is not aligned
+    final = [Particle("g", 1, -1, 0.0, massless=True), Particle("k", 0, -1, M_K),
+             Particle("pi", 0, -1, M_PI)]
+    e = CascadeModel("b", Particle("B", 0, -1), final)
+    e.add_chain((("g", "k"), "pi"), [Isobar("K1", 1, 1)], [LS({(1, 1): "a"}, False),
+                                                          LS({(0, 1): 1.0})])
+    e.add_chain((("k", "pi"), "g"), [kst], [LS({(1, 1): "b"}, False), LS({(1, 0): 1.0})])
+    with pytest.raises(NotImplementedError, match="massless"):
+        e.amplitude_model()
     with pytest.raises(ValueError, match="no starting values"):
         e = CascadeModel("y", Particle("a1", 1, 1), pi)
         e.add_chain((("a", "b"), "c"), [Isobar("r", 1, -1, lineshapes.constant_width("m0", 0.1))],
@@ -644,6 +657,180 @@ def test_wigner_rotation_makes_the_intensity_invariant():
     mu = unaligned.amplitude_model()
     su = mu.intensity(unaligned.event_records(mom))
     assert np.max(np.abs(mu.intensity(unaligned.event_records(rotated)) / su - 1)) > 1e-2
+
+
+# ---------------------------------------------------------------------------
+# Wigner rotations of a final-state fermion in three topologies
+# ---------------------------------------------------------------------------
+
+M_LC, M_P = 2.28646, 0.938272
+LC_COUPLINGS = {"a0": 1.0, "a1": 0.4 - 0.3j, "b0": 0.6 + 0.5j, "b1": -0.3 + 0.2j,
+                "b2": 0.25j, "b3": 0.5 - 0.1j, "c1": 0.7 - 0.6j, "c2": 0.2 + 0.3j}
+LAMBDA_STAR, DELTA = (1.52, 0.08), (1.232, 0.117)
+
+
+def lc_cascade(order=(0, 1, 2)):
+    """Lambda_c+ -> p K- pi+ through Lambda*(1/2-) -> p K-, anti-K*0 -> K- pi+ and
+    Delta++(3/2+) -> p pi+ (weak production vertices without parity, strong decays
+    with it): the proton's helicity frames differ in all three topologies.
+    ``order``: the order of the chains (the first one's topology is the reference)."""
+    final = [Particle("p", "1/2", 1, M_P), Particle("k", 0, -1, M_K),
+             Particle("pi", 0, -1, M_PI)]
+    c = CascadeModel("lc", Particle("Lc", "1/2", 1), final)
+    lam = Isobar("L*", "1/2", -1, lineshapes.constant_width(*LAMBDA_STAR))
+    kst = Isobar("K*0", 1, -1, lineshapes.constant_width(*KST))
+    delta = Isobar("D++", "3/2", 1, lineshapes.constant_width(*DELTA))
+    chains = [((("p", "k"), "pi"), [lam], [LS({(0, "1/2"): "a0", (1, "1/2"): "a1"}, False),
+                                            LS({(0, "1/2"): 1.0})]),
+              ((("k", "pi"), "p"), [kst], [LS({(0, "1/2"): "b0", (1, "1/2"): "b1",
+                                               (1, "3/2"): "b2", (2, "3/2"): "b3"}, False),
+                                           LS({(1, 0): 1.0})]),
+              ((("p", "pi"), "k"), [delta], [LS({(1, "3/2"): "c1", (2, "3/2"): "c2"}, False),
+                                             LS({(1, "1/2"): 1.0})])]
+    for i in order:
+        c.add_chain(*chains[i])
+    for k, v in LC_COUPLINGS.items():
+        c.set_coupling(k, v)
+    return c
+
+
+def _sl2_frames(tree, momenta):
+    """SL(2, C) elements from the lab to every final-state particle's helicity frame in
+    Jacob and Wick's convention (as reference_angles(..., "jw")): the first child's axes
+    by R(phi_1, theta_1, 0), the second child's by R(phi_1, theta_1, 0) R_y(pi), their
+    inverses lifted as exp(i theta sigma_y / 2) exp(i phi sigma_z / 2), the boosts
+    exp(-eta n.sigma / 2); a four-vector's components transform as X -> S X S^+."""
+    sig = [np.array([[0, 1], [1, 0]]), np.array([[0, -1j], [1j, 0]]), np.array([[1, 0], [0, -1]])]
+
+    def boost(p):
+        m = np.sqrt(p[:, 3] ** 2 - np.sum(p[:, :3] ** 2, axis=1))
+        eta = np.arccosh(np.maximum(p[:, 3] / m, 1.0))
+        norm = np.linalg.norm(p[:, :3], axis=1)[:, None]
+        n = np.divide(p[:, :3], norm, out=np.zeros_like(p[:, :3]), where=norm > 0)
+        ns = sum(n[:, i, None, None] * sig[i] for i in range(3))
+        return (np.cosh(eta / 2)[:, None, None] * np.eye(2)
+                - np.sinh(eta / 2)[:, None, None] * ns)
+
+    def turn(th, ph):
+        ry = np.array([[np.cos(th / 2), np.sin(th / 2)], [-np.sin(th / 2), np.cos(th / 2)]])
+        rz = np.array([[np.exp(0.5j * ph), 0 * ph], [0 * ph, np.exp(-0.5j * ph)]])
+        return np.einsum("ijn,jkn->nik", ry, rz)
+
+    def act(s, p):
+        x = p[:, 3, None, None] * np.eye(2) + sum(p[:, i, None, None] * sig[i] for i in range(3))
+        y = s @ x @ np.conj(np.transpose(s, (0, 2, 1)))
+        return np.stack([y[:, 0, 1].real, y[:, 1, 0].imag, (y[:, 0, 0] - y[:, 1, 1]).real / 2,
+                         (y[:, 0, 0] + y[:, 1, 1]).real / 2], axis=1)
+    frames = {}
+
+    def visit(t, cumulative):
+        th1, ph1 = polar(act(cumulative, sum(momenta[x] for x in _leaves(t[1]))))
+        for k, child in enumerate(t[1:]):
+            pc = act(cumulative, sum(momenta[x] for x in _leaves(child)))
+            tr = turn(th1 + np.pi * k, ph1)
+            s = boost(act(tr, pc)) @ tr @ cumulative
+            if isinstance(child, str):
+                frames[child] = s
+            else:
+                visit(child, s)
+    visit(tree, boost(sum(momenta.values())))
+    return frames
+
+
+def lc_reference(mom):
+    """Per chain, its amplitudes by reference_amplitudes in Jacob and Wick's convention
+    (the second particle's frame and its factor (-1)^(s - lambda)), the proton's
+    helicities of the second and third chain turned into the first chain's frame by
+    D^(1/2)(W) = W, the SU(2) element S_ref S^-1 of the explicit SL(2, C) frames (its
+    sign included)."""
+    g = LC_COUPLINGS
+    spins = {"Lc": 1, "lam": 1, "kst": 2, "delta": 3, "p": 1, "k": 0, "pi": 0}
+    final = ["p", "k", "pi"]
+    chains = [
+        (("Lc", ("lam", "p", "k"), "pi"),
+         {"Lc": ls_helicity(1, 1, 0, {(0, 1): g["a0"], (1, 1): g["a1"]}),
+          "lam": ls_helicity(1, 1, 0, {(0, 1): 1.0})},
+         {"lam": lambda m: 1 / (LAMBDA_STAR[0] ** 2 - m ** 2 - 1j * LAMBDA_STAR[0] * LAMBDA_STAR[1])}),
+        (("Lc", ("kst", "k", "pi"), "p"),
+         {"Lc": ls_helicity(1, 2, 1, {(0, 1): g["b0"], (1, 1): g["b1"], (1, 3): g["b2"],
+                                      (2, 3): g["b3"]}),
+          "kst": ls_helicity(2, 0, 0, {(1, 0): 1.0})},
+         {"kst": lambda m: 1 / (KST[0] ** 2 - m ** 2 - 1j * KST[0] * KST[1])}),
+        (("Lc", ("delta", "p", "pi"), "k"),
+         {"Lc": ls_helicity(1, 3, 0, {(1, 3): g["c1"], (2, 3): g["c2"]}),
+          "delta": ls_helicity(3, 1, 0, {(1, 1): 1.0})},
+         {"delta": lambda m: 1 / (DELTA[0] ** 2 - m ** 2 - 1j * DELTA[0] * DELTA[1])})]
+    reference_frame = _sl2_frames(chains[0][0], mom)["p"]
+    out = []
+    for tree, vertices, shapes in chains:
+        amp = reference_amplitudes(tree, spins, vertices, shapes, mom, final, (-1, 1),
+                                   convention="jw")
+        w = reference_frame @ np.linalg.inv(_sl2_frames(tree, mom)["p"])
+        aligned = {}
+        for (two_m, lam, *rest), v in amp.items():
+            for lam_ref in (1, -1):
+                key = (two_m, lam_ref, *rest)
+                aligned[key] = aligned.get(key, 0) + w[:, (1 - lam_ref) // 2, (1 - lam) // 2] * v
+        out.append(aligned)
+    return out
+
+
+def test_wigner_rotation_of_a_final_state_fermion_equals_reference():
+    """Lambda_c+ -> p K- pi+ in three topologies: the amplitudes equal the explicit
+    evaluation in Jacob and Wick's convention, whose proton helicities are aligned by the
+    SU(2) element of the rotation between the SL(2, C) frames (the sign of a half-integer
+    spin's rotation), up to one constant phase per chain (the conventions' phases of the
+    second particle, which the couplings absorb)."""
+    c = lc_cascade()
+    p = events(M_LC, [M_P, M_K, M_PI], 40, 7)
+    mom = dict(zip(["p", "k", "pi"], p))
+    model = c.amplitude_model()
+    assert c.alignments == {1: [0], 2: [0]}
+    amps = model.amplitudes(c.event_records(mom))
+    chains = lc_reference(mom)
+    keys = sorted(amps)
+    lhs = np.concatenate([amps[k] for k in keys])
+    columns = np.stack([np.concatenate([ch.get(k, 0 * lhs[:len(p[0])]) for k in keys])
+                        for ch in chains], axis=1)
+    phases, *_ = np.linalg.lstsq(columns, lhs, rcond=None)
+    print(f"phases of the chains against Jacob and Wick: {np.round(phases, 12)}")
+    np.testing.assert_allclose(np.abs(phases), 1.0, atol=1e-12)
+    ref = {k: sum(ph * ch.get(k, 0) for ph, ch in zip(phases, chains)) for k in keys}
+    assert compare(amps, ref, "Lambda_c -> p K pi, aligned proton") < 1e-12
+
+
+def test_fermion_alignment_makes_the_intensity_independent_of_the_reference(monkeypatch):
+    """The unpolarized intensity does not depend on which of the three topologies is the
+    reference, nor on a rotation of the whole event; with the Euler angles of the SO(3)
+    rotation alone (alpha, gamma taken modulo 2 pi, the sign of the SU(2) element lost) it
+    does."""
+    from vecampfit.cascades import frames, model as cascade_model
+    p = events(M_LC, [M_P, M_K, M_PI], 60, 9)
+    mom = dict(zip(["p", "k", "pi"], p))
+
+    def intensities():
+        out = []
+        for order in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+            c = lc_cascade(order)
+            out.append(c.amplitude_model().intensity(c.event_records(mom)))
+        return out
+    s = intensities()
+    err_ref = max(float(np.max(np.abs(x / s[0] - 1))) for x in s[1:])
+    c = lc_cascade()
+    m = c.amplitude_model()
+    err_rot = float(np.max(np.abs(m.intensity(c.event_records(_rotate(mom, _rotation(4))))
+                                  / s[0] - 1)))
+    print(f"Lambda_c -> p K pi: reference topology {err_ref:.1e}, rotation {err_rot:.1e}")
+    assert err_ref < 1e-12 and err_rot < 1e-12
+
+    def so3_angles(frame, reference):
+        alpha, cos_beta, gamma = frames.wigner_rotation_angles(frame, reference)
+        return np.angle(np.exp(1j * alpha)), cos_beta, np.angle(np.exp(1j * gamma))
+    monkeypatch.setattr(cascade_model, "wigner_rotation_angles", so3_angles)
+    s = intensities()
+    worst = max(float(np.max(np.abs(x / s[0] - 1))) for x in s[1:])
+    print(f"with SO(3) angles: reference topology {worst:.1e}")
+    assert worst > 1e-2
 
 
 def test_generation_and_fit_recover_the_truth(model_cache):

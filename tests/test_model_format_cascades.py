@@ -555,8 +555,9 @@ def test_errors_name_the_file_and_the_json_path(edit, where, what, tmp_path):
     assert what in message
 
 
-def test_unsupported_wigner_rotation_is_an_error():
-    """A spin-1/2 daughter in two topologies: the cascades cannot align it."""
+def _fermion_file():
+    """The three-body file with a spin-1/2 parent and a spin-1/2 daughter in two
+    topologies (LS and helicity vertices)."""
     data = three_body_file()
     kin = data["distributions"][0]["decay_description"]["kinematics"]
     kin["final_state"][0]["spin"] = "1/2"
@@ -576,10 +577,46 @@ def test_unsupported_wigner_rotation_is_an_error():
         ch["vertices"][0].update(type="ls", l=1, s="1/2")
         ch["vertices"][0].pop("helicities", None)
         ch["vertices"][0].pop("parity_factor", None)
+    return data
+
+
+def test_fermion_daughter_in_two_topologies_through_both_paths(monkeypatch):
+    """A spin-1/2 parent and a spin-1/2 daughter in two topologies: the cascade, its
+    daughter's helicities turned by the SU(2) Wigner rotation, equals the Dalitz-plot
+    decomposition of the three-body reader (its own zeta angles and sign rules); with the
+    Euler angles of the SO(3) rotation alone (the SU(2) sign lost) it does not."""
+    from vecampfit.cascades import frames, model as cascade_model
+    data = _fermion_file()
+    dpd = read_model(data).distributions["bz"]
+    rng = np.random.default_rng(3)
+    points = [{"m_23": m23, "cos_23": c23, "phi_23": phi23, "m_0": 5.27966, "cos_0": c0,
+               "phi_0": phi0}
+              for m23, c23, phi23, c0, phi0 in zip(
+                  rng.uniform(0.7, 1.9, 20), rng.uniform(-1, 1, 20), rng.uniform(-3, 3, 20),
+                  rng.uniform(-1, 1, 20), rng.uniform(-3, 3, 20))]
+
+    def worst():
+        cascade = read_model(data, three_body="cascade").distributions["bz"]
+        return max(abs(cascade.value(p) / dpd.value(p) - 1) for p in points)
+    err = worst()
+    print(f"\nspin-1/2 daughter, cascade vs Dalitz-plot decomposition: {err:.2e}")
+    assert err < 1e-12
+
+    def so3_angles(frame, reference):
+        alpha, cos_beta, gamma = frames.wigner_rotation_angles(frame, reference)
+        return np.angle(np.exp(1j * alpha)), cos_beta, np.angle(np.exp(1j * gamma))
+    monkeypatch.setattr(cascade_model, "wigner_rotation_angles", so3_angles)
+    assert worst() > 1e-2
+
+
+def test_massless_daughter_in_two_topologies_is_an_error():
+    """A photon in two topologies: the cascades cannot align it (no rest frame)."""
+    data = three_body_file()
+    kin = data["distributions"][0]["decay_description"]["kinematics"]
+    kin["final_state"][0].update(spin="1", mass=0.0)
     with pytest.raises(ModelFormatError, match=r"<dict>: distributions\[0\]\.decay_description"
-                                               r"\.chains: .*different helicity frames"):
+                                               r"\.chains: .*massless"):
         read_model(data, three_body="cascade")
-    read_model(data)  # the three-body path reads it
 
 
 def test_three_body_option():

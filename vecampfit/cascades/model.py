@@ -59,9 +59,10 @@ With the second child's frame as above, the Jacob-Wick helicity amplitudes
 (their two-particle states with the phase :math:`(-1)^{s_b - \lambda_b}`
 and the second particle's frame turned by :math:`R_y(\pi)` from the
 first's) equal these up to a constant factor of modulus one per vertex,
-:math:`(-1)^{s_b}` for an integer spin :math:`s_b`, independent of the
-helicities (the second particle's frame here is Jacob and Wick's turned by
-:math:`R_z(\pi)`; the tests check it): LS couplings keep their meaning (the parity relations
+:math:`e^{i\pi s_b}` (:math:`(-1)^{s_b}` for an integer spin :math:`s_b`),
+independent of the helicities (the second particle's frame here is Jacob
+and Wick's turned by :math:`R_z(\pi)`; the tests check it for vector and
+spin-1/2 second particles): LS couplings keep their meaning (the parity relations
 :math:`H_{-\lambda_a -\lambda_b} = P_X P_a P_b (-1)^{J - s_a - s_b}
 H_{\lambda_a \lambda_b}` hold).
 
@@ -89,10 +90,11 @@ between the two rest frames (:mod:`vecampfit.cascades.frames`):
     D^{s}_{\lambda'\lambda}(\alpha, \beta, \gamma)\,
     A_{\ldots\lambda\ldots}, \qquad W = R_z(\alpha) R_y(\beta) R_z(\gamma),
 
-with the Euler angles event variables.  This is implemented for massive
-particles of integer spin; a half-integer spin (whose SU(2) rotation has a
-sign that would have to be followed through the boosts) or a massless
-particle with different frames raises NotImplementedError.
+with the Euler angles event variables.  The frames are followed as SL(2, C)
+elements, so that :math:`W` is an SU(2) element with its sign and
+:math:`D^s` is right for half-integer spins too.  A massless particle (whose
+helicity frames are not rest frames) with different frames raises
+NotImplementedError.
 """
 
 import itertools
@@ -359,15 +361,14 @@ class CascadeModel:
             differ = [k for k, t in enumerate(topologies) if path(t, i) != ref]
             if not differ:
                 continue
-            if p.two_spin % 2 or p.massless:
+            if p.massless or (isinstance(p.mass, (int, float)) and p.mass <= 0):
                 raise NotImplementedError(
-                    f"cascade {self.name!r}: the final-state particle {p.name!r} (spin "
-                    f"{p.two_spin}/2{', massless' if p.massless else ''}) has different helicity "
-                    f"frames in the topologies {[self._describe(t) for t in topologies]}; "
-                    "vecampfit.cascades aligns them by Wigner rotations for massive particles of "
-                    "integer spin only (for half-integer spins the sign of the SU(2) rotation "
-                    "would have to be tracked through the boosts); declare the particle's spin 0 "
-                    "if its helicity is not measured, or use one topology")
+                    f"cascade {self.name!r}: the massless final-state particle {p.name!r} (spin "
+                    f"{p.two_spin}/2) has different helicity frames in the topologies "
+                    f"{[self._describe(t) for t in topologies]}; vecampfit.cascades aligns them "
+                    "by Wigner rotations between rest frames, which a massless particle does not "
+                    "have: use one topology, or the Dalitz-plot decomposition (vecampfit.dpd) "
+                    "for a three-body decay")
             for k in differ:
                 out.setdefault(k, []).append(i)
         return out
