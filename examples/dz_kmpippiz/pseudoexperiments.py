@@ -26,17 +26,13 @@ expected bias of a fraction fitted together with the couplings, of order
 import math
 import os
 import shutil
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-
-from vecampfit import studies  # noqa: E402
-from vecampfit.fitter import read_parameter_file, results  # noqa: E402
+import common
+import fit_background
+import fit_signal
+import generate
+from vecampfit import studies
+from vecampfit.fitter import read_parameter_file, results
 
 
 class Experiment:
@@ -61,13 +57,11 @@ def true_values(cartesian=False):
     """Parameter name -> generated value, in the order of the fit's table
     (parameters_signal_mc.dat; with ``cartesian`` the couplings as
     <name>_RE = A cos P, <name>_IM = A sin P)."""
-    truth = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
+    truth = read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))
     if not cartesian:
         return {p.name: p.value for p in truth}
-    names = fit_signal.isobar_model(cartesian=True).parameter_names() \
-        + [common.BACKGROUND_FRACTION]
     out = {}
-    for name in names:
+    for name in common.signal_model(True).parameter_names() + [common.BACKGROUND_FRACTION]:
         key, _, part = name.rpartition("_")
         if part in ("RE", "IM"):
             a, phase = truth[f"{key}_A"].value, math.radians(truth[f"{key}_P"].value)
@@ -104,12 +98,11 @@ def main(argv=None):
         generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
                        str(args.mc_events), "--background-events", str(args.events),
                        "--pseudoexperiments", str(args.experiments), "--seed", str(args.seed)])
-    import fit_background
     options = ["--threads", "1"] + (["--model-cache", args.model_cache] if args.model_cache
                                     else [])
     bfile = os.path.join(d, "parameters_background_result.dat")
     if args.background_shape == "generation":
-        shutil.copyfile(os.path.join(HERE, "parameters_background.dat"), bfile)
+        shutil.copyfile(os.path.join(common.HERE, "parameters_background.dat"), bfile)
     elif not os.path.exists(bfile):
         fit_background.main(["--directory", d, "--fixed-seed", *options])
     fit_options = options + (["--cartesian"] if args.cartesian else []) + (
