@@ -1,17 +1,12 @@
 """Generate the D0 -> K- pi+ pi0 samples: normalization MC, pseudo-data, background.
 
-Writes ROOT files with tree ``tree`` and branches ``km_momentum[4]``,
-``pip_momentum[4]``, ``pi0_momentum[4]`` (float32; px, py, pz, E in GeV):
-
-* ``mc_signal.root``: MC uniform in phase space (the normalization sample);
-* ``mc_signal_weighted.root`` (``--weighted-mc``): MC distributed as the
-  signal density, with branch ``weight`` = 1/S so that sums over it
-  integrate like the uniform MC;
-* ``data_signal.root``, or ``data_signal_N.root`` for N in
-  0..``--pseudoexperiments``-1: signal from the isobar model at the
-  generation parameters (parameters_signal_mc.dat) plus a
-  ``--background-fraction`` of background;
-* ``data_background.root``: a background sample for the background fit.
+Writes trees ``tree`` with branches ``km_momentum[4]``, ``pip_momentum[4]``,
+``pi0_momentum[4]`` (float32; px, py, pz, E in GeV): ``mc_signal.root``
+(uniform in phase space), ``mc_signal_weighted.root`` (``--weighted-mc``:
+distributed as the signal, branch ``weight`` = 1/S), ``data_signal.root``
+(or ``data_signal_N.root`` for ``--pseudoexperiments``: the isobar model at
+parameters_signal_mc.dat plus a ``--background-fraction`` of background)
+and ``data_background.root`` (background alone).
 """
 
 import os
@@ -33,6 +28,7 @@ def signal_parameters():
 
 
 def background_parameters():
+    """The background coefficients of parameters_background.dat."""
     return read_parameter_file(os.path.join(common.HERE, "parameters_background.dat")).values
 
 

@@ -26,28 +26,12 @@ AXES = (("s_km_pip", r"$m^2(K^-\pi^+)$ [GeV$^2$]"),
 
 
 def fit_weights(density_file, parameters=None, largest=3):
-    """Data values and the fit's weights at the normalization events.
-
-    Parameters
-    ----------
-    density_file : str
-        ``signal_density.root`` of fit_signal.py.
-    parameters : str, optional
-        Fitted parameter file; with it, the ``largest`` resonances by fit
-        fraction get weights of their own.
-    largest : int
-
-    Returns
-    -------
-    data, norm : dict of numpy.ndarray
-        The trees ``data_0`` and ``normalization_0``.
-    weights : numpy.ndarray
-        :math:`v_k\\,(f_S S/I_S + f_B B/I_B)` per normalization event.
-    components : dict of str to numpy.ndarray
-        ``background`` and the resonances: the signal weight times
-        :math:`|c_k X_k|^2 / |A|^2`.
-    labels : dict of str to str
-    """
+    """The trees ``data_0`` and ``normalization_0`` of ``density_file``
+    (signal_density.root), the fit's weights v_k (f_S S/I_S + f_B B/I_B) at
+    the normalization events, the weights of the background and of the
+    ``largest`` resonances by fit fraction (the signal weight times
+    |c_k X_k|^2/|A|^2, at the values of the fitted ``parameters`` file), and
+    the components' labels."""
     import uproot
     with uproot.open(density_file) as f:
         data = f["data_0"].arrays(library="np")

@@ -1,29 +1,19 @@
 """Pseudoexperiments of the D0 -> K- pi+ pi0 example: generate N data samples
 at the CLEO values (parameters_signal_mc.dat), fit each with the example's
-sequence from random starts, and summarize the pulls of the magnitudes,
-phases and background fraction.
+sequence from random starts, and summarize the pulls of the couplings and
+the background fraction.
 
     python pseudoexperiments.py --directory toys --experiments 200 --events 20000
 
-Each fit runs on the cached likelihood (only couplings and the background
-fraction are free).  Experiment k fits ``data_signal_k.root`` with a random
-start whose seed comes from the study's seed (vecampfit.studies), so that
-experiment k can be redone alone; results are appended to
-``study_results.jsonl`` as they arrive (an interrupted study resumes), the
-table is written to ``study.root`` and the pull summary to ``pulls.txt``.
-``--cartesian`` fits the couplings as real and imaginary parts,
-``--grid-integration N`` normalizes on a grid instead of the shared MC
-sample, ``--background-shape generation`` fits with the generated
-background shape.  With all three (N = 400) the pulls of 200 experiments of
-20,000 events have means within 2.7 standard errors and widths 0.96-1.09
-(benchmarks/results/dz_pulls.md); with the defaults the shared MC sample
-and the upward bias of small magnitudes shift some means by 0.2-0.3.  The
-background fraction's mean is -0.12 +- 0.03 over 1,100 experiments: the
-expected bias of a fraction fitted together with the couplings, of order
-1/sqrt(events) in units of its error (dz_pulls.md).
+Experiment k fits ``data_signal_k.root`` from a random start whose seed
+comes from the study's seed (vecampfit.studies.run_study), so that it can
+be redone alone; results go to ``study_results.jsonl`` as they arrive (an
+interrupted study resumes), the table to ``study.root``, the pull summary to
+``pulls.txt``.  With ``--cartesian --grid-integration 400 --background-shape
+generation`` the pulls of 200 experiments of 20,000 events have means within
+2.7 standard errors and widths 0.96-1.09 (benchmarks/results/dz_pulls.md).
 """
 
-import math
 import os
 import shutil
 
@@ -57,18 +47,15 @@ def true_values(cartesian=False):
     """Parameter name -> generated value, in the order of the fit's table
     (parameters_signal_mc.dat; with ``cartesian`` the couplings as
     <name>_RE = A cos P, <name>_IM = A sin P)."""
-    truth = read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))
+    truth = {p.name: p.value
+             for p in read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))}
     if not cartesian:
-        return {p.name: p.value for p in truth}
-    out = {}
-    for name in common.signal_model(True).parameter_names() + [common.BACKGROUND_FRACTION]:
-        key, _, part = name.rpartition("_")
-        if part in ("RE", "IM"):
-            a, phase = truth[f"{key}_A"].value, math.radians(truth[f"{key}_P"].value)
-            out[name] = a * (math.cos(phase) if part == "RE" else math.sin(phase))
-        else:
-            out[name] = truth[name].value
-    return out
+        return truth
+    polar = common.signal_model()
+    for key, z in polar.couplings({n: truth[n] for n in polar.parameter_names()}).items():
+        truth[f"{key}_RE"], truth[f"{key}_IM"] = z.real, z.imag
+    return {n: truth[n] for n in common.signal_model(True).parameter_names()
+            + [common.BACKGROUND_FRACTION]}
 
 
 def main(argv=None):
