@@ -1,6 +1,6 @@
 """Time per event of the D0 -> K- pi+ pi0 signal density for every vector length.
 
-Compiles examples/dz_kmpippiz/signal_density.pyx for each L (as a user's model)
+Compiles benchmarks/dz_handwritten/signal_density.pyx for each L (as a user's model)
 and times the density alone (no likelihood) over N events in float32 and
 float64, with and without the gradient, next to the numpy form of the same
 model and a hand-written C kernel of the same formula (dz_density_kernel.c,

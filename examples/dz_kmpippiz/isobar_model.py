@@ -2,10 +2,9 @@
 
 Breit-Wigner amplitudes without phase-space factor (radius 1.5 GeV^-1),
 parent form factor normalized at m0 (omitted for rho(1700)+, whose m0 lies
-above the D0 threshold; D radius ``D_R`` = 5 GeV^-1), Zemach spin factors,
-and a constant non-resonant term.  Parameter names and starting values are
-those of parameters_signal.dat: ``<KEY>_M``, ``_G``, ``_R`` (GeV, GeV,
-GeV^-1), ``<KEY>_A``, ``_P`` (magnitude, phase in degrees).
+above the D0 threshold), Zemach spin factors, a constant non-resonant term.
+Parameters as in parameters_signal.dat: ``D_R``, ``<KEY>_M``, ``_G``, ``_R``
+(GeV, GeV, GeV^-1), ``<KEY>_A``, ``_P`` (magnitude, phase in degrees).
 """
 from vecampfit.isobar import IsobarModel, Parameter, Polar
 
