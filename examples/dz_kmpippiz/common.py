@@ -10,8 +10,6 @@ points are records with ``m2_km_pip`` and ``m2_km_piz`` instead of momenta.
 
 import os
 
-import numpy as np
-
 import isobar_model
 from vecampfit import command_line, numeric_integration
 from vecampfit.fitter import Density
@@ -24,9 +22,15 @@ TREE = "tree"
 BACKGROUND_FRACTION = "BACKGROUND_FRACTION"
 
 
-def signal_model(cartesian=False):
-    """The isobar model (couplings as real and imaginary parts with ``cartesian``)."""
+def signal_model(cartesian=False, table=None):
+    """The isobar model; its parameters with the values, steps and random
+    changes of ``table`` (a ParameterTable such as parameters_signal.dat);
+    with ``cartesian`` the couplings as real and imaginary parts
+    (IsobarModel.cartesian: steps and random changes of the magnitudes)."""
     model = isobar_model.build()
+    for p in model.parameters() if table is not None else ():
+        p.value, p.step, p.random_change = (table[p.name].value, table[p.name].step,
+                                            table[p.name].random_change)
     return model.cartesian() if cartesian else model
 
 
@@ -72,11 +76,6 @@ def data_file_name(pseudoexperiment):
     """``data_signal_N.root`` for pseudoexperiment N >= 0, else ``data_signal.root``."""
     return f"data_signal_{pseudoexperiment}.root" if pseudoexperiment >= 0 \
         else "data_signal.root"
-
-
-def float32_records(momenta):
-    """The momentum branches as float32 (the event class's type)."""
-    return {b: np.asarray(momenta[b], dtype=np.float32) for b in BRANCHES}
 
 
 def add_fit_options(parser):

@@ -21,8 +21,7 @@ import numpy as np
 
 import common
 from vecampfit import couplings
-from vecampfit.fitter import (Fitter, FitParameter, Likelihood, ParameterTable, Stage,
-                              read_parameter_file)
+from vecampfit.fitter import Fitter, Likelihood, ParameterTable, Stage, read_parameter_file
 from vecampfit.fitter.results import covariance_matrix
 from vecampfit.isobar import fit_fractions
 from vecampfit.root_io import read_events
@@ -37,19 +36,10 @@ def parameter_table(args):
     imaginary parts with ``--cartesian``, random starts within the random
     change of the magnitude), without the background fraction with
     ``--no-background``."""
-    polar = read_parameter_file(os.path.join(common.HERE, "parameters_signal.dat"))
-    out = list(polar)
-    if args.cartesian:
-        out = []
-        for p in common.signal_model(cartesian=True).parameter_table():
-            key, _, part = p.name.rpartition("_")
-            a = polar[f"{key}_A"] if part in ("RE", "IM") else None
-            out.append(FitParameter(p.name, p.value, a.step, 0.0, 0.0, a.random_change) if a
-                       else polar[p.name])
-        out.append(polar[common.BACKGROUND_FRACTION])
-    return ParameterTable([p for p in out if not (args.no_background
-                                                  and p.name == common.BACKGROUND_FRACTION)],
-                          source=polar.source)
+    table = read_parameter_file(os.path.join(common.HERE, "parameters_signal.dat"))
+    out = list(common.signal_model(args.cartesian, table).parameter_table())
+    out += [] if args.no_background else [table[common.BACKGROUND_FRACTION]]
+    return ParameterTable(out, source=table.source)
 
 
 def build(args, signal=None):

@@ -17,7 +17,6 @@ import numpy as np
 import common
 from vecampfit import generation
 from vecampfit.fitter import read_parameter_file
-from vecampfit.isobar import generate_events
 from vecampfit.root_io import write_tree
 
 
@@ -39,23 +38,15 @@ def maximum(density, params):
     return 1.2 * float(np.max(density(grid, params)))
 
 
-def generate_signal(n, rng, params, progress=False):
-    """n signal events (float32 momenta) of the isobar model at ``params``."""
+def generate(density, n, rng, params=None, progress=False):
+    """n events (float32 momenta) of ``density(records, params)`` (None:
+    phase space) by accept-reject (vecampfit.generation.generate_events)."""
     model = common.signal_model()
-    top = maximum(model.density, params)
-    return common.float32_records(generate_events(model, n, params, seed=rng, maximum=top,
-                                                  progress=progress))
-
-
-def generate_background(n, rng, params, progress=False):
-    """n events of the background polynomial with coefficients ``params``
-    (None: uniform in phase space)."""
-    model = common.signal_model()
-    density = None if params is None else common.background_polynomial
-    top = None if params is None else maximum(density, params)
-    return common.float32_records(generation.generate_events(
+    momenta = generation.generate_events(
         density, model.parent_mass, [model.daughter_mass(k) for k in range(3)], n, params,
-        names=common.BRANCHES, seed=rng, maximum=top, progress=progress))
+        names=common.BRANCHES, seed=rng, progress=progress,
+        maximum=None if density is None else maximum(density, params))
+    return {b: np.asarray(momenta[b], dtype=np.float32) for b in common.BRANCHES}
 
 
 def main(argv=None):
@@ -82,6 +73,7 @@ def main(argv=None):
     os.makedirs(args.directory, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     ps, pb = signal_parameters(), background_parameters()
+    signal, background = common.signal_model().density, common.background_polynomial
     t0 = time.perf_counter()
 
     def write(name, records, what):
@@ -89,24 +81,24 @@ def main(argv=None):
         print(f"{name}: {what}")
 
     if not args.no_mc and args.mc_events:
-        write("mc_signal.root", generate_background(args.mc_events, rng, None, args.progress),
+        write("mc_signal.root", generate(None, args.mc_events, rng, progress=args.progress),
               f"{args.mc_events} phase-space events")
     if args.weighted_mc and args.mc_events:
-        rec = generate_signal(args.mc_events, rng, ps, args.progress)
-        w = 1 / common.signal_model().density(rec, ps)
+        rec = generate(signal, args.mc_events, rng, ps, args.progress)
+        w = 1 / signal(rec, ps)
         write("mc_signal_weighted.root", {**rec, "weight": w / w.mean()},
               f"{args.mc_events} events from the signal density")
     for k in range(args.pseudoexperiments) if args.pseudoexperiments else [-1]:
         n_bkg = rng.binomial(args.events, args.background_fraction)
-        sig = generate_signal(args.events - n_bkg, rng, ps, args.progress)
-        bkg = generate_background(n_bkg, rng, pb, args.progress)
+        sig = generate(signal, args.events - n_bkg, rng, ps, args.progress)
+        bkg = generate(background, n_bkg, rng, pb, args.progress)
         order = rng.permutation(args.events)
         write(common.data_file_name(k),
               {b: np.concatenate([sig[b], bkg[b]])[order] for b in common.BRANCHES},
               f"{args.events - n_bkg} signal + {n_bkg} background events")
     if args.background_events:
         write("data_background.root",
-              generate_background(args.background_events, rng, pb, args.progress),
+              generate(background, args.background_events, rng, pb, args.progress),
               f"{args.background_events} background events")
     print(f"generation took {time.perf_counter() - t0:.1f} s")
 

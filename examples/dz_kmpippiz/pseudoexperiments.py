@@ -47,15 +47,9 @@ def true_values(cartesian=False):
     """Parameter name -> generated value, in the order of the fit's table
     (parameters_signal_mc.dat; with ``cartesian`` the couplings as
     <name>_RE = A cos P, <name>_IM = A sin P)."""
-    truth = {p.name: p.value
-             for p in read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))}
-    if not cartesian:
-        return truth
-    polar = common.signal_model()
-    for key, z in polar.couplings({n: truth[n] for n in polar.parameter_names()}).items():
-        truth[f"{key}_RE"], truth[f"{key}_IM"] = z.real, z.imag
-    return {n: truth[n] for n in common.signal_model(True).parameter_names()
-            + [common.BACKGROUND_FRACTION]}
+    table = read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))
+    return {**common.signal_model(cartesian, table).values(),
+            common.BACKGROUND_FRACTION: table[common.BACKGROUND_FRACTION].value}
 
 
 def main(argv=None):
