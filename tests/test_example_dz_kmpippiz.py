@@ -227,9 +227,12 @@ def check_fit_fractions(fitter, d, opts, truth):
     values with errors from the error matrix; they agree with the fractions
     of the generated values (same layer, same MC) within their errors."""
     import fit_signal
+    from vecampfit.fitter.results import covariance_matrix
     model = common.signal_model()
+    names = model.parameter_names()
     sample = fit_signal.normalization_sample(fit_signal.parse(opts))
-    ff = fit_signal.fitted_fractions(fitter, model, sample)
+    ff = fit_fractions(model, *sample, params={p: fitter.minuit.values[p] for p in names},
+                       covariance=covariance_matrix(fitter.minuit, names), covariance_names=names)
     lines = open(os.path.join(d, "results.txt")).read().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Fit fractions"))
     table = {}
@@ -238,7 +241,6 @@ def check_fit_fractions(fitter, d, opts, truth):
         if parts and parts[0] in ff.components:
             table[parts[0]] = [float(v) for v in parts[-3:]]
     assert list(table) == list(ff.components)
-    names = model.parameter_names()
     true_ff = fit_fractions(model, *sample, params={p: truth[p].value for p in names})
     for k, c in enumerate(ff.components):
         value, error, mc_error = table[c]
