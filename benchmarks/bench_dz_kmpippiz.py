@@ -13,6 +13,10 @@ Writes ``benchmarks/results/dz_kmpippiz.md`` (the README links to it)::
 
     python benchmarks/bench_dz_kmpippiz.py [--data 100000] [--mc 1000000] [--fits 3]
 
+The signal density is the hand-written one of ``benchmarks/dz_handwritten``
+(the same model as the example's isobar_model.py, written by hand), through
+the example's fitter (``fit_signal.build``).
+
 Samples are generated once into ``--directory`` (default
 ``benchmarks/results/dz_samples``) and reused.  Times are the best of
 ``--repeat`` calls; the machine's load is printed with the results.
@@ -34,7 +38,6 @@ EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 sys.path.insert(0, EXAMPLE)
 sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
 
-import common  # noqa: E402
 import fit_signal  # noqa: E402
 import generate  # noqa: E402
 import handwritten  # noqa: E402

@@ -122,8 +122,9 @@ def report(results, lengths, n, repeat):
            f"ns per event (best of {repeat} interleaved rounds).", ""]
     for title, rows in results:
         out += [f"## {title}", "",
-                "hand: the example's Cython; gen: generated from isobar_model.py; frozen: "
-                "generated with masses and widths compiled in as constants (no gradient rows "
+                "hand: the hand-written Cython (benchmarks/dz_handwritten); gen: generated "
+                "from isobar_model.py; frozen: generated with masses and widths compiled in "
+                "as constants (no gradient rows "
                 "for them).", "",
                 "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L} | frozen L={L}"
                                                        for L in lengths)

@@ -11,8 +11,9 @@ and the non-resonant term; rho(770)+ is the reference):
   ``laddu.Likelihood``; ``value`` and ``value_and_gradient`` calls, and the
   set-up (datasets, model compilation, likelihood preparation, which builds
   the accepted-MC normalization statistics);
-* vecampfit: the example's Cython density through ``Likelihood`` with
-  ``cache="always"`` (component amplitudes cached, MC integral matrix) and
+* vecampfit: the hand-written Cython density (benchmarks/dz_handwritten)
+  through ``Likelihood`` with ``cache="always"`` (component amplitudes cached,
+  MC integral matrix) and
   ``cache="never"`` (the whole model at every call), value and value with
   gradient; the cached data term at two threads against one.
 
