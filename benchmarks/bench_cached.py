@@ -37,8 +37,8 @@ import bench_dz_kmpippiz as dz  # noqa: E402
 
 FIT = r"""
 import json, sys, time
-sys.path.insert(0, {example!r})
-import fit_signal
+sys.path.insert(0, {benchmarks!r})
+import bench_dz_kmpippiz
 from vecampfit.fitter import Likelihood
 cache = {cache!r}
 original = Likelihood.__init__
@@ -46,8 +46,7 @@ def init(self, *args, **kw):
     kw["cache"] = cache
     original(self, *args, **kw)
 Likelihood.__init__ = init
-sys.argv = ["fit_signal.py"] + {argv!r}
-f = fit_signal.main()
+f = bench_dz_kmpippiz.fit({argv!r})
 with open("/proc/self/status") as status:
     peak = [int(l.split()[1]) / 1024 for l in status if l.startswith("VmHWM:")][0]
 print("BENCH", json.dumps(dict(wall=f.wall_time, cpu=f.cpu_time, calls=f.likelihood.n_calls, peak=peak,
@@ -56,7 +55,7 @@ print("BENCH", json.dumps(dict(wall=f.wall_time, cpu=f.cpu_time, calls=f.likelih
 
 
 def call_times(directory, repeat):
-    f = dz.fit_signal.build(dz.fit_args(directory, 8, "float64", 1))
+    f = dz.build(directory, 8, "float64", 1)
     lk = f.likelihood
     x = f.initial_values
     free = dz.fit_signal.names("A") + dz.fit_signal.names("P") + ["BACKGROUND_FRACTION"]
@@ -87,7 +86,7 @@ def whole_fits(directory, n_fits):
         for k in range(n_fits):
             argv = ["--directory", directory, "--threads", "1", "--seed", str(200 + k),
                     "--no-density-file"]
-            proc = subprocess.run([sys.executable, "-c", FIT.format(example=EXAMPLE, cache=cache,
+            proc = subprocess.run([sys.executable, "-c", FIT.format(benchmarks=HERE, cache=cache,
                                                                      argv=argv)],
                                   capture_output=True, text=True, check=True, cwd=EXAMPLE)
             line = [x for x in proc.stdout.splitlines() if x.startswith("BENCH ")][-1]

@@ -1,6 +1,6 @@
 """Time per event of the D0 -> K- pi+ pi0 signal density for every vector length.
 
-Compiles examples/dz_kmpippiz/signal_density.pyx for each L (as a user's model)
+Compiles benchmarks/dz_handwritten/signal_density.pyx for each L (as a user's model)
 and times the density alone (no likelihood) over N events in float32 and
 float64, with and without the gradient, next to the numpy form of the same
 model and a hand-written C kernel of the same formula (dz_density_kernel.c,
@@ -26,9 +26,12 @@ import numpy as np
 from timing import best_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "examples", "dz_kmpippiz"))
-import model  # noqa: E402
-from common import MASSES, SIGNAL_CONSTANTS  # noqa: E402  (PDG 2024 masses, GeV)
+sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
+import handwritten  # noqa: E402
+import dz_reference as model  # noqa: E402  (on the path through handwritten)
+
+MASSES = model.MASSES  # PDG 2024, GeV
+SIGNAL_CONSTANTS = handwritten.CONSTANTS
 
 from vecampfit import _build_config  # noqa: E402
 from vecampfit.fitter import Density  # noqa: E402
@@ -101,7 +104,7 @@ def main():
 
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     lengths = [int(x) for x in args.lengths.split(",")]
-    mods = compile_model(os.path.join(HERE, "..", "examples", "dz_kmpippiz", "signal_density.pyx"),
+    mods = compile_model(handwritten.SOURCE,
                          lengths, native=not args.portable)
     fields = dalitz_fields(args.events)
     d = model.default_parameters()

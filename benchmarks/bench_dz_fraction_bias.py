@@ -67,7 +67,7 @@ def _grid_model(ngrid):
         The grid weights.
     """
     records, w = common.dalitz_grid(ngrid)
-    x = fit_signal.isobar_model().component_amplitudes(records)
+    x = common.signal_model().component_amplitudes(records)
     truth = pseudoexperiments.true_values()
     coupling = {k: truth[f"{k}_A"] * np.exp(1j * math.radians(truth[f"{k}_P"])) for k in x}
     y, c, names = [coupling[REFERENCE] * x[REFERENCE]], [1.0], []
@@ -76,8 +76,7 @@ def _grid_model(ngrid):
             y += [x[k], 1j * x[k]]
             c += [coupling[k].real, coupling[k].imag]
             names += [f"{k}_RE", f"{k}_IM"]
-    background = common.background_polynomial(records["m2_km_pip"], records["m2_km_piz"],
-                                              generate.background_parameters())
+    background = common.background_polynomial(records, generate.background_parameters())
     return np.array(y), np.array(c), names, background / np.sum(w * background), w
 
 
@@ -207,11 +206,11 @@ _SETUP = {}
 def _setup(ngrid, cache):
     if not _SETUP:
         ps, pb = generate.signal_parameters(), generate.background_parameters()
-        _SETUP.update(grid=common.dalitz_grid(ngrid), ps=ps, pb=pb,
-                      smax=generate.maximum(generate.signal_of_records, ps),
-                      bmax=generate.maximum(generate.background_of_records, pb),
-                      models=common.compile_models([8], cache),
-                      cartesian=fit_signal.isobar_model(True).compile([8], build_dir=cache))
+        signal = common.signal_model().density
+        _SETUP.update(grid=common.dalitz_grid(ngrid), ps=ps, pb=pb, signal=signal,
+                      smax=generate.maximum(signal, ps),
+                      bmax=generate.maximum(common.background_polynomial, pb),
+                      cartesian=common.signal_model(True).compile([8], build_dir=cache))
     return _SETUP
 
 
@@ -219,8 +218,10 @@ def _generate(density, n, rng, params, maximum):
     from vecampfit import generation
     if n == 0:
         return {b: np.zeros((0, 4), np.float32) for b in common.BRANCHES}
-    momenta = generation.generate_events(density, common.MASSES["md"], generate.FINAL_STATE, n,
-                                         params, names=common.BRANCHES, seed=rng, maximum=maximum)
+    model = common.signal_model()
+    momenta = generation.generate_events(density, model.parent_mass,
+                                         [model.daughter_mass(k) for k in range(3)], n, params,
+                                         names=common.BRANCHES, seed=rng, maximum=maximum)
     return {k: np.asarray(v, dtype=np.float32) for k, v in momenta.items()}
 
 
@@ -253,9 +254,9 @@ class Toy:
         setup = _setup(self.ngrid, self.cache)
         rng = np.random.default_rng(seed)
         n_bkg = int(rng.binomial(self.events, self.fraction))
-        sig = _generate(generate.signal_of_records, self.events - n_bkg, rng, setup["ps"],
+        sig = _generate(setup["signal"], self.events - n_bkg, rng, setup["ps"],
                         setup["smax"])
-        bkg = _generate(generate.background_of_records, n_bkg, rng, setup["pb"],
+        bkg = _generate(common.background_polynomial, n_bkg, rng, setup["pb"],
                         setup["bmax"])
         records = {b: np.concatenate([sig[b], bkg[b]]) for b in common.BRANCHES}
         out = {"n_background": n_bkg}
@@ -274,8 +275,7 @@ class Toy:
         from vecampfit.fitter import FitParameter, Fitter, Likelihood, ParameterTable, \
             read_parameter_file
         setup = _setup(self.ngrid, self.cache)
-        parameters = fit_signal.cartesian_parameters(
-            read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")))
+        parameters = fit_signal.parameter_table(fit_signal.parse(["--cartesian"]))
         background = common.BACKGROUND_FRACTION
         if extended:
             n = self.events
@@ -290,7 +290,7 @@ class Toy:
         point = likelihood.add_point(setup["cartesian"].density("float64", 8),
                                      normalization="grid",
                                      signal_yield="N_SIGNAL" if extended else None)
-        point.add_background(common.background_density(setup["models"], 8, "float64"),
+        point.add_background(common.background_density(8, "float64", self.cache),
                              background,
                              read_parameter_file(os.path.join(EXAMPLE,
                                                               "parameters_background.dat")))
@@ -305,7 +305,7 @@ class Toy:
             fitter.hesse()
         elif extended:
             fitter.fix_all()
-            fitter.release(fit_signal.names("RE") + fit_signal.names("IM")
+            fitter.release(fit_signal.names("RE", True) + fit_signal.names("IM", True)
                            + ["N_SIGNAL", "N_BACKGROUND"])
             fitter.migrad(100000)
             fitter.hesse()

@@ -71,17 +71,14 @@ def _load(folder, name, alias, isobar=None):
 
 def dz_setup(n, seed, old):
     from vecampfit import generation
-    common = _load("dz_kmpippiz", "common", "dz_common")
-    hm = _load("dz_kmpippiz", "model", "dz_model")
-    m = common.MASSES
-    ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], n, seed=seed)
-    recs = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
-            "pi0_momentum": ev.momenta[2]}
-    s1, s2 = common.dalitz_variables(recs)
     models = {"now": _load("dz_kmpippiz", "isobar_model", "dz_isobar_now").build(),
               "before": _load("dz_kmpippiz", "isobar_model", "dz_isobar_before", old).build()}
-    return ("D0 -> K- pi+ pi0 (CLEO)", models, {"m2_km_pip": s1, "m2_km_piz": s2},
-            dict(hm.default_parameters()), {})
+    now = models["now"]
+    ev = generation.phase_space(now.parent_mass, [now.daughter_mass(k) for k in range(3)], n,
+                                seed=seed)
+    s = now.kinematics(dict(zip(now.momenta, ev.momenta))).s
+    return ("D0 -> K- pi+ pi0 (CLEO)", models, {"m2_km_pip": s[(0, 1)], "m2_km_piz": s[(0, 2)]},
+            now.values(), {})
 
 
 def g3k_setup(n, seed, old):

@@ -7,9 +7,10 @@ events j (the example's model, the resonance code of ``dz_density_kernel.c``,
 fused loops, no array of densities), compiled twice, with
 ``-O3 -march=native -ffast-math`` and with ``-Ofast -flto -march=native``.
 Against it: vecampfit's ``Likelihood.evaluate`` value call with
-``cache="never"`` (the whole model at every call), the example's Cython
-density without background, one thread, at every vector length L (float64
-and float32), then the best L interleaved with the C kernels.
+``cache="never"`` (the whole model at every call), the hand-written Cython
+density (benchmarks/dz_handwritten) without background, one thread, at
+every vector length L (float64 and float32), then the best L interleaved
+with the C kernels.
 
 At the best L the same run also times the likelihood with the density that
 ``vecampfit.isobar`` generates from ``isobar_model.py``.
@@ -44,8 +45,8 @@ sys.path.insert(0, EXAMPLE)
 
 import bench_dz_kmpippiz as dz  # noqa: E402
 import bench_laddu  # noqa: E402  (records and fields as read for laddu)
-import common  # noqa: E402
-import model  # noqa: E402
+import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
+import handwritten  # noqa: E402
 
 from vecampfit import _build_config  # noqa: E402
 
@@ -87,7 +88,7 @@ class CColumns:
         self.out_ptr = self.out.ctypes.data_as(ctypes.POINTER(ctype))
 
 
-MASS = np.array([common.MASSES[k] for k in ("md", "km", "pip", "piz")])
+MASS = np.array([model.MASSES[k] for k in ("md", "km", "pip", "piz")])
 
 
 def c_likelihood(fn, data, mc, params):
@@ -129,8 +130,7 @@ VARIANTS = {
 
 
 def build(directory, length, precision, extra=()):
-    f = dz.fit_signal.build(dz.fit_args(directory, length, precision, 1,
-                                        ["--no-background", *extra]))
+    f = dz.build(directory, length, precision, 1, ["--no-background", *extra])
     lk = f.likelihood
     lk.cache = "never"
     lk.prepare()
@@ -178,11 +178,11 @@ def main(argv=None):
         dz.generate.main(["--directory", d, "--seed", "1"])
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     lengths = [int(x) for x in args.lengths.split(",")]
-    common.compile_models(lengths)
+    handwritten.compile_signal(lengths)
     kernels = compile_kernels()
-    data_f = common.fill_signal_event_buffer(bench_laddu.read_records(
+    data_f = model.record_fields(bench_laddu.read_records(
         os.path.join(d, "data_signal.root")))
-    mc_f = common.fill_signal_event_buffer(bench_laddu.read_records(
+    mc_f = model.record_fields(bench_laddu.read_records(
         os.path.join(d, "mc_signal.root")))
     cols = {dt: (CColumns(data_f, dt), CColumns(mc_f, dt)) for dt in (np.float64, np.float32)}
     n_data, n_mc = cols[np.float64][0].n, cols[np.float64][1].n
@@ -280,8 +280,9 @@ def main(argv=None):
         f"({subprocess.run([os.environ.get('CC', 'cc'), '--version'], capture_output=True, text=True).stdout.splitlines()[0]}); "
         f"{n_data} data + {n_mc} MC events (`examples/dz_kmpippiz/generate.py --seed 1`), "
         f"signal only, one thread.  vecampfit: `Likelihood.evaluate` value with "
-        f"`cache=\"never\"` (the example's Cython density compiled by vecampfit's model "
-        f"compiler with its own flags; at the best L also the density that vecampfit.isobar "
+        f"`cache=\"never\"` (the hand-written Cython density of benchmarks/dz_handwritten "
+        f"compiled by vecampfit's model compiler with its own flags; at the best L also the "
+        f"density that vecampfit.isobar "
         f"generates from `isobar_model.py`).  "
         f"C: `benchmarks/dz_likelihood_kernel.c`.  Times are "
         f"medians of the process CPU time of calls interleaved between the contenders "

@@ -1,7 +1,8 @@
 """Generated isobar densities against the hand-written ones, in one run.
 
 Compiles the D0 -> K- pi+ pi0 (CLEO) and GenFit3K models twice: the
-examples' hand-written Cython (signal_density.pyx, genfit3k_density.pyx)
+hand-written Cython (benchmarks/dz_handwritten/signal_density.pyx,
+examples/laura_genfit3k/genfit3k_density.pyx)
 and the densities vecampfit.isobar generates from the declarations in
 examples/*/isobar_model*.py; times the density alone (one thread) over the
 same events for each vector length, precision, with and without gradient,
@@ -44,16 +45,17 @@ def _frozen(model):
 
 def dz_setup(lengths, n, seed):
     from vecampfit import generation
-    common = _load("dz_kmpippiz", "common", "dz_common")
-    hm = _load("dz_kmpippiz", "model", "dz_model")
+    sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
+    import handwritten
+    hm = handwritten.dz_reference
     im = _load("dz_kmpippiz", "isobar_model", "dz_isobar")
-    m = common.MASSES
+    m = hm.MASSES
     ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], n, seed=seed)
     recs = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
             "pi0_momentum": ev.momenta[2]}
-    s1, s2 = common.dalitz_variables(recs)
+    s1, s2 = hm.dalitz_variables(recs)
     records = {"m2_km_pip": s1, "m2_km_piz": s2}
-    hand = common.compile_models(lengths)
+    hand = handwritten.compile_signal(lengths)
     model = im.build()
     gen = model.compile(lengths)
     frozen = _frozen(model).compile(lengths, name="isobar_dz_frozen")
@@ -61,7 +63,7 @@ def dz_setup(lengths, n, seed):
     x = dict(hm.default_parameters())
 
     def densities(length, precision, gradient):
-        return (common.signal_density(hand, length, precision, gradient),
+        return (handwritten.signal_density(hand, length, precision, gradient),
                 gen.density(precision, length, gradient=gradient),
                 frozen.density(precision, length, gradient=gradient))
     return "D0 -> K- pi+ pi0 (CLEO)", densities, records, x, names
@@ -120,8 +122,9 @@ def report(results, lengths, n, repeat):
            f"ns per event (best of {repeat} interleaved rounds).", ""]
     for title, rows in results:
         out += [f"## {title}", "",
-                "hand: the example's Cython; gen: generated from isobar_model.py; frozen: "
-                "generated with masses and widths compiled in as constants (no gradient rows "
+                "hand: the hand-written Cython (benchmarks/dz_handwritten); gen: generated "
+                "from isobar_model.py; frozen: generated with masses and widths compiled in "
+                "as constants (no gradient rows "
                 "for them).", "",
                 "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L} | frozen L={L}"
                                                        for L in lengths)

@@ -11,8 +11,9 @@ and the non-resonant term; rho(770)+ is the reference):
   ``laddu.Likelihood``; ``value`` and ``value_and_gradient`` calls, and the
   set-up (datasets, model compilation, likelihood preparation, which builds
   the accepted-MC normalization statistics);
-* vecampfit: the example's Cython density through ``Likelihood`` with
-  ``cache="always"`` (component amplitudes cached, MC integral matrix) and
+* vecampfit: the hand-written Cython density (benchmarks/dz_handwritten)
+  through ``Likelihood`` with ``cache="always"`` (component amplitudes cached,
+  MC integral matrix) and
   ``cache="never"`` (the whole model at every call), value and value with
   gradient; the cached data term at two threads against one.
 
@@ -43,9 +44,9 @@ sys.path.insert(0, EXAMPLE)
 
 import bench_dz_kmpippiz as dz  # noqa: E402
 import common  # noqa: E402
-import model  # noqa: E402
+import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 
-M = common.MASSES
+M = model.MASSES
 DEG = math.pi / 180
 REFERENCE = "RHOP1"
 
@@ -67,7 +68,7 @@ def _q(m, ma, mb):
 
 
 def laddu_expression(values, form="amplitudes"):
-    """The example's model (model.py) as a laddu expression of the event
+    """The example's model (tests/dz_reference.py) as a laddu expression of the event
     columns ``s_<pair>`` (squared pair mass), ``m_<pair>``, ``q_<pair>``,
     ``p_<pair>`` (model.EVENT_FIELDS); masses, widths and radii fixed at
     ``values``; the couplings ``<R>_A``, ``<R>_P`` (phase in degrees) laddu
@@ -169,9 +170,9 @@ def build_laddu(directory, values, backend, form, threads=1):
     import laddu as ld
     t = {}
     t0 = time.perf_counter()
-    data_fields = common.fill_signal_event_buffer(read_records(
+    data_fields = model.record_fields(read_records(
         os.path.join(directory, "data_signal.root")))
-    mc_fields = common.fill_signal_event_buffer(read_records(
+    mc_fields = model.record_fields(read_records(
         os.path.join(directory, "mc_signal.root")))
     t["read"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -191,7 +192,7 @@ def build_laddu(directory, values, backend, form, threads=1):
 
 def build_vecampfit(directory, cache, threads=1):
     t0 = time.perf_counter()
-    f = dz.fit_signal.build(dz.fit_args(directory, 8, "float64", threads, ["--no-background"]))
+    f = dz.build(directory, 8, "float64", threads, ["--no-background"])
     lk = f.likelihood
     lk.cache = cache
     lk.prepare()
@@ -366,7 +367,7 @@ def main(argv=None):
     ov_c, ov_f = vecampfit_objective(lkc, names), vecampfit_objective(lkf, names)
 
     # Agreement: per-event density against the numpy model, and F differences.
-    ref = model.signal_density(common.fill_signal_event_buffer(
+    ref = model.signal_density(model.record_fields(
         read_records(os.path.join(d, "data_signal.root"))), table.values, M)
     s_l = np.asarray(mdl.evaluate(data_l, parameters=dict(zip(names, x1)), real=True))
     rel_density = float(np.max(np.abs(s_l / ref - 1)))
@@ -496,7 +497,7 @@ def main(argv=None):
         lines.append(f"| {k} | {v1:.6f} | {v1 - v2:.9f} | {grel[k]:.1e} |")
     lines += [
         "",
-        f"- laddu's density against the example's numpy model (model.py) at the data "
+        f"- laddu's density against the example's numpy model (tests/dz_reference.py) at the data "
         f"events: largest relative difference {rel_density:.1e}",
         "- F(x1) - F(x2), against vecampfit full: " + ", ".join(
             f"{k} {abs(v[0] - v[1] - dref):.1e}" for k, v in checks.items()
@@ -610,7 +611,7 @@ def main(argv=None):
         "variants.  Variant `expression`: every factor written with laddu's expression "
         "arithmetic (sqrt, powers, complex division).  The event columns (squared and "
         "unsquared pair masses, breakup momenta q and p) are computed once in numpy for "
-        "both programs (`common.fill_signal_event_buffer`), not by laddu from "
+        "both programs (`dz_reference.record_fields`), not by laddu from "
         "four-vectors.  Masses, widths and radii are constants in both (fixed in this fit).",
         ""]
     text = "\n".join(lines) + "\n"

@@ -52,13 +52,15 @@ if case == "one-field":
     load = lambda: pt.load_data_file(path, "tree", ["x"], map_records=thin)
 else:
     sys.path.insert(0, sys.argv[4])
+    sys.path.insert(0, sys.argv[6])
     import common
+    import handwritten
     from vecampfit.fitter import read_parameter_file
-    models = common.compile_models([8], cache)
     table = read_parameter_file(os.path.join(sys.argv[4], "parameters_signal.dat"))
     lk = Likelihood(table, vector_length=8)
-    pt = lk.add_point(common.signal_density(models, 8, "float64"), normalization="none")
-    pt.add_background(common.background_density(models, 8, "float64"),
+    pt = lk.add_point(handwritten.signal_density(handwritten.compile_signal([8], cache), 8,
+                                                 "float64"), normalization="none")
+    pt.add_background(common.background_density(8, "float64", cache),
                       common.BACKGROUND_FRACTION,
                       read_parameter_file(os.path.join(sys.argv[4], "parameters_background.dat")))
     load = lambda: pt.load_data_file(path, common.TREE, list(common.BRANCHES), map_records=thin)
@@ -75,7 +77,8 @@ print("BENCH", json.dumps(dict(events=pt.data_events.n_events, before=before, lo
 
 
 def run(case, path, cache, every):
-    out = subprocess.run([sys.executable, "-c", CHILD, case, path, cache, EXAMPLE, str(every)],
+    out = subprocess.run([sys.executable, "-c", CHILD, case, path, cache, EXAMPLE, str(every),
+                          os.path.join(HERE, "dz_handwritten")],
                          capture_output=True, text=True, check=True, cwd=EXAMPLE)
     line = [x for x in out.stdout.splitlines() if x.startswith("BENCH ")][-1]
     return json.loads(line[6:])

@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 sys.path.insert(0, EXAMPLE)
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
 
 L = 8
 
@@ -40,18 +41,20 @@ L = 8
 def build(directory, threads, comm, cache="never"):
     """The signal fit of the example, its events spread over ``comm``."""
     import common
+    import handwritten
     from vecampfit.fitter import Fitter, Likelihood, read_parameter_file
     rank = 0 if comm is None else comm.Get_rank()
     if comm is not None and rank != 0:
         comm.Barrier()            # rank 0 compiles the models, the others load them
-    models = common.compile_models([L], None)
+    signal = handwritten.signal_density(handwritten.compile_signal([L]), L, "float64")
+    background = common.background_density(L, "float64")
     if comm is not None and rank == 0:
         comm.Barrier()
     likelihood = Likelihood(read_parameter_file(os.path.join(EXAMPLE, "parameters_signal.dat")),
                             vector_length=L, threads=threads, on_invalid="large", cache=cache,
                             comm=comm)
-    point = likelihood.add_point(common.signal_density(models, L, "float64"))
-    point.add_background(common.background_density(models, L, "float64"),
+    point = likelihood.add_point(signal)
+    point.add_background(background,
                          common.BACKGROUND_FRACTION,
                          read_parameter_file(os.path.join(directory,
                                                           "parameters_background_result.dat")))

@@ -16,7 +16,7 @@ moved, against the full model, in one run.
 With ``--isobar`` the signal density is the one ``vecampfit.isobar``
 generates from ``examples/dz_kmpippiz/isobar_model.py`` (its event buffer
 holds the masses and momenta of the pairs, so one component costs a
-fraction of the model), else the example's hand-written one (whose
+fraction of the model), else the hand-written one of benchmarks/dz_handwritten (whose
 components each compute the kinematics from the momenta again).
 
 Writes ``benchmarks/results/partial.md`` (``partial_isobar.md``)::
@@ -43,8 +43,8 @@ import bench_dz_kmpippiz as dz  # noqa: E402
 
 FIT = r"""
 import json, sys
-sys.path.insert(0, {example!r})
-import fit_signal
+sys.path.insert(0, {benchmarks!r})
+import bench_dz_kmpippiz
 from vecampfit.fitter import Likelihood
 cache = {cache!r}
 original = Likelihood.__init__
@@ -52,8 +52,7 @@ def init(self, *args, **kw):
     kw["cache"] = cache
     original(self, *args, **kw)
 Likelihood.__init__ = init
-sys.argv = ["fit_signal.py"] + {argv!r}
-f = fit_signal.main()
+f = bench_dz_kmpippiz.fit({argv!r})
 with open("/proc/self/status") as status:
     peak = [int(l.split()[1]) / 1024 for l in status if l.startswith("VmHWM:")][0]
 print("BENCH", json.dumps(dict(wall=f.wall_time, cpu=f.cpu_time, calls=f.likelihood.n_calls, peak=peak,
@@ -64,7 +63,7 @@ RELEASE = ["--release-masses", "--release-widths"]
 
 
 def call_times(directory, repeat, density=()):
-    f = dz.fit_signal.build(dz.fit_args(directory, 8, "float64", 1, [*RELEASE, *density]))
+    f = dz.build(directory, 8, "float64", 1, [*RELEASE, *density])
     lk = f.likelihood
     x = f.initial_values.copy()
     n = lk.points[0].data_events.n_events + lk.points[0].norm_events.n_events
@@ -100,7 +99,7 @@ def whole_fits(directory, n_fits, density=()):
         for k in range(n_fits):
             argv = ["--directory", directory, "--threads", "1", "--seed", str(300 + k),
                     "--no-density-file", *RELEASE, *density, *extra]
-            proc = subprocess.run([sys.executable, "-c", FIT.format(example=EXAMPLE, cache=cache,
+            proc = subprocess.run([sys.executable, "-c", FIT.format(benchmarks=HERE, cache=cache,
                                                                      argv=argv)],
                                   capture_output=True, text=True, cwd=EXAMPLE)
             if proc.returncode != 0:

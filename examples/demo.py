@@ -1,10 +1,10 @@
 """A short demonstration of vecampfit.
 
-1. Compiles the D0 -> K- pi+ pi0 signal density (CLEO model, a user's
-   Cython model in examples/dz_kmpippiz/) for several vector lengths, as a
-   user's own model is compiled, for this machine's CPU.
-2. Checks it against the same model in plain numpy on points of the Dalitz
-   plot, in float64 and float32.
+1. Compiles the D0 -> K- pi+ pi0 signal density (CLEO model, declared with
+   vecampfit.isobar in examples/dz_kmpippiz/isobar_model.py) for several
+   vector lengths, for this machine's CPU.
+2. Checks it against the same model evaluated in numpy on points of the
+   Dalitz plot, in float64 and float32.
 3. Times it per event for each vector length and precision next to numpy.
 4. Prints the Dalitz-plot density as a coarse text map.
 
@@ -13,39 +13,29 @@ for the timing sample, ``--lengths 1,4,8,16``).
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "dz_kmpippiz"))
-
-import model  # noqa: E402  (the example's numpy model)
-from common import MASSES, SIGNAL_CONSTANTS  # noqa: E402  (PDG 2024 masses, GeV)
-
-import vecampfit  # noqa: E402
-from vecampfit import complex_vector as cv  # noqa: E402
-from vecampfit import high_energy_physics as hep  # noqa: E402
-from vecampfit.fitter import Density  # noqa: E402
-from vecampfit.model_compiler import compile_model  # noqa: E402
+import vecampfit
+from dz_kmpippiz import isobar_model  # the example's folder beside this program
+from vecampfit import complex_vector as cv
+from vecampfit import high_energy_physics as hep
+from vecampfit import numeric_integration
 
 
-def dalitz_sample(n, rng):
-    """Points uniform in the Dalitz plot (m^2(K- pi+), m^2(K- pi0)), with their event fields."""
-    md, mk, mpi, mpi0 = MASSES["md"], MASSES["km"], MASSES["pip"], MASSES["piz"]
-    s1, s2 = [], []
-    while sum(len(x) for x in s1) < n:
-        a = rng.uniform((mk + mpi) ** 2, (md - mpi0) ** 2, 2 * n)
-        b = rng.uniform((mk + mpi0) ** 2, (md - mpi) ** 2, 2 * n)
-        with np.errstate(invalid="ignore"):
-            fields = model.event_buffer_fields(a, b, MASSES)
-        inside = np.all([np.isfinite(v) for v in fields.values()], axis=0)
-        s1.append(a[inside])
-        s2.append(b[inside])
-    a, b = np.concatenate(s1)[:n], np.concatenate(s2)[:n]
-    return a, b, model.event_buffer_fields(a, b, MASSES)
+def dalitz_sample(model, n, rng):
+    """Points uniform in the Dalitz plot: records ``m2_km_pip``, ``m2_km_piz`` (GeV^2)."""
+    md, (km, pip, piz) = model.parent_mass, (model.daughter_mass(k) for k in range(3))
+    a, b = np.empty(0), np.empty(0)
+    while len(a) < n:
+        x = rng.uniform((km + pip) ** 2, (md - piz) ** 2, 2 * n)
+        y = rng.uniform((km + piz) ** 2, (md - pip) ** 2, 2 * n)
+        # m_ab = m(pi+ K-), m_bc = m(K- pi0): the range of m^2(K- pi0) at m^2(K- pi+).
+        lower, upper = numeric_integration.dalitz_range(x, md, pip, km, piz)
+        inside = (y > lower) & (y < upper)
+        a, b = np.concatenate([a, x[inside]]), np.concatenate([b, y[inside]])
+    return {"m2_km_pip": a[:n], "m2_km_piz": b[:n]}
 
 
 def best_time(fn, repeat=3):
@@ -95,37 +85,42 @@ def main():
 
     print(f"\nCompiling the D0 -> K- pi+ pi0 signal density for L = {lengths} (cached after the first run) ...")
     t = time.perf_counter()
-    mods = compile_model(os.path.join(HERE, "dz_kmpippiz", "signal_density.pyx"), lengths)
+    model = isobar_model.build()
+    compiled = model.compile(lengths)
     print(f"  done in {time.perf_counter() - t:.1f} s")
-    params = np.array([model.default_parameters()[n] for n in model.parameter_names()])
+    params = np.array([model.values()[n] for n in compiled.parameters])
 
-    a, b, fields = dalitz_sample(2000, rng)
-    reference = model.signal_density(fields, params, MASSES)
-    print("\nCython density against the numpy model on 2000 Dalitz-plot points:")
-    dens = {(length, precision): Density.from_model(mod, precision, constants=SIGNAL_CONSTANTS)
-            for length, mod in mods.items() for precision in ("float64", "float32")}
-    for length in mods:
-        v64 = dens[length, "float64"].evaluate(fields, params)
-        v32 = dens[length, "float32"].evaluate(fields, params)
+    records = dalitz_sample(model, 2000, rng)
+    reference = model.density(records)
+    print("\nCython density against the numpy evaluation on 2000 Dalitz-plot points:")
+    dens = {(length, precision): compiled.density(precision, length)
+            for length in lengths for precision in ("float64", "float32")}
+    for length in lengths:
+        v64 = dens[length, "float64"].evaluate(dens[length, "float64"].event_buffer(
+            records, records=True), params)
+        v32 = dens[length, "float32"].evaluate(dens[length, "float32"].event_buffer(
+            records, records=True), params)
         print(f"  L = {length:2d}: largest relative difference float64 {np.max(np.abs(v64 / reference - 1)):.1e}, "
               f"float32 {np.max(np.abs(v32 / reference - 1)):.1e}")
 
     n = args.events
-    big_a, big_b, big = dalitz_sample(n, rng)
-    t_numpy = best_time(lambda: model.signal_density(big, params, MASSES), 2) / n * 1e9
-    print(f"\nTime per event ({n} events; numpy model: {t_numpy:.1f} ns):")
+    big = dalitz_sample(model, n, rng)
+    t_numpy = best_time(lambda: model.density(big), 2) / n * 1e9
+    print(f"\nTime per event ({n} events; numpy evaluation: {t_numpy:.1f} ns):")
     print(f"  {'L':>3} {'float64 ns':>11} {'float32 ns':>11} {'numpy/float64':>14}")
-    for length in mods:
+    for length in lengths:
         d64, d32 = dens[length, "float64"], dens[length, "float32"]
-        blocks64, blocks32 = d64.event_buffer(big), d32.event_buffer(big)
+        blocks64 = d64.event_buffer(big, records=True)
+        blocks32 = d32.event_buffer(big, records=True)
         t64 = best_time(lambda: d64.evaluate(blocks64, params)) / n * 1e9
         t32 = best_time(lambda: d32.evaluate(blocks32, params)) / n * 1e9
         print(f"  {length:>3} {t64:11.1f} {t32:11.1f} {t_numpy / t64:14.1f}")
 
     print("\nSignal density over the Dalitz plot, logarithmic shading "
           "(x: m^2(K- pi+), y: m^2(K- pi0)):")
-    values = dens[lengths[-1], "float64"].evaluate(big, params)
-    print(text_map(big_a, big_b, values))
+    d = dens[lengths[-1], "float64"]
+    values = d.evaluate(d.event_buffer(big, records=True), params)
+    print(text_map(big["m2_km_pip"], big["m2_km_piz"], values))
 
 
 if __name__ == "__main__":

@@ -65,3 +65,5 @@ EXAMPLE_FOLDERS = [os.path.join(EXAMPLES, d) for d in ("dz_kmpippiz", "epem_kkpi
 for _folder in EXAMPLE_FOLDERS:
     if _folder not in sys.path:
         sys.path.append(_folder)
+#: The hand-written D0 -> K- pi+ pi0 density of the benchmarks (``import handwritten``).
+sys.path.append(os.path.join(os.path.dirname(EXAMPLES), "benchmarks", "dz_handwritten"))

@@ -1,22 +1,23 @@
-"""The D0 -> K- pi+ pi0 example's signal density: Cython against numpy, gradient against finite differences."""
+"""The D0 -> K- pi+ pi0 example's programs end to end, and the hand-written
+density of the benchmarks (benchmarks/dz_handwritten) against its numpy twin
+(tests/dz_reference.py): values, and the gradient against finite differences."""
 
 import os
-import sys
 
 import numpy as np
 import pytest
 
+import common
+import dz_reference as model
+import handwritten
 from vecampfit.fitter import Density
 from vecampfit.fitter.results import errors, values
-from vecampfit.model_compiler import compile_model
+from vecampfit.isobar import fit_fractions
 
-
-EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dz_kmpippiz")
-import common  # noqa: E402
-import model  # noqa: E402
-
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples",
+                       "dz_kmpippiz")
 # D0 and final-state masses (GeV) from vecampfit.particle_data (PDG 2024).
-MASSES = common.MASSES
+MASSES = model.MASSES
 
 
 def dalitz_points(n, seed):
@@ -37,9 +38,9 @@ def dalitz_points(n, seed):
 
 @pytest.fixture(scope="module")
 def compiled(model_cache):
-    mods = compile_model(os.path.join(EXAMPLE, "signal_density.pyx"), (1, 4, 8), build_dir=model_cache)
+    mods = handwritten.compile_signal((1, 4, 8), build_dir=model_cache)
     return {(length, precision): Density.from_model(mod, precision,
-                                                    constants=common.SIGNAL_CONSTANTS)
+                                                    constants=handwritten.CONSTANTS)
             for length, mod in mods.items() for precision in ("float64", "float32")}
 
 
@@ -66,7 +67,7 @@ def test_the_module_describes_the_python_model(compiled):
     d = compiled[4, "float64"]
     assert d.event_fields == model.EVENT_FIELDS
     assert d.parameters == tuple(model.parameter_names())
-    assert d.constants == common.SIGNAL_CONSTANTS
+    assert d.constants == handwritten.CONSTANTS
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -156,7 +157,7 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     with uproot.open(os.path.join(d, "signal_density.root")) as f:
         norm = f["normalization_0"].arrays(library="np")
     for field, h in hist.items():
-        flat = np.histogram(norm[field] ** 2, h.edges)[0] * (h.data.sum() / len(norm[field]))
+        flat = np.histogram(norm[field], h.edges)[0] * (h.data.sum() / len(norm[field]))
         use = h.fit >= 10
         chi2_fit = np.sum((h.data[use] - h.fit[use]) ** 2 / h.fit[use]) / use.sum()
         chi2_flat = np.sum((h.data[use] - flat[use]) ** 2 / np.maximum(flat[use], 1)) / use.sum()
@@ -184,11 +185,14 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
         assert abs(values(grid.minuit)[k] - v[k]) < 1.5 * e[k], name
 
     # Without background (the data's 10 % background is then fitted as signal),
-    # with the hand-written density and with the one vecampfit.isobar
-    # generates: the background fraction is no parameter of these fits, and
-    # both densities reach the same minimum from the same start.
-    fits = [fit_signal.main(opts + ["--no-background", "--no-density-file", *extra])
-            for extra in ([], ["--isobar"])]
+    # with the density vecampfit.isobar generates and with the hand-written
+    # one of the benchmarks: the background fraction is no parameter of these
+    # fits, and both densities reach the same minimum from the same start.
+    fits = [fit_signal.main(opts + ["--no-background", "--no-density-file"])]
+    args = fit_signal.parse(opts + ["--no-background", "--quiet"])
+    hand = handwritten.signal_density(handwritten.compile_signal([8], model_cache), 8, "float64")
+    fits.append(fit_signal.build(args, signal=hand))
+    fit_signal.run_sequence(fits[-1], args)
     for f in fits:
         assert f.minuit.valid
         assert "BACKGROUND_FRACTION" not in f.likelihood.parameters.names
@@ -196,7 +200,7 @@ def test_programs_generate_fit_and_plot(tmp_path, model_cache):
     assert free.sum() == 14
     x0, x1 = values(fits[0].minuit), values(fits[1].minuit)
     diff = np.max(np.abs(x1 - x0)[free] / errors(fits[0].minuit)[free])
-    print(f"generated against hand-written density: values within {diff:.1e} errors")
+    print(f"hand-written against generated density: values within {diff:.1e} errors")
     assert diff < 1e-3
     # Couplings in real and imaginary parts (IsobarModel.cartesian): the same
     # minimum (to MIGRAD's tolerance, EDM < 2e-4), re + i im = a exp(i phi)
@@ -223,10 +227,12 @@ def check_fit_fractions(fitter, d, opts, truth):
     values with errors from the error matrix; they agree with the fractions
     of the generated values (same layer, same MC) within their errors."""
     import fit_signal
-    args = fit_signal.parse(opts)
-    model = fit_signal.isobar_model()
-    sample = fit_signal.normalization_sample(args)
-    ff = fit_signal.fitter_fit_fractions(fitter, args, model, sample)
+    from vecampfit.fitter.results import covariance_matrix
+    model = common.signal_model()
+    names = model.parameter_names()
+    sample = fit_signal.normalization_sample(fit_signal.parse(opts))
+    ff = fit_fractions(model, *sample, params={p: fitter.minuit.values[p] for p in names},
+                       covariance=covariance_matrix(fitter.minuit, names), covariance_names=names)
     lines = open(os.path.join(d, "results.txt")).read().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Fit fractions"))
     table = {}
@@ -235,9 +241,7 @@ def check_fit_fractions(fitter, d, opts, truth):
         if parts and parts[0] in ff.components:
             table[parts[0]] = [float(v) for v in parts[-3:]]
     assert list(table) == list(ff.components)
-    n = len(model.parameter_names())
-    true_ff = fit_signal.fit_fractions({p: truth[p].value for p in model.parameter_names()},
-                                       np.zeros((n, n)), sample, model)
+    true_ff = fit_fractions(model, *sample, params={p: truth[p].value for p in names})
     for k, c in enumerate(ff.components):
         value, error, mc_error = table[c]
         assert value == pytest.approx(100 * ff.matrix[k, k], abs=6e-4)
@@ -248,9 +252,9 @@ def check_fit_fractions(fitter, d, opts, truth):
         print(f"{c}: fit fraction {value:.3f} +- {error:.3f} %, generated "
               f"{100 * true_ff.matrix[k, k]:.3f} % ({pull:+.2f} sigma)")
         assert abs(pull) < 4, c
-    # The errors come from the error matrix: without it they vanish.
-    none = fit_signal.fit_fractions(fitter.minuit.values.to_dict(),
-                                    np.zeros((n, n)), sample, model)
+    # The errors come from the error matrix: with a zero matrix they vanish.
+    none = fit_fractions(model, *sample, params={p: fitter.minuit.values[p] for p in names},
+                         covariance=np.zeros((len(names), len(names))), covariance_names=names)
     assert np.all(np.diag(none.errors) == 0)
 
 
@@ -279,7 +283,8 @@ def test_random_start_scan_reports_fit_fractions_per_solution(tmp_path, model_ca
     assert np.all(np.diag(best.errors) > 0)
     if abs(solutions[0]["fval"] - fitter.minuit.fval) < 0.5:
         # The scan's best minimum is the fit's: the same fit fractions.
-        ref = fit_signal.fitter_fit_fractions(fitter, fit_signal.parse(opts))
+        ref = fit_signal.fitted_fractions(fitter, common.signal_model(),
+                                          fit_signal.normalization_sample(fit_signal.parse(opts)))
         np.testing.assert_allclose(np.diag(best.matrix), np.diag(ref.matrix), atol=1e-3)
     with pytest.raises(ValueError, match="starts"):
         fit_signal.scan(opts, 0, 1)
@@ -373,15 +378,17 @@ def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
     generate.main(["--directory", d, "--events", "3000", "--mc-events", "30000",
                    "--background-events", "0", "--seed", "8"])
     results = {}
+    args = fit_signal.parse(["--directory", d, "--model-cache", model_cache, "--seed", "4",
+                             "--quiet"])
     for cache in ("never", "auto"):
-        f = fit_signal.build(fit_signal_args(d, model_cache))
+        f = fit_signal.build(args)
         f.likelihood.cache = cache
         free = fit_signal.names("A") + fit_signal.names("P") + [common.BACKGROUND_FRACTION]
         x = f.initial_values.copy()
         results[cache, "F"] = f.likelihood.evaluate(x, gradient=True, free=free)
         # Converged well below the errors, so that the two minima can be compared at 1e-4.
         f.minuit.tol = 1e-6
-        fit_signal.run_sequence(f, fit_signal_namespace())
+        fit_signal.run_sequence(f, args)
         assert f.minuit.valid
         results[cache] = (values(f.minuit), errors(f.minuit))
         idx = [f.likelihood.parameter_index(n) for n in free]
@@ -393,22 +400,3 @@ def test_cached_likelihood_equals_the_full_one(tmp_path, model_cache):
     ok = e0 > 0
     print(f"largest difference of fitted values: {np.max(np.abs(x1 - x0)[ok] / e0[ok]):.1e} errors")
     assert np.all(np.abs(x1 - x0)[ok] < 1e-4 * e0[ok])
-
-
-def fit_signal_namespace(**kw):
-    import argparse
-    d = dict(no_background=False, release_masses=False, release_widths=False)
-    d.update(kw)
-    return argparse.Namespace(**d)
-
-
-def fit_signal_args(directory, model_cache):
-    import fit_signal
-    p = common.add_fit_options(common.parser("test"))
-    p.add_argument("--pseudoexperiment", type=int, default=-1)
-    p.add_argument("--grid-integration", type=int, default=0)
-    for flag in ("--weighted-mc", "--numpy", "--no-background", "--quiet"):
-        p.add_argument(flag, action="store_true")
-    del fit_signal
-    return p.parse_args(["--directory", directory, "--model-cache", model_cache, "--seed", "4",
-                         "--quiet"])

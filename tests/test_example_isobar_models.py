@@ -1,6 +1,6 @@
 """The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
 vecampfit.isobar (examples/*/isobar_model*.py) against the hand-written
-densities of the examples: values and gradients in float64 at L = 1, 4, 8
+densities (benchmarks/dz_handwritten, examples/laura_genfit3k): values and gradients in float64 at L = 1, 4, 8
 (every length in the slow test), on the examples' events and at random
 parameter points."""
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import genfit3k_reference as reference
+import handwritten
 from vecampfit import generation
 from vecampfit.isobar import fit_fractions
 
@@ -60,16 +61,16 @@ def _compare(hand, gen, hand_buffer, gen_buffer, names, x):
 @pytest.fixture(scope="module")
 def dz(model_cache):
     import common
+    import dz_reference as hand_model
     import isobar_model
-    import model as hand_model
     lengths = LENGTHS
-    hand = common.compile_models(lengths, build_dir=model_cache)
+    hand = handwritten.compile_signal(lengths, build_dir=model_cache)
     gen = _generated(isobar_model, model_cache)
-    m = common.MASSES
+    m = hand_model.MASSES
     ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], 3000, seed=11)
     records = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
                "pi0_momentum": ev.momenta[2]}
-    s1, s2 = common.dalitz_variables(records)
+    s1, s2 = hand_model.dalitz_variables(records)
     return dict(common=common, hand_model=hand_model, hand=hand, gen=gen, lengths=lengths,
                 records={"m2_km_pip": s1, "m2_km_piz": s2}, weights=ev.weights)
 
@@ -85,7 +86,7 @@ def test_dz_values_and_gradients_equal_hand_written(dz):
     x0 = np.array([dz["hand_model"].default_parameters()[n] for n in names])
     rng = np.random.default_rng(5)
     for length in dz["lengths"]:
-        hand = dz["common"].signal_density(dz["hand"], length, "float64")
+        hand = handwritten.signal_density(dz["hand"], length, "float64")
         gen = dz["gen"].density("float64", length)
         hb = hand.event_buffer(dz["records"], records=True)
         gb = gen.event_buffer(dz["records"], records=True)
@@ -95,7 +96,7 @@ def test_dz_values_and_gradients_equal_hand_written(dz):
 
 
 def test_dz_float32_close_to_hand_written(dz):
-    hand = dz["common"].signal_density(dz["hand"], 8, "float32")
+    hand = handwritten.signal_density(dz["hand"], 8, "float32")
     gen = dz["gen"].density("float32", 8)
     names = dz["hand_model"].parameter_names()
     x = np.array([dz["hand_model"].default_parameters()[n] for n in names])
@@ -107,11 +108,11 @@ def test_dz_float32_close_to_hand_written(dz):
 
 def test_dz_fit_fractions_against_independent_numpy(dz):
     """Fit fractions at the CLEO values from the layer against the example's own
-    numpy model (model.py), one component at a time by zeroing the others."""
+    numpy model (tests/dz_reference.py), one component at a time by zeroing the others."""
     hm = dz["hand_model"]
     names = hm.parameter_names()
     x0 = dict(hm.default_parameters())
-    fields = dz["common"].fill_signal_event_buffer(dz["records"])
+    fields = hm.record_fields(dz["records"])
     w = dz["weights"]
     keys = [r[0] for r in hm.RESONANCES] + ["NR"]
 
@@ -122,7 +123,7 @@ def test_dz_fit_fractions_against_independent_numpy(dz):
                 for k in keys:
                     if k != only:
                         v[f"{k}_A"] = 0.0
-            return hm.amplitude(fields, [v[n] for n in names], dz["common"].MASSES)
+            return hm.amplitude(fields, [v[n] for n in names], hm.MASSES)
         total = np.dot(w, np.abs(amp()) ** 2)
         comps = {k: amp(k) for k in keys}
         f = np.array([[np.dot(w, (comps[a] * comps[b].conj()).real) * (1 if a == b else 2)
@@ -316,7 +317,7 @@ def test_dz_generated_events_in_the_example_layout(dz, tmp_path):
     records, _ = read_events(path, "tree", list(dz["common"].BRANCHES))
     assert all(records[b].dtype == np.float32 and records[b].shape == (3000, 4)
                for b in dz["common"].BRANCHES)
-    hand = dz["common"].signal_density(dz["hand"], 4, "float64")
+    hand = handwritten.signal_density(dz["hand"], 4, "float64")
     gen = dz["gen"].density("float64", 4)
     names = dz["hand_model"].parameter_names()
     x = dict(dz["hand_model"].default_parameters())
@@ -332,8 +333,8 @@ def test_dz_generated_events_in_the_example_layout(dz, tmp_path):
 @pytest.mark.slow
 def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
     extra = [length for length in ALL_LENGTHS if length not in LENGTHS]
-    common, hm = dz["common"], dz["hand_model"]
-    hand = common.compile_models(extra, build_dir=model_cache)
+    hm = dz["hand_model"]
+    hand = handwritten.compile_signal(extra, build_dir=model_cache)
     gen = dz["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
                                   build_dir=model_cache)
     names = hm.parameter_names()
@@ -345,7 +346,7 @@ def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     gx = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
     for length in extra:
-        h = common.signal_density(hand, length, "float64")
+        h = handwritten.signal_density(hand, length, "float64")
         d = gen.density("float64", length)
         _compare(h, d, h.event_buffer(dz["records"], records=True),
                  d.event_buffer(dz["records"], records=True), names, x)
@@ -405,8 +406,8 @@ def test_declared_dependencies_are_exactly_what_moves_a_component(which, dz, g3k
     recomputed too rarely would give a wrong F.  A declared parameter that
     moves nothing (the radius of a spin-0 resonance, whose Blatt-Weisskopf
     factor is 1) costs a recomputation only; those are listed."""
-    if which == "dz_hand":      # the example's hand-written density
-        d = dz["common"].signal_density(dz["hand"], 4, "float64")
+    if which == "dz_hand":      # the hand-written density of the benchmarks
+        d = handwritten.signal_density(dz["hand"], 4, "float64")
         start = dz["hand_model"].default_parameters()
     else:
         gen = (dz if which == "dz" else g3k)["gen"]

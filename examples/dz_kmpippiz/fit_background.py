@@ -8,25 +8,22 @@ and ``results_background.txt`` there.  The signal fit reads the result.
 
 import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-import common  # noqa: E402
-from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file  # noqa: E402
+import common
+from vecampfit.fitter import Fitter, Likelihood, Stage, read_parameter_file
 
 
 def main(argv=None):
     p = common.add_fit_options(common.parser(__doc__.split("\n\n")[0]))
-    p.add_argument("--parameters", default=os.path.join(HERE, "parameters_background.dat"),
+    p.add_argument("--parameters", default=os.path.join(common.HERE, "parameters_background.dat"),
                    help="initial parameter file")
     args = p.parse_args(argv)
     d = args.directory
-    models = common.compile_models([args.vector_length], args.model_cache)
     likelihood = Likelihood(read_parameter_file(args.parameters), precision=args.precision,
                             vector_length=args.vector_length, threads=args.threads,
                             on_invalid="large")
     # The background polynomial is the density of this fit (no further background).
-    point = likelihood.add_point(common.background_density(models, args.vector_length,
-                                                       args.precision))
+    point = likelihood.add_point(common.background_density(args.vector_length, args.precision,
+                                                           args.model_cache))
     point.load_normalization_file(os.path.join(d, "mc_signal.root"), common.TREE,
                                   list(common.BRANCHES))
     point.load_data_file(os.path.join(d, "data_background.root"), common.TREE,

@@ -1,19 +1,12 @@
 """Generate the D0 -> K- pi+ pi0 samples: normalization MC, pseudo-data, background.
 
-Writes ROOT files with tree ``tree`` and branches ``km_momentum[4]``,
-``pip_momentum[4]``, ``pi0_momentum[4]`` (float32; px, py, pz, E in GeV):
-
-* ``mc_signal.root``: MC uniform in phase space (the normalization sample);
-* ``mc_signal_weighted.root`` (``--weighted-mc``): MC distributed as the
-  signal density, with branch ``weight`` = 1/S so that sums over it
-  integrate like the uniform MC;
-* ``data_signal.root``, or ``data_signal_N.root`` for N in
-  0..``--pseudoexperiments``-1: signal from the model with the generation
-  parameters (parameters_signal_mc.dat) plus a ``--background-fraction``
-  of background;
-* ``data_background.root``: a background sample for the background fit.
-
-Run ``python generate.py --help`` for the options.
+Writes trees ``tree`` with branches ``km_momentum[4]``, ``pip_momentum[4]``,
+``pi0_momentum[4]`` (float32; px, py, pz, E in GeV): ``mc_signal.root``
+(uniform in phase space), ``mc_signal_weighted.root`` (``--weighted-mc``:
+distributed as the signal, branch ``weight`` = 1/S), ``data_signal.root``
+(or ``data_signal_N.root`` for ``--pseudoexperiments``: the isobar model at
+parameters_signal_mc.dat plus a ``--background-fraction`` of background)
+and ``data_background.root`` (background alone).
 """
 
 import os
@@ -21,29 +14,21 @@ import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-import common  # noqa: E402
-import model  # noqa: E402
-from vecampfit import generation  # noqa: E402
-from vecampfit.fitter import read_parameter_file  # noqa: E402
-from vecampfit.root_io import write_tree  # noqa: E402
-
-M = common.MASSES
-FINAL_STATE = [M["km"], M["pip"], M["piz"]]
+import common
+from vecampfit import generation
+from vecampfit.fitter import read_parameter_file
+from vecampfit.root_io import write_tree
 
 
 def signal_parameters():
-    table = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
-    return table.values[:len(model.parameter_names())]
+    """The generation values of the model's parameters (parameters_signal_mc.dat)."""
+    table = read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))
+    return np.array([table[n].value for n in common.signal_model().parameter_names()])
 
 
 def background_parameters():
-    return read_parameter_file(os.path.join(HERE, "parameters_background.dat")).values
-
-
-def _records(momenta):
-    return {name: np.asarray(p, dtype=np.float32) for name, p in zip(common.BRANCHES, momenta)}
+    """The background coefficients of parameters_background.dat."""
+    return read_parameter_file(os.path.join(common.HERE, "parameters_background.dat")).values
 
 
 def maximum(density, params):
@@ -54,25 +39,14 @@ def maximum(density, params):
 
 
 def generate(density, n, rng, params=None, progress=False):
-    """n events (records) from a density of the event records (None: phase space)."""
-    if n == 0:
-        return {b: np.zeros((0, 4), np.float32) for b in common.BRANCHES}
-    top = None if density is None else maximum(density, params)
-    momenta = generation.generate_events(density, M["md"], FINAL_STATE, n, params,
-                                         names=common.BRANCHES, seed=rng, progress=progress,
-                                         maximum=top)
-    if isinstance(momenta, dict):
-        return {k: np.asarray(v, dtype=np.float32) for k, v in momenta.items()}
-    return _records(momenta)
-
-
-def signal_of_records(records, params):
-    return model.signal_density(common.fill_signal_event_buffer(records), params, M)
-
-
-def background_of_records(records, params):
-    m2a, m2b = common.dalitz_variables(records)
-    return common.background_polynomial(m2a, m2b, params)
+    """n events (float32 momenta) of ``density(records, params)`` (None:
+    phase space) by accept-reject (vecampfit.generation.generate_events)."""
+    model = common.signal_model()
+    momenta = generation.generate_events(
+        density, model.parent_mass, [model.daughter_mass(k) for k in range(3)], n, params,
+        names=common.BRANCHES, seed=rng, progress=progress,
+        maximum=None if density is None else maximum(density, params))
+    return {b: np.asarray(momenta[b], dtype=np.float32) for b in common.BRANCHES}
 
 
 def main(argv=None):
@@ -99,35 +73,33 @@ def main(argv=None):
     os.makedirs(args.directory, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     ps, pb = signal_parameters(), background_parameters()
+    signal, background = common.signal_model().density, common.background_polynomial
     t0 = time.perf_counter()
 
-    def out(name):
-        return os.path.join(args.directory, name)
+    def write(name, records, what):
+        write_tree(os.path.join(args.directory, name), records)
+        print(f"{name}: {what}")
 
     if not args.no_mc and args.mc_events:
-        write_tree(out("mc_signal.root"), generate(None, args.mc_events, rng,
-                                                   progress=args.progress))
-        print(f"mc_signal.root: {args.mc_events} phase-space events")
+        write("mc_signal.root", generate(None, args.mc_events, rng, progress=args.progress),
+              f"{args.mc_events} phase-space events")
     if args.weighted_mc and args.mc_events:
-        rec = generate(signal_of_records, args.mc_events, rng, ps, args.progress)
-        w = 1 / signal_of_records(rec, ps)
-        write_tree(out("mc_signal_weighted.root"), {**rec, "weight": w / w.mean()})
-        print(f"mc_signal_weighted.root: {args.mc_events} events from the signal density")
-    samples = range(args.pseudoexperiments) if args.pseudoexperiments else [-1]
-    for k in samples:
+        rec = generate(signal, args.mc_events, rng, ps, args.progress)
+        w = 1 / signal(rec, ps)
+        write("mc_signal_weighted.root", {**rec, "weight": w / w.mean()},
+              f"{args.mc_events} events from the signal density")
+    for k in range(args.pseudoexperiments) if args.pseudoexperiments else [-1]:
         n_bkg = rng.binomial(args.events, args.background_fraction)
-        sig = generate(signal_of_records, args.events - n_bkg, rng, ps, args.progress)
-        bkg = generate(background_of_records, n_bkg, rng, pb, args.progress)
+        sig = generate(signal, args.events - n_bkg, rng, ps, args.progress)
+        bkg = generate(background, n_bkg, rng, pb, args.progress)
         order = rng.permutation(args.events)
-        rec = {b: np.concatenate([sig[b], bkg[b]])[order] for b in common.BRANCHES}
-        name = common.data_file_name(k)
-        write_tree(out(name), rec)
-        print(f"{name}: {args.events - n_bkg} signal + {n_bkg} background events")
+        write(common.data_file_name(k),
+              {b: np.concatenate([sig[b], bkg[b]])[order] for b in common.BRANCHES},
+              f"{args.events - n_bkg} signal + {n_bkg} background events")
     if args.background_events:
-        write_tree(out("data_background.root"),
-                   generate(background_of_records, args.background_events, rng, pb,
-                            args.progress))
-        print(f"data_background.root: {args.background_events} background events")
+        write("data_background.root",
+              generate(background, args.background_events, rng, pb, args.progress),
+              f"{args.background_events} background events")
     print(f"generation took {time.perf_counter() - t0:.1f} s")
 
 

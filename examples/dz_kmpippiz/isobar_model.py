@@ -1,13 +1,15 @@
 """The CLEO model of D0 -> K- pi+ pi0 (paper section 3) declared with vecampfit.isobar.
 
-The same model as signal_density.pyx and model.py, with the same parameter
-names and starting values (parameters_signal.dat) and the example's event
-branches: Breit-Wigner amplitudes without phase-space factor, parent form
-factor normalized at m0 (omitted for rho(1700)+, whose m0 lies above the D0
-threshold), Zemach spin factors.
+Breit-Wigner amplitudes without phase-space factor (radius 1.5 GeV^-1),
+parent form factor normalized at m0 (omitted for rho(1700)+, whose m0 lies
+above the D0 threshold), Zemach spin factors, a constant non-resonant term.
+Parameters as in parameters_signal.dat: ``D_R``, ``<KEY>_M``, ``_G``, ``_R``
+(GeV, GeV, GeV^-1), ``<KEY>_A``, ``_P`` (magnitude, phase in degrees).
 """
 from vecampfit.isobar import IsobarModel, Parameter, Polar
 
+#: Branches of the daughters' four-momenta in the event files.
+MOMENTA = ("km_momentum", "pip_momentum", "pi0_momentum")
 #: name, pair, spin, mass, width, magnitude, phase (degrees), label
 RESONANCES = (
     ("RHOP1", ("pi+", "pi0"), 1, 0.770, 0.1507, 1.0, 0.0, "rho(770)+"),
@@ -25,7 +27,7 @@ def build(pdg_edition=2024):
     model = IsobarModel("D0", ["K-", "pi+", "pi0"], pdg_edition=pdg_edition, labels={"D0": "D"},
                         spin_factor="zemach", parent_form_factor="normalized",
                         parent_radius=Parameter("D_R", 5.0), name="D0 -> K- pi+ pi0 (CLEO)",
-                        momenta=("km_momentum", "pip_momentum", "pi0_momentum"))
+                        momenta=MOMENTA)
     for key, pair, spin, mass, width, magnitude, phase, label in RESONANCES:
         model.add_resonance(key, pair, spin, mass=mass, width=width, radius=1.5, label=label,
                             coupling=Polar(magnitude, phase),

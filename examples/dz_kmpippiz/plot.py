@@ -14,41 +14,25 @@ import os
 
 import numpy as np
 
-import common  # noqa: E402
-from vecampfit import plotting  # noqa: E402
-from vecampfit.fitter import read_parameter_file  # noqa: E402
-from vecampfit.isobar import component_densities  # noqa: E402
+import common
+from vecampfit import plotting
+from vecampfit.fitter import read_parameter_file
+from vecampfit.isobar import component_densities
 
-AXES = (("m_km_pip", r"$m^2(K^-\pi^+)$ [GeV$^2$]"),
-        ("m_km_piz", r"$m^2(K^-\pi^0)$ [GeV$^2$]"),
-        ("m_pip_piz", r"$m^2(\pi^+\pi^0)$ [GeV$^2$]"))
+#: Squared pair masses among the signal density's event fields, and their labels.
+AXES = (("s_km_pip", r"$m^2(K^-\pi^+)$ [GeV$^2$]"),
+        ("s_km_piz", r"$m^2(K^-\pi^0)$ [GeV$^2$]"),
+        ("s_pip_piz", r"$m^2(\pi^+\pi^0)$ [GeV$^2$]"))
 
 
 def fit_weights(density_file, parameters=None, largest=3):
-    """Data values and the fit's weights at the normalization events.
-
-    Parameters
-    ----------
-    density_file : str
-        ``signal_density.root`` of fit_signal.py.
-    parameters : str, optional
-        Fitted parameter file; with it, the ``largest`` resonances by fit
-        fraction get weights of their own.
-    largest : int
-
-    Returns
-    -------
-    data, norm : dict of numpy.ndarray
-        The trees ``data_0`` and ``normalization_0``.
-    weights : numpy.ndarray
-        :math:`v_k\\,(f_S S/I_S + f_B B/I_B)` per normalization event.
-    components : dict of str to numpy.ndarray
-        ``background`` and the resonances: the signal weight times
-        :math:`|c_k X_k|^2 / |A|^2`.
-    labels : dict of str to str
-    """
+    """The trees ``data_0`` and ``normalization_0`` of ``density_file``
+    (signal_density.root), the fit's weights v_k (f_S S/I_S + f_B B/I_B) at
+    the normalization events, the weights of the background and of the
+    ``largest`` resonances by fit fraction (the signal weight times
+    |c_k X_k|^2/|A|^2, at the values of the fitted ``parameters`` file), and
+    the components' labels."""
     import uproot
-    import fit_signal
     with uproot.open(density_file) as f:
         data = f["data_0"].arrays(library="np")
         norm = f["normalization_0"].arrays(library="np")
@@ -56,9 +40,9 @@ def fit_weights(density_file, parameters=None, largest=3):
     bkg = [k for k in norm if k.startswith("background_")]
     components, labels = {}, {}
     if parameters is not None:
-        model = fit_signal.isobar_model()
         values = {p.name: p.value for p in read_parameter_file(parameters)}
-        records = {"m2_km_pip": norm["m_km_pip"] ** 2, "m2_km_piz": norm["m_km_piz"] ** 2}
+        model = common.signal_model(cartesian="NR_RE" in values)
+        records = {"m2_km_pip": norm["s_km_pip"], "m2_km_piz": norm["s_km_piz"]}
         parts, total = component_densities(model, records, values)
         share = {k: np.dot(w, v) / np.dot(w, total) for k, v in parts.items()}
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -81,7 +65,7 @@ def main(argv=None):
     result = os.path.join(d, f"parameters_signal_result{args.suffix}.dat")
     data, norm, weights, components, labels = fit_weights(
         path, result if os.path.exists(result) else None)
-    hist = {field: plotting.projection(data[field] ** 2, norm[field] ** 2, weights,
+    hist = {field: plotting.projection(data[field], norm[field], weights,
                                        bins=args.bins, data_weights=data["weight"],
                                        components=components, label=label)
             for field, label in AXES}
@@ -89,7 +73,7 @@ def main(argv=None):
         list(hist.values()),
         [os.path.join(d, f"projections{args.suffix}.{ext}") for ext in ("png", "pdf")],
         component_labels=labels, title=r"$D^0 \to K^-\pi^+\pi^0$")
-    plotting.plot_dalitz(data["m_km_pip"] ** 2, data["m_km_piz"] ** 2,
+    plotting.plot_dalitz(data["s_km_pip"], data["s_km_piz"],
                          [os.path.join(d, f"dalitz_plot{args.suffix}.{ext}")
                           for ext in ("png", "pdf")],
                          bins=100, xlabel=AXES[0][1], ylabel=AXES[1][1],

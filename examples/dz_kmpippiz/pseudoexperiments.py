@@ -1,42 +1,28 @@
 """Pseudoexperiments of the D0 -> K- pi+ pi0 example: generate N data samples
 at the CLEO values (parameters_signal_mc.dat), fit each with the example's
-sequence from random starts, and summarize the pulls of the magnitudes,
-phases and background fraction.
+sequence from random starts, and summarize the pulls of the couplings and
+the background fraction.
 
     python pseudoexperiments.py --directory toys --experiments 200 --events 20000
 
-Each fit runs on the cached likelihood (only couplings and the background
-fraction are free).  Experiment k fits ``data_signal_k.root`` with a random
-start whose seed comes from the study's seed (vecampfit.studies), so that
-experiment k can be redone alone; results are appended to
-``study_results.jsonl`` as they arrive (an interrupted study resumes), the
-table is written to ``study.root`` and the pull summary to ``pulls.txt``.
-``--cartesian`` fits the couplings as real and imaginary parts,
-``--grid-integration N`` normalizes on a grid instead of the shared MC
-sample, ``--background-shape generation`` fits with the generated
-background shape.  With all three (N = 400) the pulls of 200 experiments of
-20,000 events have means within 2.7 standard errors and widths 0.96-1.09
-(benchmarks/results/dz_pulls.md); with the defaults the shared MC sample
-and the upward bias of small magnitudes shift some means by 0.2-0.3.  The
-background fraction's mean is -0.12 +- 0.03 over 1,100 experiments: the
-expected bias of a fraction fitted together with the couplings, of order
-1/sqrt(events) in units of its error (dz_pulls.md).
+Experiment k fits ``data_signal_k.root`` from a random start whose seed
+comes from the study's seed (vecampfit.studies.run_study), so that it can
+be redone alone; results go to ``study_results.jsonl`` as they arrive (an
+interrupted study resumes), the table to ``study.root``, the pull summary to
+``pulls.txt``.  With ``--cartesian --grid-integration 400 --background-shape
+generation`` the pulls of 200 experiments of 20,000 events have means within
+2.7 standard errors and widths 0.96-1.09 (benchmarks/results/dz_pulls.md).
 """
 
-import math
 import os
 import shutil
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import common  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-
-from vecampfit import studies  # noqa: E402
-from vecampfit.fitter import read_parameter_file, results  # noqa: E402
+import common
+import fit_background
+import fit_signal
+import generate
+from vecampfit import studies
+from vecampfit.fitter import read_parameter_file, results
 
 
 class Experiment:
@@ -61,20 +47,9 @@ def true_values(cartesian=False):
     """Parameter name -> generated value, in the order of the fit's table
     (parameters_signal_mc.dat; with ``cartesian`` the couplings as
     <name>_RE = A cos P, <name>_IM = A sin P)."""
-    truth = read_parameter_file(os.path.join(HERE, "parameters_signal_mc.dat"))
-    if not cartesian:
-        return {p.name: p.value for p in truth}
-    names = fit_signal.isobar_model(cartesian=True).parameter_names() \
-        + [common.BACKGROUND_FRACTION]
-    out = {}
-    for name in names:
-        key, _, part = name.rpartition("_")
-        if part in ("RE", "IM"):
-            a, phase = truth[f"{key}_A"].value, math.radians(truth[f"{key}_P"].value)
-            out[name] = a * (math.cos(phase) if part == "RE" else math.sin(phase))
-        else:
-            out[name] = truth[name].value
-    return out
+    table = read_parameter_file(os.path.join(common.HERE, "parameters_signal_mc.dat"))
+    return {**common.signal_model(cartesian, table).values(),
+            common.BACKGROUND_FRACTION: table[common.BACKGROUND_FRACTION].value}
 
 
 def main(argv=None):
@@ -104,12 +79,11 @@ def main(argv=None):
         generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
                        str(args.mc_events), "--background-events", str(args.events),
                        "--pseudoexperiments", str(args.experiments), "--seed", str(args.seed)])
-    import fit_background
     options = ["--threads", "1"] + (["--model-cache", args.model_cache] if args.model_cache
                                     else [])
     bfile = os.path.join(d, "parameters_background_result.dat")
     if args.background_shape == "generation":
-        shutil.copyfile(os.path.join(HERE, "parameters_background.dat"), bfile)
+        shutil.copyfile(os.path.join(common.HERE, "parameters_background.dat"), bfile)
     elif not os.path.exists(bfile):
         fit_background.main(["--directory", d, "--fixed-seed", *options])
     fit_options = options + (["--cartesian"] if args.cartesian else []) + (

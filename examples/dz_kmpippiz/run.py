@@ -7,18 +7,19 @@ the fit fractions of each minimum it finds.
 
 Every step is also a program of its own (generate.py, fit_background.py,
 fit_signal.py, plot.py, each with ``--help``).  The first run compiles the
-densities (about a minute); later runs take them from the cache.
+densities (the signal density generated from isobar_model.py, and the
+background polynomial; about a minute); later runs take them from the cache.
 """
 
 import os
 import time
 
-import common  # noqa: E402
-from vecampfit import command_line  # noqa: E402
-import fit_background  # noqa: E402
-import fit_signal  # noqa: E402
-import generate  # noqa: E402
-import plot  # noqa: E402
+import common
+import fit_background
+import fit_signal
+import generate
+import plot
+from vecampfit import command_line
 
 
 def main(argv=None):

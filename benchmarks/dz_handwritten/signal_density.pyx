@@ -1,10 +1,13 @@
-# D0 -> K- pi+ pi0 signal density (CLEO model, paper section 3) as a user
-# writes it against vecampfit's .pxd files: block routines over L events,
+# D0 -> K- pi+ pi0 signal density (CLEO model, paper section 3) hand-written
+# against vecampfit's .pxd files: the reference of the benchmarks that measure
+# the gap between a generated density and hand-written C (bench_gap.py,
+# bench_dz_density.py, bench_laddu.py); the example examples/dz_kmpippiz fits
+# the same model declared with vecampfit.isobar.  Block routines over L events,
 # compiled once per vector length by vecampfit.model_compiler.compile_model,
 # both precisions through fused types.
 #
 # Event buffer (one block): N_EVENT_FIELDS real vectors of L lanes, in the
-# order of model.EVENT_FIELDS: invariant masses m_<pair>, resonance breakup
+# order of EVENT_FIELDS: invariant masses m_<pair>, resonance breakup
 # momenta q_<pair>, and D -> pair + C breakup momenta p_<pair> for the pairs
 # K-pi+, K-pi0, pi+pi0.  The paper's SIGNAL_EVENT_BUFFER.
 #
@@ -15,7 +18,7 @@
 #
 # Constants: the D0 and final-state masses (GeV), passed to the filler by
 # the fitter (defaults: PDG 2024); the event buffer is computed from them too
-# (common.fill_signal_event_buffer).
+# (handwritten.fill_event_buffer; tests/dz_reference.py is the numpy twin).
 from cython cimport floating
 from libc.math cimport M_PI, cos, sin
 
@@ -31,7 +34,7 @@ from vecampfit.high_energy_physics cimport (
 )
 from vecampfit.kinematics cimport decay_momentum_gradient_scalar
 
-# What the fitter reads from this module (model.py holds the same names).
+# What the fitter reads from this module (tests/dz_reference.py holds the same names).
 RESONANCE_PREFIXES = ("RHOP1", "KSTM1", "KSTZ1", "KST0M", "KST0Z", "RHOP2", "KSTM2")
 PARAMETERS = (("D_R",) + tuple(f"{r}_{x}" for r in RESONANCE_PREFIXES for x in "MGRAP")
               + ("NR_A", "NR_P"))

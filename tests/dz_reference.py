@@ -1,4 +1,7 @@
-"""The CLEO model of D0 -> K- pi+ pi0 (paper section 3), in plain numpy.
+"""The CLEO model of D0 -> K- pi+ pi0 (paper section 3), in plain numpy: the
+reference the tests compare the hand-written Cython density
+(benchmarks/dz_handwritten/signal_density.pyx) and the density the isobar
+layer generates from examples/dz_kmpippiz/isobar_model.py with.
 
 Amplitude:
 
@@ -21,15 +24,19 @@ squared momentum, which continues it analytically if a fit moves a mass
 slightly above threshold (K*(1680)- is 8 MeV below it).  The signal
 density is ``S = |A|^2``.
 
-This module is the reference for the Cython density in
-``signal_density.pyx`` and the model's Python form for the fitter.
 Phases are in degrees, masses and widths in GeV, radii in GeV^-1.
 """
 
 import numpy as np
 
 from vecampfit import high_energy_physics as hep
-from vecampfit import kinematics
+from vecampfit import kinematics, particle_data, vector4
+
+#: D0 and final-state masses (GeV), PDG 2024.
+MASSES = {key: particle_data.mass(name, 2024)
+          for key, name in (("md", "D0"), ("km", "K-"), ("pip", "pi+"), ("piz", "pi0"))}
+#: Branches of the daughters' four-momenta in the example's event files.
+BRANCHES = ("km_momentum", "pip_momentum", "pi0_momentum")
 
 #: Resonances: parameter prefix, pair (channel), spin J, CLEO values of mass,
 #: width, magnitude and phase (degrees), and a label.
@@ -103,7 +110,7 @@ def breakup_momentum(m, ma, mb):
         return np.where(valid, np.sqrt(q2), np.nan)
 
 
-def event_buffer_fields(m2_km_pip, m2_km_piz, masses):
+def event_buffer_fields(m2_km_pip, m2_km_piz, masses=MASSES, clip=False):
     """Event-buffer fields from the Dalitz variables.
 
     Parameters
@@ -112,6 +119,10 @@ def event_buffer_fields(m2_km_pip, m2_km_piz, masses):
         Squared invariant masses (GeV^2).
     masses : dict
         ``md``, ``km``, ``pip``, ``piz``: D0 and final-state masses (GeV).
+    clip : bool
+        Clip masses to their thresholds and squared momenta at 0, so that
+        events that rounding (float32 momenta) puts just outside the
+        Dalitz plot stay usable (default: NaN there).
 
     Returns
     -------
@@ -125,11 +136,36 @@ def event_buffer_fields(m2_km_pip, m2_km_piz, masses):
     m2["pip_piz"] = total - m2["km_pip"] - m2["km_piz"]
     fields = {}
     for pair, (a, b, c) in CHANNELS.items():
+        if clip:
+            m = np.sqrt(np.maximum(m2[pair], (masses[a] + masses[b]) ** 2))
+            q2 = kinematics.decay_momentum_squared(m, masses[a], masses[b])
+            p2 = kinematics.decay_momentum_squared(masses["md"],
+                                                   np.minimum(m, masses["md"] - masses[c]),
+                                                   masses[c])
+            fields[f"m_{pair}"] = m
+            fields[f"q_{pair}"], fields[f"p_{pair}"] = (np.sqrt(np.maximum(x, 0))
+                                                        for x in (q2, p2))
+            continue
         m = np.sqrt(m2[pair])
         fields[f"m_{pair}"] = m
         fields[f"q_{pair}"] = breakup_momentum(m, masses[a], masses[b])
         fields[f"p_{pair}"] = breakup_momentum(masses["md"], m, masses[c])
     return fields
+
+
+def dalitz_variables(records):
+    """m^2(K- pi+), m^2(K- pi0) (GeV^2) from event records: momentum branches
+    (:data:`BRANCHES`) or ``m2_km_pip``, ``m2_km_piz``."""
+    if "m2_km_pip" in records:
+        return (np.asarray(records["m2_km_pip"], dtype=np.float64),
+                np.asarray(records["m2_km_piz"], dtype=np.float64))
+    km, pip, piz = (np.asarray(records[b], dtype=np.float64) for b in BRANCHES)
+    return vector4.invariant_mass_squared(km, pip), vector4.invariant_mass_squared(km, piz)
+
+
+def record_fields(records, masses=MASSES):
+    """Event-buffer fields of event records (clipped, :func:`event_buffer_fields`)."""
+    return event_buffer_fields(*dalitz_variables(records), masses, clip=True)
 
 
 def amplitude(fields, params, masses):
