@@ -51,6 +51,10 @@ def toy_model_l8(model_cache):
 # Reference implementations shared by several test modules (tests/*_reference.py)
 # are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The GenFit3K density written by hand (the reference of the generated one)
+# is kept with the benchmarks that time it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "benchmarks", "genfit3k_handwritten"))
 
 #: The examples whose modules the tests import.  Their programs import their
 #: siblings by name (``import common`` in examples/dz_kmpippiz), as they do
