@@ -1,8 +1,8 @@
 """The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
 vecampfit.isobar (examples/*/isobar_model*.py) against the hand-written
-densities (the D0 example's, and benchmarks/genfit3k_handwritten): values and gradients in float64 at L = 1, 4, 8
-(every length in the slow test), on the examples' events and at random
-parameter points."""
+densities (the D0 example's, and benchmarks/genfit3k_handwritten): values
+and gradients in float64 at L = 1, 4, 8 (every length in the slow test), on
+the examples' events and at random parameter points."""
 
 import os
 

@@ -1,13 +1,10 @@
 """Fit Laura++'s own GenFit3K pseudoexperiments and compare with Laura++'s fits of them.
 
-Fits each of Laura++'s pseudoexperiments (``--laura-file``) with Laura++'s
-sequence started at the generated values and prints per experiment the
-difference (ours - Laura++'s, ``--laura-results``) of the phi(1020) and
-f'2(1525) masses and widths and the three fit fractions in units of our
-statistical errors (Laura++'s file has none of these), and of the
-coefficients in Laura++'s normalization (every component of unit integral
-at the fitted masses and widths) in units of Laura++'s errors.  Writes
-``laura_crosscheck.txt`` into ``--output``.
+Fits Laura++'s pseudoexperiments (``--laura-file``) from the generated
+values and prints the differences to Laura++'s fits (``--laura-results``):
+masses, widths and fit fractions in units of our errors (Laura++'s file has
+none), the coefficients in Laura++'s normalization in units of its errors.
+Writes ``laura_crosscheck.txt`` into ``--output``.
 """
 
 import os
@@ -17,45 +14,46 @@ import numpy as np
 import genfit3k
 from vecampfit import command_line
 
-#: Quantities compared in units of our errors: masses, widths, fit fractions.
-QUANTITIES = genfit3k.MASSES_AND_WIDTHS + ("FF_PHI", "FF_F2", "FF_NR")
-#: Coefficients in Laura++'s normalization, compared in units of Laura++'s errors.
-COEFFICIENTS = genfit3k.COEFFICIENTS
+#: Compared in units of our errors; the coefficients (Laura++'s normalization) in its errors.
+QUANTITIES, COEFFICIENTS = genfit3k.MASSES_AND_WIDTHS + ("FF_PHI", "FF_F2", "FF_NR"), \
+    genfit3k.COEFFICIENTS
+
+
+def laura_coefficients(values, fractions):
+    """The coefficients in Laura++'s normalization (every component of unit
+    integral at the current masses and widths, the phi(1020) the reference):
+    A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi)), whose magnitude is
+    sqrt(FF_R / FF_phi) and whose phase is that of c_R / c_phi."""
+    c = {k: complex(values[f"{k}_RE"], values[f"{k}_IM"]) for k in genfit3k.COMPONENTS}
+    return {k: c[k] / abs(c[k]) / (c["PHI"] / abs(c["PHI"]))
+            * np.sqrt(fractions[k] / fractions["PHI"]) for k in genfit3k.COMPONENTS}
 
 
 def compare(result, laura_row):
     """Quantity -> (ours, Laura++'s, (ours - Laura++'s) / error) of one experiment."""
+    ff, v, e = result["fit_fractions"], result["values"], result["errors"]
+    ours = {**{n: (v[n], e[n]) for n in genfit3k.MASSES_AND_WIDTHS},
+            **{f"FF_{c}": (ff[c], result["fit_fraction_errors"][c]) for c in genfit3k.COMPONENTS}}
+    for q, c in laura_coefficients(v, ff).items():
+        ours |= {f"{q}_RE": (c.real, None), f"{q}_IM": (c.imag, None)}
     out = {}
-    for q in QUANTITIES:
-        kind, name = ("fit_fraction", q[3:]) if q.startswith("FF_") else ("", q)
-        value = result["fit_fractions" if kind else "values"][name]
-        error = result["fit_fraction_errors" if kind else "errors"][name]
+    for q in QUANTITIES + COEFFICIENTS:
+        (value, error), ref = ours[q], laura_row[genfit3k.LAURA_COLUMNS[q]]
+        error = error or laura_row[genfit3k.LAURA_COLUMNS[q] + "_Error"]
         if not error > 0:
             raise ValueError(f"{q}: error {error!r} is not positive (HESSE failed?)")
-        ref = laura_row[genfit3k.LAURA_COLUMNS[q]]
         out[q] = (value, ref, (value - ref) / error)
-    for q in COEFFICIENTS:
-        c = result["laura_coefficients"][q[:-3]]
-        value = c.real if q.endswith("_RE") else c.imag
-        column = genfit3k.LAURA_COLUMNS[q]
-        ref = laura_row[column]
-        out[q] = (value, ref, (value - ref) / laura_row[column + "_Error"])
     return out
 
 
 def run(setup, laura_file, laura_results, experiments=None, verbose=True):
-    """Fit Laura++'s experiments and compare: per experiment a dict with
-    ``experiment``, ``result`` (:meth:`genfit3k.Setup.fit`), ``laura`` (its
-    row) and ``differences`` (:func:`compare`)."""
-    rows = genfit3k.read_laura_results(laura_results)
-    out = []
+    """Fit Laura++'s experiments (of its fits of status 3: converged, full error
+    matrix) and compare: per experiment ``experiment``, ``result``
+    (:meth:`genfit3k.Setup.fit`), ``laura`` (its row), ``differences`` (:func:`compare`)."""
+    rows, out = genfit3k.read_laura_results(laura_results), []
     for k in sorted(rows) if experiments is None else experiments:
-        if k not in rows:
-            raise ValueError(f"{laura_results}: no Laura++ result of experiment {k} "
-                             f"(have {sorted(rows)})")
-        if rows[k]["fitStatus"] != 3:
-            raise ValueError(f"{laura_results}: Laura++'s fit of experiment {k} has status "
-                             f"{rows[k]['fitStatus']:g}, not 3 (converged, full error matrix)")
+        if rows.get(k, {}).get("fitStatus") != 3:
+            raise ValueError(f"{laura_results}: no Laura++ fit of experiment {k} of status 3")
         result = setup.fit(*genfit3k.read_events(laura_file, k))
         del result["fitter"]
         if not result["valid"]:
@@ -81,13 +79,10 @@ def largest(comparisons, quantities=QUANTITIES):
 
 def summary(comparisons):
     lines = ["largest |ours - Laura++'s| over the experiments (masses, widths, fit fractions in "
-             "units of our errors; coefficients in Laura++'s normalization in units of its "
-             "errors):"]
-    for q in QUANTITIES + COEFFICIENTS:
-        diffs = np.array([c["differences"][q][2] for c in comparisons])
-        j = int(np.argmax(np.abs(diffs)))
-        lines.append(f"  {q:6s} {abs(diffs[j]):.4f} sigma (experiment "
-                     f"{comparisons[j]['experiment']}), mean {diffs.mean():+.4f}")
+             "our errors; coefficients in Laura++'s normalization in its errors):"] + [
+        "  {2:6s} {0:.4f} sigma (experiment {1}), ".format(*largest(comparisons, [q])) +
+        f"mean {np.mean([c['differences'][q][2] for c in comparisons]):+.4f}"
+        for q in QUANTITIES + COEFFICIENTS]
     for what, qs in (("masses, widths and fit fractions", QUANTITIES),
                      ("the coefficients (Laura++'s errors)", COEFFICIENTS)):
         size, k, q = largest(comparisons, qs)
@@ -96,8 +91,7 @@ def summary(comparisons):
 
 
 def main(argv=None):
-    p = genfit3k.program_parser(__doc__.split("\n\n")[0],
-                                "Laura++'s fit results (one line per experiment)")
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0])
     p.add_argument("--experiments", default="all", help="N, N-M, a list, or 'all'")
     p.add_argument("--output", default=".", help="folder of laura_crosscheck.txt")
     args = p.parse_args(argv)
@@ -110,10 +104,9 @@ def main(argv=None):
         p.error(str(exc))
     text = summary(comparisons)
     print(text)
-    from vecampfit.fitter.results import atomic_write_text
-    atomic_write_text(os.path.join(args.output, "laura_crosscheck.txt"), "\n".join(
-        format_experiment(c["experiment"], c["differences"], c["result"])
-        for c in comparisons) + "\n" + text + "\n")
+    with open(os.path.join(args.output, "laura_crosscheck.txt"), "w") as f:
+        f.write("".join(format_experiment(c["experiment"], c["differences"], c["result"]) + "\n"
+                        for c in comparisons) + text + "\n")
     return comparisons
 
 
