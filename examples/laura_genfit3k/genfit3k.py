@@ -129,7 +129,7 @@ class Setup:
         """Laura++'s two-stage fit (coefficients with masses and widths fixed,
         then all; HESSE) of one sample (``options``: :meth:`fitter`'s): a dict
         of ``values``, ``errors`` (name -> number), ``covariance`` (order of
-        :attr:`names`), ``fval``, ``valid``, ``calls``, ``wall_time``,
+        :attr:`names`), ``fval``, ``valid``, ``calls``, ``wall_time``, ``cpu_time``,
         ``solution``, ``seed``, ``initial``, ``fitter``; with ``fractions``
         ``fit_fractions`` (and ``sum``) and ``fit_fraction_errors``."""
         fitter = self.fitter(m13sq, m23sq, **options)
@@ -140,8 +140,8 @@ class Setup:
         out = {"values": values, "errors": dict(zip(self.names, fit_results.errors(m))),
                "covariance": fit_results.covariance_matrix(m), "fval": m.fval,
                "valid": m.valid, "calls": fitter.likelihood.n_calls, "seed": fitter.seed,
-               "wall_time": fitter.wall_time, "solution": solution(values),
-               "initial": np.asarray(fitter.initial_values), "fitter": fitter}
+               "wall_time": fitter.wall_time, "cpu_time": fitter.cpu_time, "fitter": fitter,
+               "solution": solution(values), "initial": np.asarray(fitter.initial_values)}
         if fractions:
             ff = self.fit_fractions(fit_results.values(m), out["covariance"])
             out["fit_fractions"] = dict(ff.fractions, sum=ff.total)
