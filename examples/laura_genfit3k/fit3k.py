@@ -57,8 +57,7 @@ def make_parser():
     p.add_argument("--directory", default=".", help="folder of toy3k_N.root (generate3k.py)")
     p.add_argument("--laura", action="store_true", help="fit Laura++'s pseudoexperiments")
     p.add_argument("--experiments", default="all", help="N, N-M, a list, or 'all'")
-    p.add_argument("--random-start", action="store_true",
-                   help="start the coefficients uniform in [-10, 10] (fit k: seed + k)")
+    p.add_argument("--random-start", action="store_true", help="coefficients from [-10, 10]")
     p.add_argument("--output", default=None, help="folder of the result files")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     return p
@@ -83,24 +82,25 @@ def main(argv=None):
                    for k in experiments}
     except (ValueError, FileNotFoundError, KeyError) as exc:
         p.error(str(exc))
-    if args.seed is None:
+    if args.seed is None and args.random_start:
         args.seed = int.from_bytes(os.urandom(4), "little")
-        print(f"Random seed: {args.seed}" if args.random_start else "", end="")
+        print(f"Random seed: {args.seed}")
     results = []
     for k in experiments:
-        r = setup.fit(*samples[k], random_start=args.random_start, seed=args.seed + k,
+        r = setup.fit(*samples[k], random_start=args.random_start, seed=(args.seed or 0) + k,
                       gradient=not args.no_gradient)
         results.append({key: v for key, v in r.items() if key != "fitter"})
         if not args.quiet:
             print(f"expt {k}: " + ", ".join(f"{n} {v:.6g}" for n, v in row(k, r).items()
-                                            if not n.endswith(("_RE", "_IM", "_error"))))
+                                            if not n.endswith("_error")), flush=True)
     print(summary(results))
     rows = [row(k, r) for k, r in zip(experiments, results)]
     from vecampfit.fitter.results import atomic_write_text
     from vecampfit.root_io import write_tree
     atomic_write_text(os.path.join(out, "fit3k_results.txt"), "# " + " ".join(rows[0]) + "\n" +
                       "".join(" ".join(f"{v:.10g}" for v in x.values()) + "\n" for x in rows) +
-                      "# solution: 1 main, 2 second\n# " + summary(results).replace("\n", "\n# "))
+                      "# solution: 1 main, 2 second\n# " + summary(results).replace("\n", "\n# ")
+                      + "\n")
     write_tree(os.path.join(out, "fit3k_results.root"),
                {h: np.array([x[h] for x in rows]) for h in rows[0]}, "fits")
     return results
