@@ -82,14 +82,12 @@ def dz_setup(n, seed, old):
 
 
 def g3k_setup(n, seed, old):
-    g = _load("laura_genfit3k", "genfit3k", "g3k_genfit3k")
-    m13, m23 = g.read_events(g.LAURA_TOYS)
-    reps = -(-n // len(m13))
-    records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}
+    from bench_isobar import g3k_events
+    records = g3k_events(n)
     models = {"now": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_now").build(),
               "before": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_before", old).build()}
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
-    return ("B+ -> K+ K+ K- (GenFit3K)", models, records, dict(g.GENERATED),
+    return ("B+ -> K+ K+ K- (GenFit3K)", models, records, models["now"].values(),
             {f"N_{k}": v for k, v in norm.items()})
 
 

@@ -2,7 +2,7 @@
 
 Compiles the D0 -> K- pi+ pi0 (CLEO) and GenFit3K models twice: the
 hand-written Cython (benchmarks/dz_handwritten/signal_density.pyx,
-examples/laura_genfit3k/genfit3k_density.pyx)
+benchmarks/genfit3k_handwritten/genfit3k_density.pyx)
 and the densities vecampfit.isobar generates from the declarations in
 examples/*/isobar_model*.py; times the density alone (one thread) over the
 same events for each vector length, precision, with and without gradient,
@@ -69,25 +69,33 @@ def dz_setup(lengths, n, seed):
     return "D0 -> K- pi+ pi0 (CLEO)", densities, records, x, names
 
 
+def g3k_events(n):
+    """n events (m13Sq, m23Sq) from Laura++'s GenFit3K pseudoexperiments, repeated."""
+    from vecampfit.root_io import read_events
+    recs, _ = read_events(os.path.join(ROOT, "examples", "laura_genfit3k", "data",
+                                       "toys_expt_0-9.root"), "toys", ["m13Sq", "m23Sq"])
+    reps = -(-n // len(recs["m13Sq"]))
+    return {k: np.tile(np.asarray(v, dtype=np.float64), reps)[:n] for k, v in recs.items()}
+
+
 def g3k_setup(lengths, n, seed):
-    g = _load("laura_genfit3k", "genfit3k", "g3k_genfit3k")
+    sys.path.insert(0, os.path.join(HERE, "genfit3k_handwritten"))
+    import genfit3k_handwritten as hw
     im = _load("laura_genfit3k", "isobar_model3k", "g3k_isobar")
-    m13, m23 = g.read_events(g.LAURA_TOYS)
-    reps = -(-n // len(m13))
-    records = {"m13Sq": np.tile(m13, reps)[:n], "m23Sq": np.tile(m23, reps)[:n]}
-    hand = g.compile_density(lengths)
+    records = g3k_events(n)
+    hand = hw.compile_density(lengths)
     model = im.build()
     gen = model.compile(lengths)
     frozen = _frozen(model).compile(lengths, name="isobar_g3k_frozen")
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     consts = {f"N_{k}": v for k, v in norm.items()}
-    x = dict(g.GENERATED)
+    x = model.values()
 
     def densities(length, precision, gradient):
-        return (g.signal_density(hand[length], precision, g.masses(), norm, gradient),
+        return (hw.signal_density(hand[length], precision, norm, gradient),
                 gen.density(precision, length, gradient=gradient, constants=consts),
                 frozen.density(precision, length, gradient=gradient, constants=consts))
-    return "B+ -> K+ K+ K- (GenFit3K)", densities, records, x, list(g.PARAMETER_NAMES)
+    return "B+ -> K+ K+ K- (GenFit3K)", densities, records, x, list(hw.PARAMETER_NAMES)
 
 
 def run(setup, lengths, n, repeat, seed):
@@ -122,8 +130,8 @@ def report(results, lengths, n, repeat):
            f"ns per event (best of {repeat} interleaved rounds).", ""]
     for title, rows in results:
         out += [f"## {title}", "",
-                "hand: the hand-written Cython (benchmarks/dz_handwritten); gen: generated "
-                "from isobar_model.py; frozen: generated with masses and widths compiled in "
+                "hand: the hand-written Cython (benchmarks/*_handwritten); gen: generated "
+                "from isobar_model*.py; frozen: generated with masses and widths compiled in "
                 "as constants (no gradient rows "
                 "for them).", "",
                 "| precision | gradient | " + " | ".join(f"hand L={L} | gen L={L} | frozen L={L}"

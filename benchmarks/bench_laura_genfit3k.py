@@ -1,7 +1,8 @@
 """The paper's comparison with Laura++ (section 9.2, table tab:laura) for the GenFit3K example.
 
 Fits Laura++'s own GenFit3K pseudoexperiments (the example's data folder, 10
-experiments of 5000 events) with Laura++'s fit sequence (two stages, started
+experiments of 5000 events) with the example's model (isobar_model3k.py,
+compiled by vecampfit.isobar) and Laura++'s fit sequence (two stages, started
 at the generated values; ``--random-start`` for random coefficients as in the
 paper's study), in float64 on one thread, for every vector length, with and
 without the analytic gradient, and reports:
@@ -38,6 +39,7 @@ sys.path.insert(0, EXAMPLE)
 
 import fit3k  # noqa: E402
 import genfit3k  # noqa: E402
+from vecampfit import command_line  # noqa: E402
 
 #: Laura++'s CPU time per fit of these pseudoexperiments (data folder's README).
 LAURA_SECONDS_PER_FIT = 41.0
@@ -49,20 +51,16 @@ def fit_all(setup, samples, gradient, random_start):
     t0 = time.perf_counter()
     for k, (m13, m23) in samples.items():
         # The fit sequence alone (Laura++'s time excludes its fit fractions).
-        r = fit3k.fit_one(setup, m13, m23, gradient=gradient, random_start=random_start,
-                          seed=1000 + k, fractions=False)
+        r = setup.fit(m13, m23, gradient=gradient, random_start=random_start, seed=1000 + k,
+                      fractions=False)
         del r["fitter"]
         results.append(r)
     return time.perf_counter() - t0, results
 
 
 def largest_change(results, reference):
-    idx = [genfit3k.PARAMETER_NAMES.index(n) for n in FREE]
-    out = 0.0
-    for r, ref in zip(results, reference):
-        out = max(out, np.max(np.abs(r["values"][idx] - ref["values"][idx])
-                              / ref["errors"][idx]))
-    return out
+    return max(abs(r["values"][n] - ref["values"][n]) / ref["errors"][n]
+               for r, ref in zip(results, reference) for n in FREE)
 
 
 def main(argv=None):
@@ -79,23 +77,23 @@ def main(argv=None):
     ap.add_argument("--output", default=os.path.join(HERE, "results", "laura_genfit3k.md"))
     args = ap.parse_args(argv)
     lengths = [int(v) for v in args.lengths.split(",")]
-    experiments = fit3k.parse_experiments(args.experiments)
+    experiments = command_line.parse_ranges(args.experiments, "--experiments")
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     samples = {k: genfit3k.read_events(genfit3k.LAURA_TOYS, k) for k in experiments}
     n_fits = len(samples)
 
-    def setup_for(extra=()):
+    def setup_for(length, extra=()):
         a = fit3k.make_parser().parse_args(["--threads", "1", "--vector-length",
-                                            str(lengths[0]), *extra] +
+                                            str(length), *extra] +
                                            (["--model-cache", args.model_cache]
                                             if args.model_cache else []))
-        return fit3k.Setup(a)
+        return genfit3k.Setup(a)
 
-    base = setup_for()
+    base = setup_for(lengths[0])
     n_points = base.grid_info["points"]
     per_length = {}
     for L in lengths:
-        setup = base if L == lengths[0] else base.with_vector_length(L)
+        setup = base if L == lengths[0] else setup_for(L)
         f = setup.fitter(*samples[experiments[0]])
         x = f.initial_values
         f.likelihood.evaluate(x, gradient=True)
@@ -119,7 +117,7 @@ def main(argv=None):
         reference = per_length[best][True]["results"]
         for label, extra in (("double", ("--grid-coarse", "0.01", "--grid-fine", "0.02")),
                              ("half", ("--grid-coarse", "0.0025", "--grid-fine", "0.005"))):
-            s = setup_for(extra).with_vector_length(best)
+            s = setup_for(best, extra)
             wall, results = fit_all(s, samples, True, args.random_start)
             grids.append(dict(label=label, points=s.grid_info["points"],
                               nodes=s.grid_info["rectangle_nodes"], wall=wall,

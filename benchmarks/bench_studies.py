@@ -5,7 +5,7 @@ Runs one GenFit3K study (examples/laura_genfit3k) with
 ``--events`` events at Laura++'s generated values with the example's
 accept-reject generator (``generate3k.Generator``, the experiment's seed)
 and fits it with the example's two-stage sequence and HESSE
-(``fit3k.fit_one``, started at the generated values).  The same
+(``genfit3k.Setup.fit``, started at the generated values).  The same
 ``--experiments`` experiments (same seeds) run
 
 1. in this process, one OpenMP thread, and
@@ -45,7 +45,7 @@ import genfit3k  # noqa: E402
 
 from vecampfit import studies  # noqa: E402
 
-#: Per process: (vector length, model cache) -> (fit3k.Setup, generate3k.Generator).
+#: Per process: (vector length, model cache) -> (genfit3k.Setup, generate3k.Generator).
 _SETUPS = {}
 
 
@@ -74,16 +74,17 @@ class GenFit3KExperiment:
             if self.model_cache:
                 argv += ["--model-cache", self.model_cache]
             args = fit3k.make_parser().parse_args(argv)
-            setup = fit3k.Setup(args, verbose=False)
-            gen = generate3k.Generator(setup.masses, setup.records, setup.weights)
+            setup = genfit3k.Setup(args, verbose=False)
+            gen = generate3k.Generator(setup.records, setup.weights)
             _SETUPS[key] = setup, gen
         return _SETUPS[key]
 
     def __call__(self, index, seed):
         setup, gen = self.setup()
         m13sq, m23sq = gen.events(self.events, np.random.default_rng(seed))
-        r = fit3k.fit_one(setup, m13sq, m23sq)
-        return {"values": r["values"], "errors": r["errors"], "fval": float(r["fval"]),
+        r = setup.fit(m13sq, m23sq)
+        return {"values": [r["values"][n] for n in setup.names],
+                "errors": [r["errors"][n] for n in setup.names], "fval": float(r["fval"]),
                 "valid": bool(r["valid"]), "solution": r["solution"], "calls": int(r["calls"]),
                 "fit_time": float(r["wall_time"]), "fit_cpu_time": float(r["cpu_time"]),
                 "pid": os.getpid()}
@@ -212,7 +213,7 @@ def main(argv=None):
         "`vecampfit.studies.run_study`, seed "
         f"{args.seed}: each generates {args.events} events at Laura++'s generated values "
         "(`generate3k.Generator`, accept-reject with the phi(1020) band proposal) and fits "
-        "them with Laura++'s two-stage sequence and HESSE (`fit3k.fit_one`, vector length "
+        "them with Laura++'s two-stage sequence and HESSE (`genfit3k.Setup.fit`, vector length "
         f"8, float64, analytic gradient). {len(one.ok)}/{n} experiments ran, "
         f"{valid} valid fits, {main_solution} on the main solution. The grid and the "
         f"compiled density are made once per process before the study: {setup_time:.1f} s in "

@@ -65,5 +65,8 @@ EXAMPLE_FOLDERS = [os.path.join(EXAMPLES, d) for d in ("dz_kmpippiz", "epem_kkpi
 for _folder in EXAMPLE_FOLDERS:
     if _folder not in sys.path:
         sys.path.append(_folder)
-#: The hand-written D0 -> K- pi+ pi0 density of the benchmarks (``import handwritten``).
-sys.path.append(os.path.join(os.path.dirname(EXAMPLES), "benchmarks", "dz_handwritten"))
+#: The densities written by hand (the references of the generated ones), kept
+#: with the benchmarks that time them: ``import handwritten`` (D0 -> K- pi+ pi0),
+#: ``import genfit3k_handwritten``.
+for _folder in ("dz_handwritten", "genfit3k_handwritten"):
+    sys.path.append(os.path.join(os.path.dirname(EXAMPLES), "benchmarks", _folder))

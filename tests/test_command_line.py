@@ -42,3 +42,15 @@ def test_check_names_the_bad_option(argv, message):
     with pytest.raises(ValueError, match=message):
         command_line.check_model_options(p.parse_args(argv))
     command_line.check_model_options(p.parse_args(["--vector-length", "64", "--threads", "1"]))
+
+
+def test_parse_ranges_against_written_out_lists():
+    assert command_line.parse_ranges("3") == [3]
+    assert command_line.parse_ranges("0-9") == list(range(10))
+    assert command_line.parse_ranges("1,4,7") == [1, 4, 7]
+    assert command_line.parse_ranges("0-2,5,8-8") == [0, 1, 2, 5, 8]
+    for bad in ("3-x", "", "5-2", "-1", "1,,2", "1-2-3"):
+        with pytest.raises(ValueError, match="--experiments: expected"):
+            command_line.parse_ranges(bad)
+    with pytest.raises(ValueError, match="--starts"):
+        command_line.parse_ranges("x", "--starts")

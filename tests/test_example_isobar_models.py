@@ -1,8 +1,8 @@
 """The D0 -> K- pi+ pi0 (CLEO) and GenFit3K models re-declared with
 vecampfit.isobar (examples/*/isobar_model*.py) against the hand-written
-densities (benchmarks/dz_handwritten, examples/laura_genfit3k): values and gradients in float64 at L = 1, 4, 8
-(every length in the slow test), on the examples' events and at random
-parameter points."""
+densities (benchmarks/dz_handwritten, benchmarks/genfit3k_handwritten): values
+and gradients in float64 at L = 1, 4, 8 (every length in the slow test), on
+the examples' events and at random parameter points."""
 
 import os
 
@@ -221,28 +221,30 @@ def test_dz_fractions_of_any_density_equal_the_layers_fit_fractions(dz):
 
 @pytest.fixture(scope="module")
 def g3k(model_cache):
-    import genfit3k as g
+    import genfit3k_handwritten as hw
     import isobar_model3k
+    from vecampfit.root_io import read_events
     lengths = LENGTHS
-    hand = g.compile_density(lengths, build_dir=model_cache)
+    hand = hw.compile_density(lengths, build_dir=model_cache)
     gen = _generated(isobar_model3k, model_cache)
-    m13, m23 = g.read_events(g.LAURA_TOYS)
-    return dict(g=g, hand=hand, gen=gen, lengths=lengths,
-                records={"m13Sq": m13[:4000], "m23Sq": m23[:4000]})
+    records, _ = read_events(os.path.join(G3K, "data", "toys_expt_0-9.root"), "toys",
+                             ["m13Sq", "m23Sq"])
+    return dict(hw=hw, hand=hand, gen=gen, lengths=lengths,
+                records={k: np.asarray(v[:4000], dtype=np.float64) for k, v in records.items()})
 
 
 def test_g3k_values_and_gradients_equal_hand_written(g3k):
-    g = g3k["g"]
-    names = list(g.PARAMETER_NAMES)
+    hw = g3k["hw"]
+    names = list(hw.PARAMETER_NAMES)
     assert sorted(g3k["gen"].parameters) == sorted(names)
     # Component normalizations other than 1 so that the constants are exercised.
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     consts = {f"N_{k}": v for k, v in norm.items()}
-    x0 = np.array([g.GENERATED[n] for n in names])
+    x0 = np.array([reference.GENERATED[n] for n in names])
     coefficient = np.array([n.endswith(("_RE", "_IM")) for n in names])
     rng = np.random.default_rng(7)
     for length in g3k["lengths"]:
-        hand = g.signal_density(g3k["hand"][length], "float64", g.masses(), norm)
+        hand = hw.signal_density(g3k["hand"][length], "float64", norm)
         gen = g3k["gen"].density("float64", length, constants=consts)
         hb = hand.event_buffer(g3k["records"], records=True)
         gb = gen.event_buffer(g3k["records"], records=True)
@@ -252,32 +254,38 @@ def test_g3k_values_and_gradients_equal_hand_written(g3k):
             _compare(hand, gen, hb, gb, names, x)
 
 
+def test_g3k_hand_written_density_equals_the_numpy_reference(g3k):
+    """The hand-written density against the reference's formulas (so that the
+    comparison above compares two correct densities)."""
+    hw = g3k["hw"]
+    norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
+    d = hw.signal_density(g3k["hand"][4], "float64", norm)
+    r = g3k["records"]
+    x = dict(reference.GENERATED, F2_M=1.52, NR_IM=0.3)
+    got = d.evaluate(d.event_buffer(r, records=True), [x[n] for n in hw.PARAMETER_NAMES])
+    ref = reference.density(r["m13Sq"], r["m23Sq"], x, norm)
+    np.testing.assert_allclose(got[:len(ref)], ref, rtol=1e-12)
+
+
 def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
     """vecampfit.isobar.unit_normalization: n_k = 1/sqrt(sum w |X_k|^2) of
-    each scaled coupling, equal to the example's numpy integrals of
-    |X(13) + X(23)|^2 (tests/genfit3k_reference.py) at the generated
-    values and at moved masses and widths."""
+    each scaled coupling, equal to the numpy integrals of |X(13) + X(23)|^2
+    (tests/genfit3k_reference.py) at the generated values and at moved
+    masses and widths and kaon mass."""
     from vecampfit.isobar import unit_normalization
-    g = g3k["g"]
     records = g3k["records"]
     w = np.linspace(0.5, 1.5, len(records["m13Sq"]))
-    x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
     model = g3k["gen"].model
-    for scale, mk in ((1.0, g.masses()["K"]), (1.01, g.masses()["K"])):
-        y = x * np.where([n.endswith(("_M", "_G")) for n in g.PARAMETER_NAMES], scale, 1)
-        m = {"B": g.masses()["B"], "K": mk}
+    for scale, kaon in ((1.0, 1.0), (1.01, 1.0), (1.0, 0.999)):
+        y = {n: v * (scale if n.endswith(("_M", "_G")) else 1)
+             for n, v in reference.GENERATED.items()}
+        m = dict(reference.MASSES, M_KP=reference.MASSES["M_KP"] * kaon,
+                 M_KM=reference.MASSES["M_KM"] * kaon)
         ref = reference.component_integrals(y, records, w, m)
-        n = unit_normalization(model, records, w, params=dict(zip(g.PARAMETER_NAMES, y)),
-                               constants={"M_B": m["B"], "M_KP": mk, "M_KM": mk})
+        n = unit_normalization(model, records, w, params=y, constants=m)
         assert sorted(n) == ["N_F2", "N_NR", "N_PHI"]
         for k in ("PHI", "F2", "NR"):
             assert n[f"N_{k}"] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12), (scale, k)
-    # The example's constants come from it, on its folded grid.
-    grid, weights, _ = g.normalization_grid(g.masses(), options=g.GridOptions(coarse=0.02,
-                                                                              fine=0.05))
-    n = g.normalization_constants(g.masses(), grid, weights)
-    ref = reference.component_integrals(x, grid, weights, g.masses())
-    assert all(n[k] == pytest.approx(1 / np.sqrt(ref[k]), rel=1e-12) for k in ref)
     with pytest.raises(ValueError, match="weights"):
         unit_normalization(model, records, w[:-1])
     with pytest.raises(ValueError, match="no coupling has a scale"):
@@ -291,14 +299,11 @@ def test_g3k_unit_normalization_equals_the_numpy_integrals(g3k):
 def test_g3k_fit_fractions_equal_the_example(g3k):
     """The layer's fit fractions equal those of the model's numpy formulas
     (tests/genfit3k_reference.py)."""
-    g = g3k["g"]
     records = g3k["records"]
-    m13, m23 = records["m13Sq"], records["m23Sq"]
-    w = np.full(len(m13), 0.25)
+    w = np.full(len(records["m13Sq"]), 0.25)
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
-    x = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
-    ref = reference.fit_fractions(x, records, w, g.masses(), norm)
-    ff = fit_fractions(g3k["gen"], records, w, params=dict(zip(g.PARAMETER_NAMES, x)),
+    ref = reference.fit_fractions(reference.GENERATED, records, w, norm)
+    ff = fit_fractions(g3k["gen"], records, w, params=reference.GENERATED,
                        constants={f"N_{k}": v for k, v in norm.items()})
     for k in ("PHI", "F2", "NR"):
         assert ff.fractions[k] == pytest.approx(ref[k], rel=1e-11)
@@ -339,21 +344,21 @@ def test_both_models_equal_hand_written_at_every_length(dz, g3k, model_cache):
                                   build_dir=model_cache)
     names = hm.parameter_names()
     x = np.array([hm.default_parameters()[n] for n in names])
-    g = g3k["g"]
-    g_hand = g.compile_density(extra, build_dir=model_cache)
+    hw = g3k["hw"]
+    g_hand = hw.compile_density(extra, build_dir=model_cache)
     g_gen = g3k["gen"].model.compile(extra, directory=os.path.join(model_cache, "isobar"),
                                      build_dir=model_cache)
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
-    gx = np.array([g.GENERATED[n] for n in g.PARAMETER_NAMES])
+    gx = np.array([reference.GENERATED[n] for n in hw.PARAMETER_NAMES])
     for length in extra:
         h = handwritten.signal_density(hand, length, "float64")
         d = gen.density("float64", length)
         _compare(h, d, h.event_buffer(dz["records"], records=True),
                  d.event_buffer(dz["records"], records=True), names, x)
-        h = g.signal_density(g_hand[length], "float64", g.masses(), norm)
+        h = hw.signal_density(g_hand[length], "float64", norm)
         d = g_gen.density("float64", length, constants={f"N_{k}": v for k, v in norm.items()})
         _compare(h, d, h.event_buffer(g3k["records"], records=True),
-                 d.event_buffer(g3k["records"], records=True), list(g.PARAMETER_NAMES), gx)
+                 d.event_buffer(g3k["records"], records=True), list(hw.PARAMETER_NAMES), gx)
 
 
 def test_g3k_cached_likelihood_equals_the_full_one(g3k):
@@ -361,7 +366,7 @@ def test_g3k_cached_likelihood_equals_the_full_one(g3k):
     constant normalizations inside X_k): the fitter's cached evaluation gives
     the full evaluation's value and gradient."""
     from vecampfit.fitter import Likelihood
-    g = g3k["g"]
+    from vecampfit.kinematics import dalitz_inside
     model = g3k["gen"].model
     norm = {f"N_{k}": v for k, v in {"PHI": 0.7, "F2": 1.3, "NR": 2.1}.items()}
     d = g3k["gen"].density("float64", 4, constants=norm)
@@ -369,7 +374,7 @@ def test_g3k_cached_likelihood_equals_the_full_one(g3k):
     records = g3k["records"]
     rng = np.random.default_rng(17)
     mc = {"m13Sq": rng.permutation(records["m13Sq"]), "m23Sq": rng.permutation(records["m23Sq"])}
-    ok = g.inside(mc["m13Sq"], mc["m23Sq"], g.masses())
+    ok = dalitz_inside(mc["m13Sq"], mc["m23Sq"], 5.27934, 0.493677, 0.493677, 0.493677)
     mc = {k: v[ok] for k, v in mc.items()}
     values = {}
     for cache in ("never", "auto"):

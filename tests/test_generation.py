@@ -231,3 +231,50 @@ def test_parent_of_varying_mass():
     ratio = s.weights / ref
     assert abs(ratio.mean() - 1) < 4 * ratio.std() / np.sqrt(n)
     assert np.all(s.weights <= s.max_weight * (1 + 1e-12))
+
+
+def test_band_proposal_density_and_samples():
+    """g integrates to 1 (scipy's quadrature), and the samples' marginal
+    histogram in x follows the integral of the written-out marginal."""
+    lo, hi, s0, gamma, beta = 1.0, 9.0, 1.5 ** 2, 1.5 * 0.02, 0.3
+    prop = gen.BandProposal(lo, hi, 1.5, 0.02, band=beta)
+
+    def cauchy(u):
+        return 1 / (gamma * (1 + ((u - s0) / gamma) ** 2)
+                    * (math.atan((hi - s0) / gamma) - math.atan((lo - s0) / gamma)))
+    for x, y in ((2.25, 5.0), (3.0, 2.26), (8.0, 1.2)):
+        assert prop.density(x, y) == pytest.approx((1 - 2 * beta) / 64 + beta / 8
+                                                   * (cauchy(x) + cauchy(y)), rel=1e-12)
+
+    def marginal(u):            # the integral of g over y
+        return (1 - 2 * beta) / 8 + beta * cauchy(u) + beta / 8
+    total = integrate.quad(marginal, lo, hi, points=[s0], limit=400)[0]
+    assert total == pytest.approx(1.0, rel=1e-8)
+    x, y = prop.sample(400_000, seed=3)
+    assert np.all((x >= lo) & (x <= hi) & (y >= lo) & (y <= hi))
+    edges = np.array([1.0, 2.0, 2.2, 2.25, 2.3, 2.5, 5.0, 9.0])
+    counts, _ = np.histogram(x, edges)
+    want = len(x) * np.array([integrate.quad(marginal, a, b, limit=400)[0]
+                              for a, b in zip(edges[:-1], edges[1:])])
+    chi2 = np.sum((counts - want) ** 2 / want)
+    assert chi2 < 25, (counts, want)     # 7 bins
+    # Breaking the band shows: without it the counts near s0 are far too many.
+    assert counts[2] > 3 * (1 - 2 * beta + beta) / 8 * 0.05 * len(x)
+    with pytest.raises(ValueError, match="BandProposal"):
+        gen.BandProposal(lo, hi, 1.5, 0.02, band=0.5)
+
+
+def test_band_accept_reject_follows_the_density():
+    """f(x, y) = x y on [0, 1]^2 inside x < y: the accepted points have
+    E[x] = 8/15 and E[y] = 4/5 (analytic), and a bound below max f/g is refused."""
+    prop = gen.BandProposal(0.0, 1.0, 0.6, 0.1, band=0.2)
+    x, y = gen.accept_reject(lambda x, y: x * y, prop, 100_000, bound=1.0 / (0.6 * 1.0),
+                             inside=lambda x, y: x < y, seed=5)
+    assert len(x) == 100_000 and np.all(x < y)
+    # Var(x) = E[x^2] - E[x]^2 = 1/3 - 64/225 for the density 8xy on x < y.
+    err_x = math.sqrt(1 / 3 - (8 / 15) ** 2) / math.sqrt(len(x))
+    assert abs(x.mean() - 8 / 15) < 4 * err_x
+    assert abs(y.mean() - 4 / 5) < 4 * math.sqrt(2 / 3 - 0.64) / math.sqrt(len(y))
+    assert len(gen.accept_reject(lambda x, y: x, prop, 0, bound=2.0)[0]) == 0
+    with pytest.raises(ValueError, match="above the bound"):
+        gen.accept_reject(lambda x, y: x * y, prop, 1000, bound=0.1, seed=1)

@@ -206,6 +206,27 @@ def test_group_solutions():
     assert [s["count"] for s in sol2] == [1, 1]
 
 
+def test_scaled_distance_against_hand_computed_values():
+    d = studies.scaled_distance([0.5, 2.0, 10.0], periodic=[False, False, True])
+    # Largest of |0.4|/0.5, |1|/2 and the phase 179 - (-179) = 358 -> -2 degrees: 2/10.
+    assert d([1.4, 3.0, 179.0], [1.0, 2.0, -179.0]) == pytest.approx(0.8)
+    assert d([1.0, 2.0, 179.0], [1.0, 2.0, -179.0]) == pytest.approx(0.2)
+    # Not wrapped without the flag: 358 degrees apart.
+    assert studies.scaled_distance([1.0])([179.0], [-179.0]) == pytest.approx(358.0)
+    assert studies.scaled_distance([1.0], max_distance=4.0)([3.0], [1.0]) == pytest.approx(0.5)
+    assert studies.scaled_distance([1.0], periodic=[True], period=2 * np.pi)(
+        [3.0], [-3.0]) == pytest.approx(2 * np.pi - 6.0)
+    # It groups: points within the errors are one solution, a phase across +-180 too.
+    sol = studies.group_solutions([1.0, 1.0, 1.0], [[0.0, 179.5], [0.3, -179.5], [5.0, 0.0]],
+                                  distance=studies.scaled_distance([1.0, 2.0],
+                                                                   periodic=[False, True]))
+    assert [s["count"] for s in sol] == [2, 1]
+    for bad in (dict(errors=[0.0]), dict(errors=[1.0], periodic=[True, False]),
+                dict(errors=[1.0], max_distance=0.0)):
+        with pytest.raises(ValueError):
+            studies.scaled_distance(**bad)
+
+
 # ---------------------------------------------------------------------------
 # dask.distributed
 # ---------------------------------------------------------------------------
@@ -518,3 +539,51 @@ def test_plot_pulls(tmp_path):
         studies.pull_summary(table, {"a": 1.0}, names=["a", "b"])
     with pytest.raises(ValueError, match="no successful experiment"):
         studies.plot_pulls(studies.StudyTable(table.failed), truth, tmp_path / "x.png")
+
+
+def _polar(v):
+    c = complex(v["re"], v["im"])
+    return np.array([v["m"], abs(c), np.degrees(np.angle(c))])
+
+
+def test_propagate_errors_against_the_analytic_polar_errors():
+    """c = re + i im with uncorrelated errors s: |c| has error s, its phase
+    s/|c| radians, also across the +-180 degree cut (wrapped differences);
+    a parameter with a zero row is not varied."""
+    cov = np.diag([0.003 ** 2, 0.02 ** 2, 0.02 ** 2, 0.0])
+    names = ["m", "re", "im", "fixed"]
+    for c in (0.6 + 0.8j, -1.0 + 1e-10j):
+        v = {"m": 1.5, "re": c.real, "im": c.imag, "fixed": np.nan}
+        e = studies.propagate_errors(_polar, v, cov, names, periodic=[False, False, True])
+        np.testing.assert_allclose(e, [0.003, 0.02, np.degrees(0.02 / abs(c))], rtol=1e-6)
+    # Without wrapping, the phase across the cut is nonsense (so the wrapping is tested).
+    v = {"m": 1.5, "re": -1.0, "im": 1e-10, "fixed": 0.0}
+    assert studies.propagate_errors(_polar, v, cov, names)[2] > 1e3
+    with pytest.raises(ValueError, match="covariance"):
+        studies.propagate_errors(_polar, v, cov[:3, :3], names)
+
+
+def test_group_fits_in_units_of_the_errors():
+    cov = np.diag([1e-6, 1e-4, 1e-4])
+    names = ["m", "re", "im"]
+
+    def fit(m, c, fval, valid=True):
+        return {"fval": fval, "valid": valid, "covariance": cov,
+                "values": {"m": m, "re": c.real, "im": c.imag}}
+    fits = [fit(1.5, 1j, 10.0), fit(1.5001, 1.0001j, 10.02), fit(1.5, -1j, 530.0),
+            fit(1.5, 1j * np.exp(0.5j), 10.01), fit(1.5, 1j, 1.0, valid=False),
+            fit(1.5, -1.0 + 1e-9j, 10.0), fit(1.5, -1.0 - 1e-9j, 10.03)]
+    sols = studies.group_fits(fits, _polar, names, periodic=[False, False, True])
+    # Within the errors: 0 and 1; the rotated coupling at the same F is another
+    # solution; the two points across the phase cut are one.
+    assert [sorted(s["members"]) for s in sols] == [[0, 1], [5, 6], [3], [2]]
+    assert sols[0]["frequency"] == pytest.approx(2 / 6)
+    np.testing.assert_allclose(sols[0]["point_errors"], [1e-3, 1e-2, np.degrees(1e-2)],
+                               rtol=1e-6)
+    assert sols[-1]["delta"] == pytest.approx(520.0)
+    # A larger distance joins the rotated coupling (0.5 rad = 28.6 degrees, 50 errors)
+    # to the first, not the coupling at 180 degrees (90 degrees away).
+    assert len(studies.group_fits(fits, _polar, names, periodic=[False, False, True],
+                                  max_distance=60)) == 3
+    with pytest.raises(ValueError, match="no valid fit"):
+        studies.group_fits(fits[4:5], _polar, names)

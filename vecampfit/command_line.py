@@ -25,7 +25,7 @@ and one meaning in every program::
 import argparse
 
 __all__ = ["HelpFormatter", "add_model_options", "add_start_options", "check_model_options",
-           "parser"]
+           "parse_ranges", "parser"]
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -130,3 +130,41 @@ def check_model_options(args):
     threads = getattr(args, "threads", None)
     if threads is not None and threads < 1:
         raise ValueError(f"--threads must be positive, got {threads}")
+
+
+def parse_ranges(text, option="--experiments"):
+    """Non-negative integers from a list of numbers and ranges.
+
+    ``"3"`` gives ``[3]``, ``"0-9"`` gives ``[0, 1, ..., 9]`` (both ends
+    included), ``"1,4,7"`` gives ``[1, 4, 7]``, and the forms mix:
+    ``"0-2,5"`` gives ``[0, 1, 2, 5]`` (in the order written).
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated numbers ``N`` and ranges ``N-M`` with ``N <= M``.
+    option : str
+        The option's name, for the error message.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        Malformed text, a range whose end is below its start, or a negative
+        number, naming ``option`` and the text.
+    """
+    out = []
+    try:
+        for part in text.split(","):
+            a, _, b = part.partition("-")
+            a, b = int(a), int(b) if b else int(a)
+            if b < a or a < 0:
+                raise ValueError
+            out.extend(range(a, b + 1))
+    except ValueError:
+        raise ValueError(f"{option}: expected non-negative N, N-M (N <= M) or a comma-separated "
+                         f"list of them, got {text!r}") from None
+    return out

@@ -36,6 +36,14 @@ subsystem and particle ``k``, and the event weight is
 
 normalized so that the mean weight is the phase-space volume :math:`R_n`
 (so a weighted sample's density is :math:`d\\Phi_n`).
+
+Narrow resonances
+-----------------
+Accept-reject from a uniform proposal accepts few events when the density
+has a narrow peak.  :class:`BandProposal` proposes points in two variables
+(the squared masses of a Dalitz plot) with Breit-Wigner bands where the
+resonance is, and :func:`accept_reject` draws points distributed as any
+density from such a proposal.
 """
 
 import math
@@ -53,6 +61,8 @@ __all__ = [
     "phase_space_volume_massless",
     "generate_events",
     "random_generator",
+    "BandProposal",
+    "accept_reject",
 ]
 
 
@@ -498,3 +508,115 @@ def generate_events(density, parent, masses, n_events, params=None, *, names=Non
         bar.update(done, trials)
     bar.close(done, trials)
     return {name: (np.concatenate(v) if v else np.empty((0, 4))) for name, v in accepted.items()}
+
+
+class BandProposal:
+    """A proposal density over a square with Breit-Wigner bands in both coordinates.
+
+    For points :math:`(x, y) \\in [a, b]^2` (two squared masses of a Dalitz
+    plot with identical particles, GeV^2, say) and a resonance of mass
+    :math:`m_0` and width :math:`\\Gamma_0`: with probability
+    :math:`1 - 2\\beta` uniform, with probability :math:`\\beta` each a
+    Cauchy band in :math:`x` or in :math:`y` centred at :math:`s_0 = m_0^2`
+    with half-width :math:`\\gamma = m_0 \\Gamma_0` (the Breit-Wigner shape
+    in the squared mass) truncated to :math:`[a, b]`, the other coordinate
+    uniform:
+
+    .. math::
+
+        g(x, y) = \\frac{1 - 2\\beta}{L^2} + \\frac{\\beta}{L} [c(x) + c(y)],
+        \\qquad c(s) = \\frac{1}{\\gamma\\,(1 + u^2)\\,(\\arctan u_b - \\arctan u_a)},
+
+    with :math:`L = b - a`, :math:`u = (s - s_0)/\\gamma`, :math:`u_a`,
+    :math:`u_b` the values of :math:`u` at the ends; :math:`g` integrates to 1.
+
+    Parameters
+    ----------
+    lower, upper : float
+        :math:`a < b`.
+    mass, width : float
+        :math:`m_0 > 0`, :math:`\\Gamma_0 > 0` (square roots of the coordinates' unit).
+    band : float
+        :math:`\\beta` in :math:`[0, 0.5)`.
+    """
+
+    def __init__(self, lower, upper, mass, width, band=0.25):
+        if not (upper > lower and mass > 0 and width > 0 and 0 <= band < 0.5):
+            raise ValueError(f"BandProposal: expected lower < upper, positive mass and width and "
+                             f"band in [0, 0.5), got {lower!r}, {upper!r}, {mass!r}, {width!r}, "
+                             f"{band!r}")
+        self.lower, self.upper, self.band = float(lower), float(upper), float(band)
+        self.center, self.half_width = mass * mass, mass * width
+        self._ends = np.arctan((np.array([lower, upper]) - self.center) / self.half_width)
+
+    def density(self, x, y):
+        """:math:`g(x, y)` (inverse square of the coordinates' unit)."""
+        length = self.upper - self.lower
+
+        def cauchy(s):
+            u = (np.asarray(s, dtype=np.float64) - self.center) / self.half_width
+            return 1 / (self.half_width * (1 + u * u) * (self._ends[1] - self._ends[0]))
+        return (1 - 2 * self.band) / length ** 2 + self.band * (cauchy(x) + cauchy(y)) / length
+
+    def sample(self, n, seed=None):
+        """``n`` points ``(x, y)`` drawn from :math:`g`."""
+        rng = random_generator(seed)
+        x, y = (rng.uniform(self.lower, self.upper, n) for _ in range(2))
+        kind = rng.random(n)
+        bw = self.center + self.half_width * np.tan(rng.uniform(*self._ends, n))
+        return (np.where(kind < self.band, bw, x),
+                np.where((kind >= self.band) & (kind < 2 * self.band), bw, y))
+
+
+def accept_reject(density, proposal, n, *, bound, inside=None, seed=None, batch_size=50_000):
+    """Points distributed as ``density`` by accept-reject from a proposal.
+
+    A point :math:`z` drawn from the proposal :math:`g` (where ``inside`` is
+    true) is accepted with probability :math:`f(z) / (k\\,g(z))`, so that the
+    accepted points have the density :math:`f / \\int f` over the region.
+
+    Parameters
+    ----------
+    density : callable
+        ``density(x, y) -> ndarray``, :math:`f \\ge 0`.
+    proposal : BandProposal
+        Or any object with ``sample(n, seed) -> (x, y)`` and ``density(x, y)``.
+    n : int
+        Number of points.
+    bound : float
+        :math:`k \\ge \\max f/g`.
+    inside : callable, optional
+        ``inside(x, y) -> bool array``: the region (a Dalitz plot); default everywhere.
+    seed : int, numpy.random.Generator or None
+    batch_size : int
+        Points proposed at once.
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        The first ``n`` accepted points, in the order drawn.
+
+    Raises
+    ------
+    ValueError
+        If :math:`f / g` exceeds ``bound`` at a proposed point (the sample
+        would be biased), or ``n`` or ``bound`` is not positive.
+    """
+    n = _n_events(n)
+    if not bound > 0:
+        raise ValueError(f"bound must be positive, got {bound!r}")
+    rng = random_generator(seed)
+    xs, ys, done = [np.empty(0)], [np.empty(0)], 0
+    while done < n:
+        x, y = proposal.sample(batch_size, rng)
+        ok = np.flatnonzero(inside(x, y)) if inside is not None else np.arange(len(x))
+        ratio = np.asarray(density(x[ok], y[ok]), dtype=np.float64) / (
+            bound * proposal.density(x[ok], y[ok]))
+        if ratio.size and ratio.max() > 1:
+            raise ValueError(f"density / proposal reaches {ratio.max() * bound!r}, above the "
+                             f"bound {bound!r}")
+        keep = ok[rng.random(ok.size) < ratio]
+        xs.append(x[keep])
+        ys.append(y[keep])
+        done += keep.size
+    return np.concatenate(xs)[:n], np.concatenate(ys)[:n]

@@ -19,7 +19,9 @@ interrupted study resumes without redoing finished experiments.
 :func:`pull_summary` gives the mean and width of the pulls
 :math:`(\hat p - p_\text{true})/\sigma_{\hat p}` with their errors and
 :func:`plot_pulls` draws them; :func:`group_solutions` groups the minima of
-a random-start scan into distinct solutions.
+a random-start scan into distinct solutions (:func:`scaled_distance`: points
+compared in units of their errors, :func:`propagate_errors`;
+:func:`group_fits` does all three for the fits of a scan).
 """
 
 import json
@@ -34,7 +36,7 @@ import numpy as np
 
 __all__ = ["experiment_seeds", "process_executor", "dask_executor", "DaskExecutor", "run_study",
            "StudyTable", "StudyResultError", "ResultsInUseError", "pull_summary", "plot_pulls",
-           "group_solutions"]
+           "group_solutions", "scaled_distance", "propagate_errors", "group_fits"]
 
 
 class StudyResultError(TypeError):
@@ -919,4 +921,169 @@ def group_solutions(fvals, points, *, f_tolerance=0.1, distance=None):
         j = g["members"][0]
         out.append(dict(fval=float(fvals[j]), delta=float(fvals[j] - best),
                         count=len(g["members"]), members=g["members"], point=points[j].copy()))
+    return out
+
+
+def scaled_distance(errors, *, periodic=None, period=360.0, max_distance=1.0):
+    """A ``distance(a, b)`` for :func:`group_solutions`: the largest coordinate
+    difference in units of its error.
+
+    .. math::
+
+        d(a, b) = \\frac{1}{D} \\max_i \\frac{|\\operatorname{wrap}(a_i - b_i)|}{\\sigma_i},
+
+    with :math:`\\operatorname{wrap}` bringing the differences of periodic
+    coordinates (phases) into :math:`[-P/2, P/2)` and leaving the others
+    unchanged, so that two points are one solution (:math:`d < 1`) when every
+    coordinate agrees within :math:`D` errors.
+
+    Parameters
+    ----------
+    errors : array_like
+        :math:`\\sigma_i > 0`, one per coordinate (the coordinates' units).
+    periodic : array_like of bool, optional
+        Which coordinates are periodic (default: none).
+    period : float
+        Their period :math:`P` (default 360, phases in degrees).
+    max_distance : float
+        :math:`D > 0`.
+
+    Returns
+    -------
+    callable
+        ``distance(a, b) -> float``.
+
+    Raises
+    ------
+    ValueError
+        Errors that are not positive and finite, a ``periodic`` mask of
+        another length, or a ``max_distance`` or ``period`` that is not positive.
+    """
+    errors = np.asarray(errors, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(errors) & (errors > 0)):
+        raise ValueError(f"errors must be positive numbers, got {errors!r}")
+    mask = np.zeros(errors.shape, dtype=bool) if periodic is None else \
+        np.asarray(periodic, dtype=bool).reshape(-1)
+    if mask.shape != errors.shape:
+        raise ValueError(f"periodic: expected {errors.size} flags, got {mask.size}")
+    if not (max_distance > 0 and period > 0):
+        raise ValueError(f"max_distance and period must be positive, got {max_distance!r}, "
+                         f"{period!r}")
+
+    def distance(a, b):
+        d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+        d[mask] = (d[mask] + period / 2) % period - period / 2
+        return float(np.max(np.abs(d) / errors)) / max_distance
+    return distance
+
+
+def _wrapped(d, periodic, period):
+    d = np.array(d, dtype=np.float64)
+    d[periodic] = (d[periodic] + period / 2) % period - period / 2
+    return d
+
+
+def propagate_errors(function, values, covariance, names, *, periodic=None, period=360.0,
+                     relative_step=1e-6):
+    """Errors of derived coordinates, propagated linearly from a covariance matrix.
+
+    .. math::
+
+        \\sigma_i = \\sqrt{\\textstyle\\sum_{kl} J_{ik} V_{kl} J_{il}}, \\qquad
+        J_{ik} = \\frac{y_i(p + h_k e_k) - y_i(p - h_k e_k)}{2 h_k},
+
+    :math:`y = ` ``function(values)``, with :math:`h_k` = ``relative_step``
+    :math:`\\max(|p_k|, 10^{-3})` and the differences of periodic coordinates
+    (phases) wrapped into :math:`[-P/2, P/2)`.  Parameters whose row of
+    :math:`V` is zero (fixed in the fit) are not varied.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(values) -> array`` of the coordinates :math:`y`.
+    values : dict
+        Parameter name -> value :math:`p`.
+    covariance : array_like
+        :math:`V`, over ``names`` (the parameters' units squared).
+    names : sequence of str
+        The parameters of the rows of ``covariance``.
+    periodic : array_like of bool, optional
+        Which coordinates are periodic (default: none).
+    period : float
+        Their period :math:`P` (default 360, phases in degrees).
+    relative_step : float
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\\sigma_i` (the coordinates' units).
+    """
+    cov = np.asarray(covariance, dtype=np.float64)
+    if cov.shape != (len(names), len(names)):
+        raise ValueError(f"covariance: expected shape ({len(names)}, {len(names)}), got "
+                         f"{cov.shape}")
+    y0 = np.asarray(function(values), dtype=np.float64)
+    mask = np.zeros(y0.shape, dtype=bool) if periodic is None else np.asarray(periodic, bool)
+    jac = np.zeros((y0.size, len(names)))
+    for k, n in enumerate(names):
+        if np.any(cov[k]):
+            h = relative_step * max(abs(values[n]), 1e-3)
+            d = np.asarray(function({**values, n: values[n] + h})) - \
+                np.asarray(function({**values, n: values[n] - h}))
+            jac[:, k] = _wrapped(d, mask, period) / (2 * h)
+    return np.sqrt(np.maximum(np.einsum("ik,kl,il->i", jac, cov, jac), 0))
+
+
+def group_fits(fits, point, names, *, f_tolerance=0.1, max_distance=1.0, periodic=None,
+               period=360.0):
+    """Group the valid fits of a random-start scan into distinct solutions.
+
+    Every valid minimum is written as ``point(values)`` (a canonical form,
+    e.g. :func:`vecampfit.couplings.canonical_couplings` and the other
+    parameters); two minima are one solution when their
+    :math:`\\mathcal{F}` differ by less than ``f_tolerance`` and every
+    coordinate by less than ``max_distance`` times its error at the best
+    minimum (:func:`propagate_errors`, :func:`scaled_distance`,
+    :func:`group_solutions`).
+
+    Parameters
+    ----------
+    fits : list of dict
+        ``fval``, ``valid``, ``values`` (name -> value) and ``covariance``
+        (over ``names``) of each fit.
+    point : callable
+        ``point(values) -> array``.
+    names : sequence of str
+    f_tolerance, max_distance : float
+    periodic : array_like of bool, optional
+        The periodic coordinates of the points (phases), period ``period``.
+
+    Returns
+    -------
+    list of dict
+        Best first, as :func:`group_solutions` (``members`` index ``fits``),
+        plus ``frequency`` (count over the valid fits) and ``point_errors``
+        (the coordinates' errors at the solution's best member).
+
+    Raises
+    ------
+    ValueError
+        If no fit is valid, or the errors at the best minimum are not
+        positive (HESSE failed there).
+    """
+    valid = [k for k, f in enumerate(fits) if f["valid"]]
+    if not valid:
+        raise ValueError("no valid fit to group (every MIGRAD or HESSE failed)")
+    fvals = np.array([fits[k]["fval"] for k in valid])
+
+    def errors(fit):
+        return propagate_errors(point, fit["values"], fit["covariance"], names,
+                                periodic=periodic, period=period)
+    distance = scaled_distance(errors(fits[valid[int(np.argmin(fvals))]]), periodic=periodic,
+                               period=period, max_distance=max_distance)
+    out = group_solutions(fvals, [point(fits[k]["values"]) for k in valid],
+                          f_tolerance=f_tolerance, distance=distance)
+    for s in out:
+        s["members"] = [valid[i] for i in s["members"]]
+        s.update(frequency=s["count"] / len(valid), point_errors=errors(fits[s["members"][0]]))
     return out

@@ -1,93 +1,61 @@
 """Fit Laura++'s own GenFit3K pseudoexperiments and compare with Laura++'s fits of them.
 
-Reads Laura++'s pseudoexperiments (``--laura-file``, default the file in the
-example's data folder: tree ``toys``, experiment selected by ``iExpt``) and
-Laura++'s fit results (``--laura-results``), fits each experiment with
-Laura++'s sequence started at the generated values, and prints per
-experiment and quantity the difference (ours - Laura++'s) in units of our
-statistical error: the phi(1020) and f'2(1525) masses and widths and the
-three fit fractions.  Laura++'s results file has no errors of these; the
-errors are ours (HESSE; fit-fraction errors propagated from the error
-matrix).  The coefficients are compared too, converted into Laura++'s
-normalization (every component normalized to unit integral at the fitted
-masses and widths), in units of Laura++'s errors; they depend on the
-integration of each component, which differs slightly between the two
-programs (see ``genfit3k.GridIntegrals.laura_coefficients``).  Writes
-``laura_crosscheck.txt`` into ``--output``.
+Fits Laura++'s pseudoexperiments (``--laura-file``) from the generated
+values and prints the differences to Laura++'s fits (``--laura-results``):
+masses, widths and fit fractions in units of our errors (Laura++'s file has
+none), the coefficients in Laura++'s normalization in units of its errors.
+Writes ``laura_crosscheck.txt`` into ``--output``.
 """
 
 import os
 
 import numpy as np
 
-import fit3k  # noqa: E402
-import genfit3k  # noqa: E402
+import genfit3k
+from vecampfit import command_line
 
-#: Quantities compared in units of our errors: masses, widths, fit fractions.
-QUANTITIES = ("PHI_M", "PHI_G", "F2_M", "F2_G", "FF_PHI", "FF_F2", "FF_NR")
-#: Coefficients in Laura++'s normalization, compared in units of Laura++'s errors.
-COEFFICIENT_COLUMNS = {"F2_RE": ("F2", "real", "A1_X"), "F2_IM": ("F2", "imag", "A1_Y"),
-                       "NR_RE": ("NR", "real", "A2_X"), "NR_IM": ("NR", "imag", "A2_Y")}
+#: Compared in units of our errors; the coefficients (Laura++'s normalization) in its errors.
+QUANTITIES, COEFFICIENTS = genfit3k.MASSES_AND_WIDTHS + ("FF_PHI", "FF_F2", "FF_NR"), \
+    genfit3k.COEFFICIENTS
 
 
-def ours(result):
-    """Value and error of every compared quantity from :meth:`fit3k.Setup.results`."""
-    v = dict(zip(genfit3k.PARAMETER_NAMES, result["values"]))
-    e = dict(zip(genfit3k.PARAMETER_NAMES, result["errors"]))
-    out = {n: (v[n], e[n]) for n in genfit3k.MASSES_AND_WIDTHS}
-    for c in genfit3k.COMPONENTS:
-        out[f"FF_{c}"] = (result["fit_fractions"][c], result["fit_fraction_errors"][c])
-    for name, (c, part, _) in COEFFICIENT_COLUMNS.items():
-        out["LAURA_" + name] = getattr(result["laura_coefficients"][c], part)
-    return out
+def laura_coefficients(values, fractions):
+    """The coefficients in Laura++'s normalization (every component of unit
+    integral at the current masses and widths, the phi(1020) the reference):
+    A_R = c_R n_R sqrt(I_R) / (c_phi n_phi sqrt(I_phi)), whose magnitude is
+    sqrt(FF_R / FF_phi) and whose phase is that of c_R / c_phi."""
+    c = {k: complex(values[f"{k}_RE"], values[f"{k}_IM"]) for k in genfit3k.COMPONENTS}
+    return {k: c[k] / abs(c[k]) / (c["PHI"] / abs(c["PHI"]))
+            * np.sqrt(fractions[k] / fractions["PHI"]) for k in genfit3k.COMPONENTS}
 
 
 def compare(result, laura_row):
-    """Differences of one experiment.
-
-    Returns
-    -------
-    dict
-        Quantity -> (ours, Laura++'s, (ours - Laura++'s) / error): the
-        masses, widths and fit fractions over our errors, the coefficients
-        (keys ``F2_RE``, ...) over Laura++'s.
-    """
-    o = ours(result)
+    """Quantity -> (ours, Laura++'s, (ours - Laura++'s) / error) of one experiment."""
+    ff, v, e = result["fit_fractions"], result["values"], result["errors"]
+    ours = {**{n: (v[n], e[n]) for n in genfit3k.MASSES_AND_WIDTHS},
+            **{f"FF_{c}": (ff[c], result["fit_fraction_errors"][c]) for c in genfit3k.COMPONENTS}}
+    for q, c in laura_coefficients(v, ff).items():
+        ours |= {f"{q}_RE": (c.real, None), f"{q}_IM": (c.imag, None)}
     out = {}
-    for q in QUANTITIES:
-        value, error = o[q]
+    for q in QUANTITIES + COEFFICIENTS:
+        (value, error), ref = ours[q], laura_row[genfit3k.LAURA_COLUMNS[q]]
+        error = error or laura_row[genfit3k.LAURA_COLUMNS[q] + "_Error"]
         if not error > 0:
             raise ValueError(f"{q}: error {error!r} is not positive (HESSE failed?)")
-        ref = laura_row[genfit3k.LAURA_COLUMNS[q]]
         out[q] = (value, ref, (value - ref) / error)
-    for name, (_, _, column) in COEFFICIENT_COLUMNS.items():
-        ref, err = laura_row[column], laura_row[column + "_Error"]
-        out[name] = (o["LAURA_" + name], ref, (o["LAURA_" + name] - ref) / err)
     return out
 
 
 def run(setup, laura_file, laura_results, experiments=None, verbose=True):
-    """Fit Laura++'s experiments and compare them with Laura++'s results.
-
-    Returns
-    -------
-    list of dict
-        Per experiment: ``experiment``, ``result`` (:meth:`fit3k.Setup.results`),
-        ``laura`` (Laura++'s row), ``differences`` (:func:`compare`).
-    """
-    rows = {int(r["iExpt"]): r for r in genfit3k.read_laura_results(laura_results)}
-    if experiments is None:
-        experiments = sorted(rows)
-    out = []
-    for k in experiments:
-        if k not in rows:
-            raise ValueError(f"{laura_results}: no Laura++ result of experiment {k} "
-                             f"(have {sorted(rows)})")
-        if rows[k]["fitStatus"] != 3:
-            raise ValueError(f"{laura_results}: Laura++'s fit of experiment {k} has status "
-                             f"{rows[k]['fitStatus']:g}, not 3 (converged, full error matrix)")
-        m13sq, m23sq = genfit3k.read_events(laura_file, k)
-        result = fit3k.fit_one(setup, m13sq, m23sq)
+    """Fit Laura++'s experiments (of its fits of status 3: converged, full error
+    matrix) and compare: per experiment ``experiment``, ``result``
+    (:meth:`genfit3k.Setup.fit`), ``laura`` (its row), ``differences`` (:func:`compare`)."""
+    rows, out = genfit3k.read_laura_results(laura_results), []
+    for k in sorted(rows) if experiments is None else experiments:
+        if rows.get(k, {}).get("fitStatus") != 3:
+            raise ValueError(f"{laura_results}: no Laura++ fit of experiment {k} of status 3")
+        result = setup.fit(*genfit3k.read_events(laura_file, k))
+        del result["fitter"]
         if not result["valid"]:
             raise RuntimeError(f"our fit of Laura++'s experiment {k} did not converge")
         d = compare(result, rows[k])
@@ -98,11 +66,9 @@ def run(setup, laura_file, laura_results, experiments=None, verbose=True):
 
 
 def format_experiment(k, d, result):
-    parts = [f"expt {k}: {result['calls']} calls, {result['wall_time']:.2f} s"]
-    for q in QUANTITIES + tuple(COEFFICIENT_COLUMNS):
-        value, ref, diff = d[q]
-        parts.append(f"  {q:6s} ours {value:.6g}  Laura++ {ref:.6g}  diff {diff:+.3f} sigma")
-    return "\n".join(parts)
+    return "\n".join([f"expt {k}: {result['calls']} calls, {result['wall_time']:.2f} s"] + [
+        f"  {q:6s} ours {v:.6g}  Laura++ {ref:.6g}  diff {diff:+.3f} sigma"
+        for q, (v, ref, diff) in d.items()])
 
 
 def largest(comparisons, quantities=QUANTITIES):
@@ -113,41 +79,34 @@ def largest(comparisons, quantities=QUANTITIES):
 
 def summary(comparisons):
     lines = ["largest |ours - Laura++'s| over the experiments (masses, widths, fit fractions in "
-             "units of our errors; coefficients in Laura++'s normalization in units of its "
-             "errors):"]
-    for q in QUANTITIES + tuple(COEFFICIENT_COLUMNS):
-        diffs = np.array([c["differences"][q][2] for c in comparisons])
-        j = int(np.argmax(np.abs(diffs)))
-        lines.append(f"  {q:6s} {abs(diffs[j]):.4f} sigma (experiment "
-                     f"{comparisons[j]['experiment']}), mean {diffs.mean():+.4f}")
-    size, k, q = largest(comparisons)
-    lines.append(f"largest difference of masses, widths and fit fractions: {size:.4f} sigma "
-                 f"({q}, experiment {k})")
-    size, k, q = largest(comparisons, tuple(COEFFICIENT_COLUMNS))
-    lines.append(f"largest difference of the coefficients: {size:.4f} sigma of Laura++'s errors "
-                 f"({q}, experiment {k})")
+             "our errors; coefficients in Laura++'s normalization in its errors):"] + [
+        "  {2:6s} {0:.4f} sigma (experiment {1}), ".format(*largest(comparisons, [q])) +
+        f"mean {np.mean([c['differences'][q][2] for c in comparisons]):+.4f}"
+        for q in QUANTITIES + COEFFICIENTS]
+    for what, qs in (("masses, widths and fit fractions", QUANTITIES),
+                     ("the coefficients (Laura++'s errors)", COEFFICIENTS)):
+        size, k, q = largest(comparisons, qs)
+        lines.append(f"largest difference of {what}: {size:.4f} sigma ({q}, experiment {k})")
     return "\n".join(lines)
 
 
 def main(argv=None):
-    p = genfit3k.program_parser(__doc__.split("\n\n")[0],
-                                "Laura++'s fit results (one line per experiment)")
+    p = genfit3k.program_parser(__doc__.split("\n\n")[0])
     p.add_argument("--experiments", default="all", help="N, N-M, a list, or 'all'")
     p.add_argument("--output", default=".", help="folder of laura_crosscheck.txt")
     args = p.parse_args(argv)
     try:
-        setup = fit3k.Setup(args)
         experiments = None if args.experiments == "all" else \
-            fit3k.parse_experiments(args.experiments)
-        comparisons = run(setup, args.laura_file, args.laura_results, experiments)
+            command_line.parse_ranges(args.experiments, "--experiments")
+        comparisons = run(genfit3k.Setup(args), args.laura_file, args.laura_results,
+                          experiments)
     except (ValueError, FileNotFoundError, KeyError) as exc:
         p.error(str(exc))
     text = summary(comparisons)
     print(text)
-    from vecampfit.fitter.results import atomic_write_text
-    body = "\n".join(format_experiment(c["experiment"], c["differences"], c["result"])
-                     for c in comparisons)
-    atomic_write_text(os.path.join(args.output, "laura_crosscheck.txt"), body + "\n" + text + "\n")
+    with open(os.path.join(args.output, "laura_crosscheck.txt"), "w") as f:
+        f.write("".join(format_experiment(c["experiment"], c["differences"], c["result"]) + "\n"
+                        for c in comparisons) + text + "\n")
     return comparisons
 
 

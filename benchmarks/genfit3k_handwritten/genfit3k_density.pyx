@@ -3,7 +3,7 @@
 # compiled once per vector length by vecampfit.model_compiler.compile_model;
 # float32 and float64 through fused types.
 #
-# Amplitude (genfit3k.py documents the conventions):
+# Amplitude (docs/laura_genfit3k.rst documents the conventions):
 #     A = n_NR c_NR + sum_R n_R c_R [X_R(13) + X_R(23)],
 #     X_R(pair) = B_R(m) (p* q)^L F_L^cov P_L^Laura(cos theta) F_B(p* (F_L^cov)^(1/L)),
 # B_R the Breit-Wigner amplitude without phase-space factor
@@ -19,10 +19,10 @@
 # Per event and resonance pair this leaves one division and no square root.
 #
 # Event buffer (one block): N_EVENT_FIELDS real vectors of L lanes in the
-# order of genfit3k.EVENT_FIELDS: for the pair (K+_1 K-), then (K+_2 K-),
+# order of genfit3k_handwritten.EVENT_FIELDS: for the pair (K+_1 K-), then (K+_2 K-),
 # s = m^2, then G and W of phi(1020), then G and W of f'2(1525).
 #
-# Parameters (genfit3k.PARAMETER_NAMES): PHI_M, PHI_G, F2_M, F2_G, PHI_RE,
+# Parameters (genfit3k_handwritten.PARAMETER_NAMES): PHI_M, PHI_G, F2_M, F2_G, PHI_RE,
 # PHI_IM, F2_RE, F2_IM, NR_RE, NR_IM (GeV; coefficients c = RE + i IM).
 #
 # Parameter buffer, per resonance: m0^2, C, n c / F_R(q0), n / F_R(q0), and
@@ -32,7 +32,7 @@
 # Constants (passed to the filler): the kaon mass (GeV), the resonances'
 # Blatt-Weisskopf radius (GeV^-1) and the per-component normalization
 # factors n of phi(1020), f'2(1525) and the non-resonant term
-# (genfit3k.normalization_constants).  Defaults: Laura++'s kaon mass, radius
+# (vecampfit.isobar.unit_normalization).  Defaults: Laura++'s kaon mass, radius
 # 4, n = 1.
 from cython cimport floating
 
@@ -41,7 +41,7 @@ from vecampfit.fitter.density cimport component_description, model_description
 from vecampfit.high_energy_physics cimport blatt_weisskopf_inverse_gradient_scalar
 from vecampfit.kinematics cimport decay_momentum_gradient_scalar
 
-# What the fitter reads from this module (genfit3k.py holds the same names).
+# What the fitter reads from this module (genfit3k_handwritten.py holds the same names).
 PARAMETERS = ("PHI_M", "PHI_G", "F2_M", "F2_G", "PHI_RE", "PHI_IM", "F2_RE", "F2_IM", "NR_RE",
               "NR_IM")
 EVENT_FIELDS = tuple(f"{kind}_{pair}" for pair in ("13", "23")
