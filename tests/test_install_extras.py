@@ -41,7 +41,9 @@ def third_party_imports():
     standard library, vecampfit, nor a module of the examples themselves (an
     example may put another example's folder on ``sys.path``)."""
     found = {}
-    local = {p.name.split(".")[0] for p in EXAMPLES.rglob("*") if p.is_file()}
+    # modules and folders of the examples (a program imports its siblings, and
+    # examples/demo.py the folder of an example beside it)
+    local = {p.name.split(".")[0] for p in EXAMPLES.rglob("*")}
     for path in sorted(EXAMPLES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
