@@ -135,6 +135,29 @@ def test_declared_likelihood_equals_the_handwritten_and_the_numpy_form(samples, 
     assert worst < 1e-10
 
 
+def test_cached_likelihood_equals_the_full_path(samples, compiled):
+    """With only the amplitudes and background fractions free (the fit's sequence), the
+    likelihood of the declared models evaluates from their cached components (products of
+    production and decay couplings, two photon helicities): F and the gradient of the free
+    parameters equal the full path's."""
+    signal, bkg = compiled
+    table = fit_signal.initial_parameters(samples)
+    fitter = fit_signal.build(samples, signal, bkg, parameters=table, vector_length=L,
+                              randomize=False, verbose=False)
+    free = fit_signal.free_parameter_names(fitter, samples)
+    lk = fitter.likelihood
+    assert all(p.signal.components is not None and p.signal.components.channels == 2
+               for p in lk.points)
+    x = truth(fitter, samples) + np.random.default_rng(9).normal(0, 0.05, len(table))
+    f_cached, g_cached = lk.evaluate(x, True, free=free)
+    assert lk._cached, "the cached evaluation was not used"
+    f_full, g_full = lk.evaluate(x * 1.0, True)
+    idx = [lk.parameter_index(n) for n in free]
+    err = np.max(np.abs(g_cached[idx] - g_full[idx])) / np.max(np.abs(g_full[idx]))
+    print(f"cached F {f_cached!r}, full {f_full!r}; gradient {err:.1e}")
+    assert f_cached == pytest.approx(f_full, rel=1e-12) and err < 1e-10
+
+
 def test_fraction_jacobian_equals_finite_differences(samples, compiled):
     signal, bkg = compiled
     d = samples[2]

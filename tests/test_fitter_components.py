@@ -546,3 +546,50 @@ def test_the_fused_cached_data_kernel_against_numpy_and_across_threads():
     kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), scale, bg2, f,
                              np.zeros(0), False, n, ce, rows, bad, 2)
     assert bad[5000 // ce] == 5000 and np.sum(bad >= 0) == 1
+
+
+def test_the_fused_cached_data_kernel_with_channels():
+    """_kernels.cached_data_rows with H channels (S = sum_h |sum_k c_k X_kh|^2, X stored
+    (K, H n)): the per-chunk sums equal a numpy evaluation to 1e-13 and do not depend on the
+    number of threads; an invalid event is named."""
+    from vecampfit.fitter._dispatch import kernels
+    from vecampfit.fitter._reduction import chunk_sums
+    rng = np.random.default_rng(9)
+    K, H, n, ce = 5, 3, 7_001, 512
+    x = rng.normal(size=(K, H, n)) + 1j * rng.normal(size=(K, H, n))
+    c = rng.normal(size=K) + 1j * rng.normal(size=K)
+    bg = rng.uniform(0.5, 2.0, size=(1, n))
+    f = np.array([0.3])
+    scale = 1.3
+    a = np.einsum("k,khn->hn", c, x)
+    s = np.sum(np.abs(a) ** 2, axis=0)
+    t = scale * s + f @ bg
+    r = -2 / t
+    cols = [-2 * np.log(t), r * s, bg[0] * r]
+    v = np.einsum("khn,hn->kn", x, r * a.conj())
+    ref = np.hstack([chunk_sums(cols, n, ce), chunk_sums(list(v.real), n, ce),
+                     chunk_sums(list(v.imag), n, ce)])
+    n_chunks = -(-n // ce)
+    flat = np.ascontiguousarray(x.reshape(K, H * n))
+    out = {}
+    for threads in (1, 2):
+        rows = np.empty((n_chunks, 3 + 2 * K))
+        bad = np.empty(n_chunks, dtype=np.intp)
+        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg, f,
+                                 np.zeros(0), True, n, ce, rows, bad, threads, H)
+        assert np.all(bad == -1)
+        out[threads] = rows
+    err = np.max(np.abs(out[1] - ref) / np.maximum(np.abs(ref), 1e-300))
+    print(f"largest relative difference to numpy {err:.1e}")
+    assert err < 1e-13
+    assert np.array_equal(out[1], out[2])
+    bg2 = bg.copy()
+    bg2[0, 3000] = -1e9
+    rows = np.empty((n_chunks, 3))
+    bad = np.empty(n_chunks, dtype=np.intp)
+    kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg2, f,
+                             np.zeros(0), False, n, ce, rows, bad, 1, H)
+    assert bad[3000 // ce] == 3000 and np.sum(bad >= 0) == 1
+    with pytest.raises(ValueError, match="wrong shape"):
+        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg, f,
+                                 np.zeros(0), False, n, ce, rows, bad, 1, H + 1)

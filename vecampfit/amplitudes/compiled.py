@@ -5,7 +5,10 @@ import os
 
 import numpy as np
 
-__all__ = ["CompiledAmplitudeModel", "canonical_names", "compile_amplitude_model"]
+from ..expressions.passes import leaves
+
+__all__ = ["CompiledAmplitudeModel", "SlotCouplings", "canonical_names",
+           "compile_amplitude_model"]
 
 
 def _module_name(text):
@@ -162,9 +165,39 @@ class CompiledAmplitudeModel:
         if map_records is not None:
             def fill(records, constants=None, _fill=self.fill_event_buffer):
                 return _fill(map_records(records), constants)
-        return Density.from_model(self._module(vector_length), precision, constants=constants,
-                                  gradient=gradient, fill_event_buffer=fill,
-                                  name=name or self.model.name, rename=self._model_name)
+        module = self._module(vector_length)
+        density = Density.from_model(module, precision, constants=constants,
+                                     gradient=gradient, fill_event_buffer=fill,
+                                     name=name or self.model.name, rename=self._model_name)
+        density.components = self._components(module, precision, density)
+        return density
+
+    def _components(self, module, precision, density):
+        """The density's components for the fitter's cached evaluation
+        (:class:`vecampfit.fitter.components.Components` with one channel per
+        helicity channel), or None: for a polarized model (whose density
+        matrix may move with parameters), or when a coupling's parameter also
+        enters the components' amplitudes."""
+        from vecampfit.fitter.components import Components
+        layout = self.layout
+        model = layout.model
+        functions = getattr(module, "component_functions", None)
+        if model.density_matrix is not None or functions is None:
+            return None
+        function = functions().get(precision)
+        coupling_parameters = {p for c in model.components for p in c.coupling_parameters()}
+        for expr, _ in model._expressions():
+            if expr in {x for c in model.components for x in c.coupling.parts()}:
+                continue
+            if any(leaf.op == "par" and leaf.data in coupling_parameters
+                   for leaf in leaves(expr)):
+                return None
+        if function is None:
+            return None
+        couplings = SlotCouplings(module, layout, density.parameters, density.constant_values)
+        return Components([c.name for c in model.components], None, function,
+                          density.parameters, density.name, density.constants,
+                          channels=len(model.channels), coupling_function=couplings)
 
     def parameter_vector(self, params=None):
         """Parameter values in the density's order (dict: others at their starting values;
@@ -215,6 +248,79 @@ class CompiledAmplitudeModel:
         from vecampfit.fitter import ParameterTable
         return ParameterTable([p for p in table if p.name in free],
                               source=f"compiled amplitude model {self.model.name!r}")
+
+
+class SlotCouplings:
+    """The couplings :math:`c_k` of a compiled model and their derivatives
+    :math:`\\partial c_k / \\partial p_j`, read from the parameter buffer
+    that the generated ``fill`` writes (its slots ``C<k>_RE``, ``C<k>_IM``
+    and ``DC<k>_<p>_RE``, ``..._IM``; derivatives that are numbers are taken
+    from the expressions once).
+
+    Parameters
+    ----------
+    module : module
+        The compiled model.
+    layout : vecampfit.amplitudes._cython_source.Layout
+    parameters : sequence of str
+        The density's parameter names (in the module's order).
+    constants : numpy.ndarray
+        The density's constant values (in the module's order).
+
+    Attributes
+    ----------
+    parameters : tuple of str
+        The parameters the couplings depend on.
+
+    Calling it with the density's parameter values returns ``(c, jacobian)``:
+    complex (K,) and (K, n_parameters).
+    """
+
+    def __init__(self, module, layout, parameters, constants):
+        from ..expressions.passes import derivative
+        self._fill = module.fill
+        self._constants = np.ascontiguousarray(
+            constants if len(constants) else np.zeros(1), dtype=np.float64)
+        self._buffer = np.zeros(max(len(layout.slots), 1))
+        components = layout.model.components
+        self._re = np.array([layout.slots[f"C{k}_RE"] for k in range(len(components))],
+                            dtype=np.intp)
+        self._im = np.array([layout.slots[f"C{k}_IM"] for k in range(len(components))],
+                            dtype=np.intp)
+        n = len(layout.parameters)
+        self._n_parameters = n
+        self._jacobian = np.zeros((len(components), n), dtype=np.complex128)
+        rows, cols, slots, units, used = [], [], [], [], []
+        for k, c in enumerate(components):
+            for p in c.coupling_parameters():
+                d = derivative(c.coupling, p)
+                j = layout.parameters.index(p)
+                used.append(parameters[j])
+                for part, what, unit in ((d.re, "RE", 1.0), (d.im, "IM", 1j)):
+                    if part.op == "num":
+                        self._jacobian[k, j] += unit * part.data
+                    else:
+                        rows.append(k)
+                        cols.append(j)
+                        slots.append(layout.slots[f"DC{k}_{p}_{what}"])
+                        units.append(unit)
+        self._rows, self._cols = np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)
+        self._slots = np.array(slots, dtype=np.intp)
+        self._units = np.array(units, dtype=np.complex128)
+        self.parameters = tuple(dict.fromkeys(used))
+        self._key, self._last = None, None
+
+    def __call__(self, params):
+        p = np.ascontiguousarray(params, dtype=np.float64)
+        key = p.tobytes()
+        if key != self._key:
+            buf = self._buffer
+            self._fill(p if len(p) else np.zeros(1), self._constants, buf)
+            c = buf[self._re] + 1j * buf[self._im]
+            jac = self._jacobian.copy()
+            np.add.at(jac, (self._rows, self._cols), self._units * buf[self._slots])
+            self._key, self._last = key, (c, jac)
+        return self._last
 
 
 def _record_leaves(layout):

@@ -455,18 +455,20 @@ class CachedEvaluator:
         if hit.size:
             j = int(hit.min())
             k = int(np.flatnonzero(~np.isfinite(out[:, j]))[0])
-            name = self.components.names[k] if n_components > 1 else what.split()[-1]
+            name = (self.components.names[k // self.components.channels] if n_components > 1
+                    else what.split()[-1])
             raise DensityError(f"{self.density.name}: component {name} is {out[k, j]} at "
                                f"event {first_block * L + j} of {buf.what}"
                                f"{self._parameters_note(params_t)}")
         return out
 
     def _amplitudes(self, buf, blocks, params_t, pbuf, threads, first_block=0, out=None):
-        """X (n_components, padded length of ``blocks``) as complex128."""
+        """X (n_components channels, padded length of ``blocks``) as complex128:
+        row k H + h holds X_kh."""
         comp = self.components
         return self._run_components(buf, blocks, first_block, comp.function_pointer,
-                                    comp.n_components, "the component function", params_t,
-                                    pbuf, threads, out)
+                                    comp.n_components * comp.channels,
+                                    "the component function", params_t, pbuf, threads, out)
 
     # -- partial recomputation ----------------------------------------------
 
@@ -714,6 +716,8 @@ class CachedEvaluator:
         self._cache.pop(id(buf), None)
         x = np.ascontiguousarray(
             self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events])
+        # (K H, n) as (K, H n): channel h of event j in column h n + j
+        x = x.reshape(self.components.n_components, -1)
         self._cache[id(buf)] = (key, x)
         self.rebuilds += 1
         return x
@@ -724,6 +728,7 @@ class CachedEvaluator:
         """Per-chunk rows of :math:`\\sum_j w_j X_{jk} X^*_{jl}`: the real parts
         of the ``K * K`` elements, then their imaginary parts."""
         K = self.components.n_components
+        H = self.components.channels
         L = self.vector_length
         ce = chunk_events(L)
         if buf.n_events == 0:
@@ -737,12 +742,14 @@ class CachedEvaluator:
             n = min(b1 * L, buf.n_events) - b0 * L
             x = self._amplitudes(buf, buf.blocks[b0:b1], params_t, pbuf, threads, b0)[:, :n]
             xw = x if w_all is None else x * w_all[b0 * L:b0 * L + n]
+            # rows k H + h: the channels of a component side by side
+            x, xw = x.reshape(K, H, n), xw.reshape(K, H, n)
             for c0 in range(0, n, ce):
                 c1 = min(c0 + ce, n)
                 # One product of fresh contiguous operands per chunk: the
                 # row of a chunk does not depend on where it is computed.
-                a = np.ascontiguousarray(xw[:, c0:c1])
-                b = np.conj(x[:, c0:c1])
+                a = np.ascontiguousarray(xw[:, :, c0:c1]).reshape(K, -1)
+                b = np.conj(x[:, :, c0:c1]).reshape(K, -1)
                 m = (a @ b.T).reshape(-1)
                 rows.append(np.concatenate([m.real, m.imag]))
         return np.array(rows, dtype=np.float64).reshape(-1, 2 * K * K), None
@@ -774,7 +781,8 @@ class CachedEvaluator:
     def values(self, buf, params_t, pbuf, threads):
         c = self.components.couplings(params_t[:self.density.n_parameters])
         a = c @ self._data_complex(buf, params_t, pbuf, threads)
-        return a.real ** 2 + a.imag ** 2
+        s = a.real ** 2 + a.imag ** 2
+        return s.reshape(self.components.channels, -1).sum(axis=0)
 
     def values_and_gradient(self, buf, params_t, pbuf, threads):
         x = self._data_complex(buf, params_t, pbuf, threads)
@@ -782,7 +790,10 @@ class CachedEvaluator:
         c = self.components.couplings(p)
         a = c @ x
         jac = self.components.coupling_jacobian(p)
-        return a.real ** 2 + a.imag ** 2, 2 * np.real(jac.T @ (x * a.conj()))
+        H, K = self.components.channels, self.components.n_components
+        s = (a.real ** 2 + a.imag ** 2).reshape(H, -1).sum(axis=0)
+        g = (x * a.conj()).reshape(K, H, -1).sum(axis=1)
+        return s, 2 * np.real(jac.T @ g)
 
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
         c = self.components.couplings(params_t[:self.density.n_parameters])
@@ -822,14 +833,15 @@ class CachedEvaluator:
                                   np.ascontiguousarray(fractions, dtype=np.float64).reshape(-1)
                                   if nb else np.zeros(0),
                                   np.zeros(0) if w is None else np.ascontiguousarray(w[:n]),
-                                  bool(gradient), n, ce, rows, bad, threads)
+                                  bool(gradient), n, ce, rows, bad, threads,
+                                  self.components.channels)
         if np.any(bad == _ALLOCATION_FAILED):
             raise MemoryError(f"{self.density.name}: could not allocate work arrays")
         hit = bad[bad >= 0]
         if hit.size:
             j = int(hit.min())
-            a = complex(np.dot(c, x[:, j]))
-            s = a.real * a.real + a.imag * a.imag
+            a = c @ x[:, j::n]                      # one value per channel
+            s = float(np.sum(a.real ** 2 + a.imag ** 2))
             term = scale * s + (float(np.dot(fractions, background[:, j])) if nb else 0.0)
             return None, Problem(j, s, term)
         return rows, None

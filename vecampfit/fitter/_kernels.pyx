@@ -1101,12 +1101,95 @@ cdef inline bint _cached_block(
     return True
 
 
+cdef inline bint _cached_block_channels(
+        Py_ssize_t j, int n, Py_ssize_t K, Py_ssize_t H, Py_ssize_t n_events, const double *x,
+        Py_ssize_t x_stride, const double *coupling, double scale, const double *background,
+        Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
+        const double *weights, bint gradient, double *sums, double *amp) noexcept nogil:
+    """As :func:`_cached_block` for a density summed over H channels,
+    S = sum_h |A_h|^2 with A_h = sum_k c_k X_kh: ``x`` holds X_kh of event j
+    at row k, complex column h * n_events + j; ``amp`` is work space for
+    2 H SUM_LANES doubles.  The gradient sums are Re and Im of
+    sum_h X_kh r conj(A_h)."""
+    cdef Py_ssize_t k, b, h, col
+    cdef int i, ok = 1
+    cdef double s[SUM_LANES]
+    cdef double t[SUM_LANES]
+    cdef double r[SUM_LANES]
+    cdef double lg[SUM_LANES]
+    cdef double xr, xi, cr, ci
+    cdef double *ar
+    cdef double *ai
+    cdef const double *xk
+    cdef const double *bk
+    for i in range(n):
+        s[i] = 0
+    for h in range(H):
+        ar = amp + 2 * h * SUM_LANES
+        ai = ar + SUM_LANES
+        for i in range(n):
+            ar[i] = 0
+            ai[i] = 0
+        for k in range(K):
+            cr = coupling[2 * k]
+            ci = coupling[2 * k + 1]
+            xk = x + k * x_stride + 2 * (h * n_events + j)
+            for i in range(n):
+                xr = xk[2 * i]
+                xi = xk[2 * i + 1]
+                ar[i] += cr * xr - ci * xi
+                ai[i] += cr * xi + ci * xr
+        for i in range(n):
+            s[i] += ar[i] * ar[i] + ai[i] * ai[i]
+    for i in range(n):
+        t[i] = scale * s[i]
+    for b in range(n_background):
+        bk = background + b * background_stride + j
+        for i in range(n):
+            t[i] += fractions[b] * bk[i]
+    for i in range(n):
+        ok = ok & (t[i] > 0) & (t[i] - t[i] == 0)
+    if not ok:
+        return False
+    for i in range(n):
+        lg[i] = _log(t[i])
+        r[i] = -2 / t[i]
+    if weights != NULL:
+        for i in range(n):
+            lg[i] = weights[j + i] * lg[i]
+            r[i] = weights[j + i] * r[i]
+    for i in range(n):
+        sums[i] += -2 * lg[i]
+        sums[SUM_LANES + i] += r[i] * s[i]
+    for b in range(n_background):
+        bk = background + b * background_stride + j
+        for i in range(n):
+            sums[(2 + b) * SUM_LANES + i] += bk[i] * r[i]
+    if gradient:
+        # sum_h X_kh r conj(A_h)
+        col = 2 + n_background
+        for h in range(H):
+            ar = amp + 2 * h * SUM_LANES
+            ai = ar + SUM_LANES
+            for i in range(n):
+                ar[i] = r[i] * ar[i]
+                ai[i] = -r[i] * ai[i]
+            for k in range(K):
+                xk = x + k * x_stride + 2 * (h * n_events + j)
+                for i in range(n):
+                    xr = xk[2 * i]
+                    xi = xk[2 * i + 1]
+                    sums[(col + k) * SUM_LANES + i] += xr * ar[i] - xi * ai[i]
+                    sums[(col + K + k) * SUM_LANES + i] += xr * ai[i] + xi * ar[i]
+    return True
+
+
 cdef void _cached_data_chunk(
-        Py_ssize_t c, Py_ssize_t chunk, Py_ssize_t n_events, Py_ssize_t K,
+        Py_ssize_t c, Py_ssize_t chunk, Py_ssize_t n_events, Py_ssize_t K, Py_ssize_t H,
         const double *x, Py_ssize_t x_stride, const double *coupling, double scale,
         const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
         const double *fractions, const double *weights, bint gradient, double *sums,
-        double *row, Py_ssize_t *bad) noexcept nogil:
+        double *amp, double *row, Py_ssize_t *bad) noexcept nogil:
     """One chunk of the cached data term: A = sum_k c_k X_k, S = |A|^2,
     t = scale S + sum_b f_b B_b, and the chunk's sums of -2 w ln t, r S,
     r B_b and (with ``gradient``) Re and Im of X_k r conj(A), r = -2 w / t.
@@ -1127,22 +1210,32 @@ cdef void _cached_data_chunk(
     memset(sums, 0, width * SUM_LANES * sizeof(double))
     j = j0
     while j < j1:
-        if j1 - j >= SUM_LANES:
-            n = SUM_LANES
+        n = SUM_LANES if j1 - j >= SUM_LANES else <int> (j1 - j)
+        if H > 1:
+            ok = _cached_block_channels(j, n, K, H, n_events, x, x_stride, coupling, scale,
+                                        background, n_background, background_stride,
+                                        fractions, weights, gradient, sums, amp)
+        elif n == SUM_LANES:
             ok = _cached_block(j, SUM_LANES, K, x, x_stride, coupling, scale, background,
                                n_background, background_stride, fractions, weights, gradient,
                                sums)
         else:
-            n = <int> (j1 - j)
             ok = _cached_block(j, n, K, x, x_stride, coupling, scale, background,
                                n_background, background_stride, fractions, weights, gradient,
                                sums)
         if not ok:
             # the first invalid event of the block, one at a time
             for jj in range(j, j + n):
-                if not _cached_block(jj, 1, K, x, x_stride, coupling, scale, background,
-                                     n_background, background_stride, fractions, weights,
-                                     False, sums):
+                if H > 1:
+                    ok = _cached_block_channels(jj, 1, K, H, n_events, x, x_stride, coupling,
+                                                scale, background, n_background,
+                                                background_stride, fractions, weights, False,
+                                                sums, amp)
+                else:
+                    ok = _cached_block(jj, 1, K, x, x_stride, coupling, scale, background,
+                                       n_background, background_stride, fractions, weights,
+                                       False, sums)
+                if not ok:
                     bad[c] = jj
                     return
         j += n
@@ -1154,11 +1247,13 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
                      const double[:, ::1] background, const double[::1] fractions,
                      const double[::1] weights, bint gradient, Py_ssize_t n_events,
                      Py_ssize_t chunk, double[:, ::1] rows, Py_ssize_t[::1] bad,
-                     int n_threads):
+                     int n_threads, Py_ssize_t n_channels=1):
     """The cached data term's per-chunk rows in one pass over the stored amplitudes.
 
     ``x``: the component amplitudes at the data events, complex128 of shape
-    (K, n) seen as float64 (K, 2n); ``couplings``: c as float64 (2K,);
+    (K, n) seen as float64 (K, 2n), or with ``n_channels`` H > 1 of shape
+    (K, H n), channel h of event j in column h n + j, the density then
+    S = sum_h |sum_k c_k X_kh|^2; ``couplings``: c as float64 (2K,);
     ``background``: (n_background, n) values; ``weights`` may be empty;
     ``rows`` (n_chunks, 2 + n_background [+ 2K]) receives per chunk the sums
     of -2 w ln t, r S, r B_b and, with ``gradient``, Re and Im of
@@ -1174,7 +1269,10 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     cdef Py_ssize_t c
     if chunk <= 0:
         raise ValueError("chunk must be positive")
-    if x.shape[1] < 2 * n_events or couplings.shape[0] != 2 * K:
+    cdef Py_ssize_t H = n_channels
+    if H < 1:
+        raise ValueError("cached_data_rows: n_channels must be positive")
+    if x.shape[1] < 2 * H * n_events or couplings.shape[0] != 2 * K:
         raise ValueError("cached_data_rows: x or couplings of the wrong shape")
     if nb and background.shape[1] < n_events:
         raise ValueError("cached_data_rows: background array too short")
@@ -1196,13 +1294,16 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     cdef double *rp = &rows[0, 0]
     cdef Py_ssize_t *bd = &bad[0]
     cdef double *sums
+    cdef double *amp
     with nogil, parallel(num_threads=n_threads):
         sums = <double *> malloc(width * SUM_LANES * sizeof(double))
+        amp = <double *> malloc(2 * H * SUM_LANES * sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             bd[c] = NO_PROBLEM
-            if sums == NULL:
+            if sums == NULL or amp == NULL:
                 bd[c] = ALLOCATION_FAILED
             else:
-                _cached_data_chunk(c, chunk, n_events, K, xp, x_stride, cp, scale, bp, nb,
-                                   b_stride, fp, wp, gradient, sums, rp + c * width, bd)
+                _cached_data_chunk(c, chunk, n_events, K, H, xp, x_stride, cp, scale, bp, nb,
+                                   b_stride, fp, wp, gradient, sums, amp, rp + c * width, bd)
         free(sums)
+        free(amp)

@@ -123,6 +123,16 @@ class Components:
     depends : sequence of sequence of str, optional
         Per component, the names of the density's parameters its
         :math:`X_k` depends on (none of them a coupling's).
+    channels : int
+        H: the density is :math:`S = \\sum_h |\\sum_k c_k X_{kh}|^2` over H
+        channels (helicities), and ``function`` writes :math:`X_{kh}` as the
+        component ``k H + h`` (default 1: :math:`S = |\\sum_k c_k X_k|^2`).
+    coupling_function : callable, optional
+        Instead of ``couplings`` (give None): ``coupling_function(params)
+        -> (c, jacobian)``, the couplings (complex, K) and :math:`\\partial
+        c_k / \\partial p_j` (complex, (K, n_parameters)) at the density's
+        parameters, with an attribute ``parameters``, the names of the
+        parameters the couplings depend on.
     single : sequence of scipy.LowLevelCallable, optional
         Per component, its block function alone (real part of lane ``i`` at
         ``i``, imaginary part at ``L + i``), of the same precision and L as
@@ -155,11 +165,21 @@ class Components:
     """
 
     def __init__(self, names, couplings, function, parameters, owner="density", constants=None,
-                 depends=None, single=None):
+                 depends=None, single=None, channels=1, coupling_function=None):
         self.names = tuple(names)
         self.owner = owner
         parameters = tuple(parameters)
         constants = dict(constants or {})
+        self.channels = int(channels)
+        if self.channels < 1:
+            raise DensityError(f"{owner}: {channels} channels (at least one)")
+        self._coupling_function = coupling_function
+        if coupling_function is not None:
+            couplings = [("fixed", 0.0, 0.0)] * len(self.names)
+            unknown = [q for q in coupling_function.parameters if q not in parameters]
+            if unknown:
+                raise DensityError(f"{owner}: the couplings depend on {unknown}, which are not "
+                                   f"parameters of the density")
         if len(couplings) != len(self.names):
             raise DensityError(f"{owner}: {len(couplings)} couplings for {len(self.names)} "
                                f"components")
@@ -201,6 +221,8 @@ class Components:
                 raise DensityError(f"{owner}: component {name}: the coupling's two parameters "
                                    f"are both {a!r}")
             self._forms.append((form, idx[0], idx[1], scale))
+        if coupling_function is not None:
+            used = dict.fromkeys(coupling_function.parameters)
         self.coupling_parameters = np.array(sorted(parameters.index(p) for p in used),
                                             dtype=np.intp)
         self.other_parameters = np.array([k for k in range(len(parameters))
@@ -278,6 +300,8 @@ class Components:
             The density's parameters, in its order.
         """
         p = np.asarray(params, dtype=np.float64)
+        if self._coupling_function is not None:
+            return self._coupling_function(p)[0]
         c = np.empty(self.n_components, dtype=np.complex128)
         for k, (form, a, b, scale) in enumerate(self._forms):
             if form == "fixed":
@@ -302,6 +326,8 @@ class Components:
             The density's parameters, in its order.
         """
         p = np.asarray(params, dtype=np.float64)
+        if self._coupling_function is not None:
+            return self._coupling_function(p)[1]
         jac = np.zeros((self.n_components, self.n_parameters), dtype=np.complex128)
         for k, (form, a, b, scale) in enumerate(self._forms):
             if form == "fixed":
