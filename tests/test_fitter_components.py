@@ -548,14 +548,15 @@ def test_the_fused_cached_data_kernel_against_numpy_and_across_threads():
     assert bad[5000 // ce] == 5000 and np.sum(bad >= 0) == 1
 
 
-def test_the_fused_cached_data_kernel_with_channels():
-    """_kernels.cached_data_rows with H channels (S = sum_h |sum_k c_k X_kh|^2, X stored
-    (K, H n)): the per-chunk sums equal a numpy evaluation to 1e-13 and do not depend on the
+@pytest.mark.parametrize("ce", [512, 500])
+def test_the_fused_cached_data_kernel_with_channels(ce):
+    """_kernels.cached_data_rows with H channels (S = sum_h |sum_k c_k X_kh|^2, X stored in
+    blocks of events, channel_blocks): the per-chunk sums equal a numpy evaluation to 1e-13 and do not depend on the
     number of threads; an invalid event is named."""
     from vecampfit.fitter._dispatch import kernels
     from vecampfit.fitter._reduction import chunk_sums
     rng = np.random.default_rng(9)
-    K, H, n, ce = 5, 3, 7_001, 512
+    K, H, n = 5, 3, 7_001
     x = rng.normal(size=(K, H, n)) + 1j * rng.normal(size=(K, H, n))
     c = rng.normal(size=K) + 1j * rng.normal(size=K)
     bg = rng.uniform(0.5, 2.0, size=(1, n))
@@ -570,7 +571,10 @@ def test_the_fused_cached_data_kernel_with_channels():
     ref = np.hstack([chunk_sums(cols, n, ce), chunk_sums(list(v.real), n, ce),
                      chunk_sums(list(v.imag), n, ce)])
     n_chunks = -(-n // ce)
-    flat = np.ascontiguousarray(x.reshape(K, H * n))
+    from vecampfit.fitter._evaluation import channel_blocks, channel_columns
+    blocks = channel_blocks(x.reshape(K * H, n), K, H)
+    assert np.array_equal(channel_columns(blocks, K, H, n), x)
+    flat = blocks.reshape(blocks.shape[0], -1)
     out = {}
     for threads in (1, 2):
         rows = np.empty((n_chunks, 3 + 2 * K))

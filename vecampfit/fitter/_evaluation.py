@@ -370,6 +370,25 @@ def evaluator_for_fit(density, dtype, vector_length):
     return PythonEvaluator(density, dtype)
 
 
+def channel_blocks(x, n_components, n_channels):
+    """Amplitudes of several channels (rows k H + h, one column per event)
+    in the kernel's blocks: complex (ceil(n / B), H, K, B) with
+    B = ``_kernels.CHANNEL_BLOCK_EVENTS``, zero past the last event, so that
+    a pass over the events reads one stream of memory."""
+    b = _kernels.CHANNEL_BLOCK_EVENTS
+    K, H, n = n_components, n_channels, x.shape[1]
+    n_blocks = -(-n // b)
+    padded = np.zeros((K, H, n_blocks * b), dtype=np.complex128)
+    padded[:, :, :n] = x.reshape(K, H, n)
+    return np.ascontiguousarray(padded.reshape(K, H, n_blocks, b).transpose(2, 1, 0, 3))
+
+
+def channel_columns(blocks, n_components, n_channels, n_events):
+    """The inverse of :func:`channel_blocks`: X as (K, H, n)."""
+    K, H = n_components, n_channels
+    return blocks.transpose(2, 1, 0, 3).reshape(K, H, -1)[:, :, :n_events]
+
+
 class CachedEvaluator:
     """The sums of a density with components from cached component amplitudes
     (:mod:`vecampfit.fitter.components`): :math:`X_k` at the data events and
@@ -714,10 +733,10 @@ class CachedEvaluator:
         if hit is not None and hit[0] == key:
             return hit[1]
         self._cache.pop(id(buf), None)
-        x = np.ascontiguousarray(
-            self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events])
-        # (K H, n) as (K, H n): channel h of event j in column h n + j
-        x = x.reshape(self.components.n_components, -1)
+        x = self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events]
+        comp = self.components
+        x = (np.ascontiguousarray(x) if comp.channels == 1
+             else channel_blocks(x, comp.n_components, comp.channels))
         self._cache[id(buf)] = (key, x)
         self.rebuilds += 1
         return x
@@ -778,22 +797,27 @@ class CachedEvaluator:
         jac = self.components.coupling_jacobian(params_t[:self.density.n_parameters])
         return 2 * np.real(np.einsum("k,kp->p", vector, jac))
 
+    def _channel_amplitudes(self, buf, params_t, pbuf, threads):
+        """X (K, H, n) at the data events, from the cache."""
+        x = self._data_complex(buf, params_t, pbuf, threads)
+        comp = self.components
+        if comp.channels == 1:
+            return x[:, None, :]
+        return channel_columns(x, comp.n_components, comp.channels, buf.n_events)
+
     def values(self, buf, params_t, pbuf, threads):
         c = self.components.couplings(params_t[:self.density.n_parameters])
-        a = c @ self._data_complex(buf, params_t, pbuf, threads)
-        s = a.real ** 2 + a.imag ** 2
-        return s.reshape(self.components.channels, -1).sum(axis=0)
+        a = np.einsum("k,khn->hn", c, self._channel_amplitudes(buf, params_t, pbuf, threads))
+        return np.sum(a.real ** 2 + a.imag ** 2, axis=0)
 
     def values_and_gradient(self, buf, params_t, pbuf, threads):
-        x = self._data_complex(buf, params_t, pbuf, threads)
+        x = self._channel_amplitudes(buf, params_t, pbuf, threads)
         p = params_t[:self.density.n_parameters]
         c = self.components.couplings(p)
-        a = c @ x
+        a = np.einsum("k,khn->hn", c, x)
         jac = self.components.coupling_jacobian(p)
-        H, K = self.components.channels, self.components.n_components
-        s = (a.real ** 2 + a.imag ** 2).reshape(H, -1).sum(axis=0)
-        g = (x * a.conj()).reshape(K, H, -1).sum(axis=1)
-        return s, 2 * np.real(jac.T @ g)
+        g = np.einsum("khn,hn->kn", x, a.conj())
+        return np.sum(a.real ** 2 + a.imag ** 2, axis=0), 2 * np.real(jac.T @ g)
 
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
         c = self.components.couplings(params_t[:self.density.n_parameters])
@@ -829,7 +853,9 @@ class CachedEvaluator:
         bad = np.empty(n_chunks, dtype=np.intp)
         bg = np.ascontiguousarray(background, dtype=np.float64) if nb else np.zeros((0, 1))
         w = buf.weights
-        _kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), float(scale), bg,
+        # x: (K, n), or with several channels the blocks of channel_blocks
+        xv = (x if x.ndim == 2 else x.reshape(x.shape[0], -1)).view(np.float64)
+        _kernels.cached_data_rows(xv, c.view(np.float64), float(scale), bg,
                                   np.ascontiguousarray(fractions, dtype=np.float64).reshape(-1)
                                   if nb else np.zeros(0),
                                   np.zeros(0) if w is None else np.ascontiguousarray(w[:n]),
@@ -840,7 +866,9 @@ class CachedEvaluator:
         hit = bad[bad >= 0]
         if hit.size:
             j = int(hit.min())
-            a = c @ x[:, j::n]                      # one value per channel
+            xj = (x[:, j:j + 1] if self.components.channels == 1 else
+                  channel_columns(x, K, self.components.channels, n)[:, :, j])
+            a = c @ xj                              # one value per channel
             s = float(np.sum(a.real ** 2 + a.imag ** 2))
             term = scale * s + (float(np.dot(fractions, background[:, j])) if nb else 0.0)
             return None, Problem(j, s, term)

@@ -1102,15 +1102,17 @@ cdef inline bint _cached_block(
 
 
 cdef inline bint _cached_block_channels(
-        Py_ssize_t j, int n, Py_ssize_t K, Py_ssize_t H, Py_ssize_t n_events, const double *x,
-        Py_ssize_t x_stride, const double *coupling, double scale, const double *background,
+        Py_ssize_t j, int n, Py_ssize_t K, Py_ssize_t H, const double *x,
+        const double *coupling, double scale, const double *background,
         Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
         const double *weights, bint gradient, double *sums, double *amp) noexcept nogil:
     """As :func:`_cached_block` for a density summed over H channels,
-    S = sum_h |A_h|^2 with A_h = sum_k c_k X_kh: ``x`` holds X_kh of event j
-    at row k, complex column h * n_events + j; ``amp`` is work space for
-    2 H SUM_LANES doubles.  The gradient sums are Re and Im of
-    sum_h X_kh r conj(A_h)."""
+    S = sum_h |A_h|^2 with A_h = sum_k c_k X_kh: ``x`` holds the events in
+    blocks of SUM_LANES, X_kh of event e at complex element
+    ((e / SUM_LANES) H + h) K + k) SUM_LANES + e % SUM_LANES (one stream of
+    memory, the lanes of a block side by side); the ``n`` events from ``j``
+    lie in one block.  ``amp`` is work space for 2 H SUM_LANES doubles.  The
+    gradient sums are Re and Im of sum_h X_kh r conj(A_h)."""
     cdef Py_ssize_t k, b, h, col
     cdef int i, ok = 1
     cdef double s[SUM_LANES]
@@ -1122,6 +1124,7 @@ cdef inline bint _cached_block_channels(
     cdef double *ai
     cdef const double *xk
     cdef const double *bk
+    cdef const double *xb = x + 2 * ((j // SUM_LANES) * H * K * SUM_LANES + j % SUM_LANES)
     for i in range(n):
         s[i] = 0
     for h in range(H):
@@ -1133,7 +1136,7 @@ cdef inline bint _cached_block_channels(
         for k in range(K):
             cr = coupling[2 * k]
             ci = coupling[2 * k + 1]
-            xk = x + k * x_stride + 2 * (h * n_events + j)
+            xk = xb + 2 * (h * K + k) * SUM_LANES
             for i in range(n):
                 xr = xk[2 * i]
                 xi = xk[2 * i + 1]
@@ -1175,7 +1178,7 @@ cdef inline bint _cached_block_channels(
                 ar[i] = r[i] * ar[i]
                 ai[i] = -r[i] * ai[i]
             for k in range(K):
-                xk = x + k * x_stride + 2 * (h * n_events + j)
+                xk = xb + 2 * (h * K + k) * SUM_LANES
                 for i in range(n):
                     xr = xk[2 * i]
                     xi = xk[2 * i + 1]
@@ -1212,7 +1215,10 @@ cdef void _cached_data_chunk(
     while j < j1:
         n = SUM_LANES if j1 - j >= SUM_LANES else <int> (j1 - j)
         if H > 1:
-            ok = _cached_block_channels(j, n, K, H, n_events, x, x_stride, coupling, scale,
+            # the events of one block of the storage
+            if n > SUM_LANES - j % SUM_LANES:
+                n = <int> (SUM_LANES - j % SUM_LANES)
+            ok = _cached_block_channels(j, n, K, H, x, coupling, scale,
                                         background, n_background, background_stride,
                                         fractions, weights, gradient, sums, amp)
         elif n == SUM_LANES:
@@ -1227,7 +1233,7 @@ cdef void _cached_data_chunk(
             # the first invalid event of the block, one at a time
             for jj in range(j, j + n):
                 if H > 1:
-                    ok = _cached_block_channels(jj, 1, K, H, n_events, x, x_stride, coupling,
+                    ok = _cached_block_channels(jj, 1, K, H, x, coupling,
                                                 scale, background, n_background,
                                                 background_stride, fractions, weights, False,
                                                 sums, amp)
@@ -1243,6 +1249,11 @@ cdef void _cached_data_chunk(
         row[col] = _lane_total(sums + col * SUM_LANES)
 
 
+#: Events per block of the stored amplitudes of a density with several
+#: channels (:func:`cached_data_rows`).
+CHANNEL_BLOCK_EVENTS = SUM_LANES
+
+
 def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double scale,
                      const double[:, ::1] background, const double[::1] fractions,
                      const double[::1] weights, bint gradient, Py_ssize_t n_events,
@@ -1251,9 +1262,12 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     """The cached data term's per-chunk rows in one pass over the stored amplitudes.
 
     ``x``: the component amplitudes at the data events, complex128 of shape
-    (K, n) seen as float64 (K, 2n), or with ``n_channels`` H > 1 of shape
-    (K, H n), channel h of event j in column h n + j, the density then
-    S = sum_h |sum_k c_k X_kh|^2; ``couplings``: c as float64 (2K,);
+    (K, n) seen as float64 (K, 2n); with ``n_channels`` H > 1 (the density
+    S = sum_h |sum_k c_k X_kh|^2) the events in blocks of 8, complex128 of
+    shape (ceil(n / 8), H, K, 8) seen as float64 (ceil(n / 8), 16 H K)
+    (:func:`vecampfit.fitter._evaluation.channel_blocks`, blocks of
+    CHANNEL_BLOCK_EVENTS); ``couplings``: c
+    as float64 (2K,);
     ``background``: (n_background, n) values; ``weights`` may be empty;
     ``rows`` (n_chunks, 2 + n_background [+ 2K]) receives per chunk the sums
     of -2 w ln t, r S, r B_b and, with ``gradient``, Re and Im of
@@ -1262,17 +1276,21 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     allocated).  Chunks are shared among the threads; each chunk's sums
     have a fixed order, so the rows do not depend on the number of threads.
     """
-    cdef Py_ssize_t K = x.shape[0]
+    cdef Py_ssize_t H = n_channels
+    cdef Py_ssize_t K = x.shape[0] if H == 1 else couplings.shape[0] // 2
     cdef Py_ssize_t nb = background.shape[0]
     cdef Py_ssize_t n_chunks = (n_events + chunk - 1) // chunk
     cdef Py_ssize_t width = 2 + nb + (2 * K if gradient else 0)
     cdef Py_ssize_t c
     if chunk <= 0:
         raise ValueError("chunk must be positive")
-    cdef Py_ssize_t H = n_channels
     if H < 1:
         raise ValueError("cached_data_rows: n_channels must be positive")
-    if x.shape[1] < 2 * H * n_events or couplings.shape[0] != 2 * K:
+    if H > 1:
+        if (x.shape[0] < (n_events + SUM_LANES - 1) // SUM_LANES
+                or x.shape[1] != 2 * H * K * SUM_LANES or couplings.shape[0] % 2):
+            raise ValueError("cached_data_rows: x or couplings of the wrong shape")
+    elif x.shape[1] < 2 * n_events or couplings.shape[0] != 2 * K:
         raise ValueError("cached_data_rows: x or couplings of the wrong shape")
     if nb and background.shape[1] < n_events:
         raise ValueError("cached_data_rows: background array too short")
