@@ -356,7 +356,11 @@ def declared(args):
         f"{args.repeat}` on {cpu_description()}, {os.cpu_count()} CPUs (load average before "
         f"the run {load}).  Ten points (K+ K- pi+ pi- and KS KS pi+ pi- at five energies), "
         f"{n} data + reconstructed MC events in the likelihood, {len(free)} free parameters; "
-        f"one thread, float64, L = {length}.\n",
+        f"one thread, float64, L = {length}. The calls and fits give the likelihood the fit's "
+        f"free parameters (amplitudes and background fractions), so that the declared "
+        f"models evaluate from their cached components (vecampfit.fitter.components with "
+        f"two photon-helicity channels); the hand-written density does not describe its "
+        f"components and takes the full path.\n",
         f"- Compiling the declared models of the ten points (two modules; the five energies "
         f"of a process share one): {compile_wall:.0f} s wall, {compile_cpu:.0f} s CPU (the "
         f"C compiler's included), into an empty cache.",
