@@ -344,6 +344,30 @@ def test_a_parent_below_the_threshold_of_its_daughters_is_refused():
     IsobarModel(("X", 0.8), ["K-", "pi+", "pi+"])
 
 
+def test_events_outside_the_dalitz_plot_are_named(dplus, events):
+    """Phase-space events (on and inside the boundary) fill the event buffer; an event beyond
+    a pair's kinematic limit, or whose third pair's mass the first does not allow, or a NaN,
+    raises and names the first such event and its squared masses."""
+    m, compiled = dplus
+    rec = events["records"]
+    compiled.fill_event_buffer(rec, None)
+    for name, j, value in (("m2_km_pip1", 7, 10.0), ("m2_km_pip2", 11, 0.01),
+                           ("m2_km_pip1", 3, float("nan"))):
+        bad = {k: np.array(v, dtype=float) for k, v in rec.items()}
+        bad[name][j] = value
+        with pytest.raises(ValueError, match=rf"1 event\(s\) outside the Dalitz plot of "
+                                             rf".*the first at index {j} "):
+            compiled.fill_event_buffer(bad, None)
+    # both masses inside their ranges, the pair together outside the plot
+    m12 = np.array(rec["m2_km_pip1"], dtype=float)
+    m13 = np.array(rec["m2_km_pip2"], dtype=float)
+    lo, hi = (M_K + M_PI) ** 2, (M_D - M_PI) ** 2
+    m12[0], m13[0] = hi - 0.01, hi - 0.01
+    assert lo < m12[0] < hi
+    with pytest.raises(ValueError, match=r"the first at index 0 "):
+        compiled.fill_event_buffer({"m2_km_pip1": m12, "m2_km_pip2": m13}, None)
+
+
 def test_source_defines_the_model_functions_and_the_expression_layer_pieces():
     src = dplus_model().source()
     for piece in ("def vecampfit_model", "cdef void fill_parameter_buffer", "cdef void density(",
@@ -882,6 +906,18 @@ def _s_wave_model(flatte, kmatrix, bw):
     return m
 
 
+def _set_inside(model, records, where, values):
+    """Set m^2(K- pi+_2) of the events ``where`` to ``values`` and their m^2(K- pi+_3) to
+    the middle of the range the Dalitz plot allows there."""
+    records["m2_km_pip2"][where] = values
+    for j in range(*where.indices(len(records["m2_km_pip2"]))):
+        trial = np.linspace((M_K + M_PI) ** 2, (M_D - M_PI) ** 2, 4001)
+        rec = {"m2_km_pip2": np.full_like(trial, records["m2_km_pip2"][j]), "m2_km_pip3": trial}
+        inside = np.ones(trial.size, dtype=bool)
+        inside[model.kinematics(rec).outside()] = False
+        records["m2_km_pip3"][j] = np.median(trial[inside])
+
+
 def _s_wave_records(n, seed):
     ev = generation.phase_space(M_D, [M_K, M_PI, M_PI], n, seed=seed)
     k, pa, pb = ev.momenta
@@ -937,7 +973,7 @@ def test_k_matrix_is_finite_at_its_pole_in_both_precisions(model_cache):
     compiled = m.compile((4, 8), directory=os.path.join(model_cache, "isobar"),
                          name="kmatrix_pole", build_dir=model_cache)
     records = _s_wave_records(16, 43)
-    records["m2_km_pip2"][:3] = [1.45 ** 2, float(np.float32(2.10250015)), 2.10250015]
+    _set_inside(m, records, slice(0, 3), [1.45 ** 2, float(np.float32(2.10250015)), 2.10250015])
     v = m.values()
     want = m.density(records, v)
     assert np.all(np.isfinite(want))
@@ -950,7 +986,7 @@ def test_k_matrix_is_finite_at_its_pole_in_both_precisions(model_cache):
     # The pole mass moved onto an event's m^2 (float64).
     d = compiled.density("float64", 4)
     v2 = dict(v, KPI_MASS1=float(np.sqrt(records["m2_km_pip2"][5])))
-    records["m2_km_pip2"][5] = v2["KPI_MASS1"] ** 2
+    _set_inside(m, records, slice(5, 6), [v2["KPI_MASS1"] ** 2])
     x = np.array([v2[n] for n in d.parameters])
     val, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
     assert np.all(np.isfinite(val)) and np.all(np.isfinite(grad))

@@ -89,6 +89,33 @@ class DalitzKinematics:
         m = self.m(i, j)
         return self._memo(("f", i, j), lambda: (self.M ** 2 + m * m - mc * mc) / (2 * self.M * m))
 
+    def outside(self, tolerance=1e-9):
+        """Indices of the events outside the Dalitz plot: a pair mass below its
+        threshold or above :math:`M - m_k`, or the third pair's squared mass
+        outside the range its value of the first allows (the helicity angle's
+        cosine beyond :math:`\\pm 1`), by more than ``tolerance`` times
+        :math:`M^2`, or a squared mass that is not finite.
+
+        Returns
+        -------
+        numpy.ndarray of int
+        """
+        (a, b), c = (0, 1), 2
+        ma, mb, mc = self.masses
+        s_ab, s_bc = self.s[(0, 1)], self.s[(1, 2)]
+        eps = tolerance * self.M ** 2
+        bad = ~(np.isfinite(s_ab) & np.isfinite(s_bc) & np.isfinite(self.s[(0, 2)]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bad |= (s_ab < (ma + mb) ** 2 - eps) | (s_ab > (self.M - mc) ** 2 + eps)
+            m = np.sqrt(np.maximum(s_ab, (ma + mb) ** 2))
+            eb = (m * m + mb * mb - ma * ma) / (2 * m)
+            ec = (self.M ** 2 - m * m - mc * mc) / (2 * m)
+            pb = np.sqrt(np.maximum(eb * eb - mb * mb, 0))
+            pc = np.sqrt(np.maximum(ec * ec - mc * mc, 0))
+            centre = mb * mb + mc * mc + 2 * eb * ec
+            bad |= np.abs(s_bc - centre) > 2 * pb * pc + eps
+        return np.flatnonzero(bad)
+
     def cos_helicity(self, a, b):
         """Cosine of the helicity angle of daughter ``a`` in the (ab) frame.
 

@@ -1049,6 +1049,16 @@ class IsobarModel:
             return {f: records[f] for f in layout.fields}
         values = self._all_values(constants=constants)
         kin = self.kinematics(records, constants)
+        bad = kin.outside()
+        if bad.size:
+            j = int(bad[0])
+            where = ", ".join(f"m{i + 1}{k + 1}^2 = {float(v[j])!r}" for (i, k), v in
+                              sorted(kin.s.items()))
+            raise ValueError(f"model {self.name!r}: {bad.size} event(s) outside the Dalitz plot "
+                             f"of {self.parent_name} -> {' '.join(self.daughter_names)} "
+                             f"(masses {kin.M!r} -> "
+                             f"{list(kin.masses)!r} GeV), the first at index {j} ({where} "
+                             f"GeV^2)")
         return {name: np.asarray(fn(kin, values), dtype=np.float64) * np.ones_like(kin.s[(0, 1)])
                 for name, fn in layout.fields.items()}
 
