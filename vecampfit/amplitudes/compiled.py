@@ -159,6 +159,13 @@ class CompiledAmplitudeModel:
             loads (the branches of a file, say final-state four-momenta)
             into the model's event variables (for a cascade,
             :meth:`vecampfit.cascades.CascadeModel.event_records`).
+
+        Returns
+        -------
+        vecampfit.fitter.Density
+            With ``components`` for the fitter's cached evaluation when the
+            model is unpolarized (one channel per reference helicity; see
+            ``docs/cached_fits.rst``), None otherwise.
         """
         from vecampfit.fitter import Density
         fill = self.fill_event_buffer
