@@ -52,7 +52,8 @@ def _isobar_at(rev):
 def dz_setup(n, seed, old):
     from vecampfit import generation
     models = {"now": load_example("dz_kmpippiz", "isobar_model", "dz_isobar_now").build(),
-              "before": load_example("dz_kmpippiz", "isobar_model", "dz_isobar_before", old).build()}
+              "before": load_example("dz_kmpippiz", "isobar_model", "dz_isobar_before",
+                                     old).build()}
     now = models["now"]
     ev = generation.phase_space(now.parent_mass, [now.daughter_mass(k) for k in range(3)], n,
                                 seed=seed)
@@ -64,7 +65,8 @@ def dz_setup(n, seed, old):
 def g3k_setup(n, seed, old):
     records = g3k_events(n)
     models = {"now": load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar_now").build(),
-              "before": load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar_before", old).build()}
+              "before": load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar_before",
+                                     old).build()}
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     return ("B+ -> K+ K+ K- (GenFit3K)", models, records, models["now"].values(),
             {f"N_{k}": v for k, v in norm.items()})

@@ -43,7 +43,8 @@ import bench_dz_kmpippiz as dz  # noqa: E402
 import bench_laddu  # noqa: E402  (records and fields as read for laddu)
 import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 import handwritten  # noqa: E402
-from timing import benchmark_parser, interleaved_samples, load_average, medians, processor, write_report  # noqa: E402
+from timing import (benchmark_parser, interleaved_samples, load_average, medians,  # noqa: E402
+                    processor, write_report)
 
 from vecampfit import _build_config  # noqa: E402
 

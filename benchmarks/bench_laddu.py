@@ -41,7 +41,8 @@ EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 sys.path.insert(0, EXAMPLE)
 
 import bench_dz_kmpippiz as dz  # noqa: E402
-from timing import benchmark_parser, cpu_description, interleaved_samples, load_average, medians, write_report  # noqa: E402
+from timing import (benchmark_parser, cpu_description, interleaved_samples,  # noqa: E402
+                    load_average, medians, write_report)
 import common  # noqa: E402
 import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 

@@ -111,14 +111,29 @@ static void constants(struct res_const *c, const double *par, const double *mass
     *nim = (REAL)(par[36] * sin(par[37] * deg));
 }
 
-/* S = |A|^2 at event i of the fields (structure of arrays, order of
-   model.EVENT_FIELDS).  One call per resonance with constant channel and
-   spin, so that each is inlined without branches and the event loop
-   vectorizes. */
-static inline __attribute__((always_inline)) REAL density_at(
-    const struct res_const *c, const REAL *restrict const *m_ch, const REAL *restrict const *q_ch,
-    const REAL *restrict const *p_ch, REAL rd2r, REAL nre, REAL nim, long i)
+/* The event fields (structure of arrays) by kind, per channel: invariant
+   masses m, resonance breakup momenta q, D breakup momenta p. */
+struct event_fields {
+    const REAL *restrict m[3], *restrict q[3], *restrict p[3];
+};
+
+/* fields[9] in the order of model.EVENT_FIELDS, by kind. */
+static inline struct event_fields by_kind(const REAL *const *fields)
 {
+    return (struct event_fields){{fields[0], fields[1], fields[2]},
+                                 {fields[3], fields[4], fields[5]},
+                                 {fields[6], fields[7], fields[8]}};
+}
+
+/* S = |A|^2 at event i of the fields f.  One call per resonance with
+   constant channel and spin, so that each is inlined without branches and
+   the event loop vectorizes. */
+static inline __attribute__((always_inline)) REAL density_at(
+    const struct res_const *c, const struct event_fields *f, REAL rd2r, REAL nre, REAL nim,
+    long i)
+{
+    const REAL *restrict const *m_ch = f->m, *restrict const *q_ch = f->q;
+    const REAL *restrict const *p_ch = f->p;
     REAL are = nre, aim = nim;
     add_resonance(&are, &aim, &c[0], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
     add_resonance(&are, &aim, &c[1], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
@@ -140,9 +155,7 @@ void CAT(dz_density, REAL)(REAL *restrict out, const REAL *const *fields, long n
     struct res_const c[N_RES];
     REAL rd2r, nre, nim;
     constants(c, par, mass, &rd2r, &nre, &nim);
-    const REAL *restrict m_ch[3] = {fields[0], fields[1], fields[2]};
-    const REAL *restrict q_ch[3] = {fields[3], fields[4], fields[5]};
-    const REAL *restrict p_ch[3] = {fields[6], fields[7], fields[8]};
+    struct event_fields f = by_kind(fields);
     for (long i = 0; i < n; i++)
-        out[i] = density_at(c, m_ch, q_ch, p_ch, rd2r, nre, nim, i);
+        out[i] = density_at(c, &f, rd2r, nre, nim, i);
 }

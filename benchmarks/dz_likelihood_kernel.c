@@ -22,17 +22,12 @@ double CAT(dz_likelihood, REAL)(const REAL *const *data, long n_data, const REAL
     struct res_const c[N_RES];
     REAL rd2r, nre, nim;
     constants(c, par, mass, &rd2r, &nre, &nim);
-    const REAL *restrict mm[3] = {mc[0], mc[1], mc[2]};
-    const REAL *restrict mq[3] = {mc[3], mc[4], mc[5]};
-    const REAL *restrict mp[3] = {mc[6], mc[7], mc[8]};
+    struct event_fields fm = by_kind(mc), fd = by_kind(data);
     double integral = 0;
     for (long i = 0; i < n_mc; i++)
-        integral += density_at(c, mm, mq, mp, rd2r, nre, nim, i);
-    const REAL *restrict dm[3] = {data[0], data[1], data[2]};
-    const REAL *restrict dq[3] = {data[3], data[4], data[5]};
-    const REAL *restrict dp[3] = {data[6], data[7], data[8]};
+        integral += density_at(c, &fm, rd2r, nre, nim, i);
     double sum_log = 0;
     for (long i = 0; i < n_data; i++)
-        sum_log += log((double)density_at(c, dm, dq, dp, rd2r, nre, nim, i));
+        sum_log += log((double)density_at(c, &fd, rd2r, nre, nim, i));
     return -2 * (sum_log - (double)n_data * log(integral));
 }
