@@ -20,11 +20,8 @@ Writes ``benchmarks/results/cached_kernel.md``::
 """
 
 import argparse
-import importlib.util
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -61,24 +58,14 @@ def main(argv=None):
     p.add_argument("--output", default=os.path.join(HERE, "results", "cached_kernel.md"))
     args = p.parse_args(argv)
     sys.path.insert(0, HERE)
-    from timing import cpu_description
-    from vecampfit import generation
+    from bench_isobar import dz_isobar_model, phase_space_records
+    from timing import cpu_description, interleaved_samples, load_average, medians, write_report
     from vecampfit.fitter._dispatch import kernels
     from vecampfit.fitter._reduction import chunk_events
-    spec = importlib.util.spec_from_file_location(
-        "isobar_model", os.path.join(HERE, "..", "examples", "dz_kmpippiz", "isobar_model.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    model = mod.build()
+    model = dz_isobar_model()
     compiled = model.compile((8,))
-    masses = [model.daughter_mass(k) for k in range(3)]
     n = 100_000
-    mom = generation.phase_space(model.parent_mass, masses, n, seed=1).momenta
-
-    def m2(a, b):
-        q = mom[a] + mom[b]
-        return q[:, 3] ** 2 - np.sum(q[:, :3] ** 2, axis=1)
-    records = {name: m2(*pair) for name, pair in model.variables.items()}
+    records = phase_space_records(model, n, 1)
     x = np.ascontiguousarray(compiled.component_amplitudes(records))
     c = np.array(list(model.couplings(scale=False).values()), dtype=np.complex128)
     K = x.shape[0]
@@ -104,18 +91,14 @@ def main(argv=None):
         "kernel, 1 thread": lambda g: kernel(g, 1),
         "kernel, 2 threads": lambda g: kernel(g, 2),
     }
-    times = {(name, g): [] for name in contenders for g in (False, True)}
-    for _ in range(args.repeat):
-        for name, f in contenders.items():
-            for g in (False, True):
-                t0 = time.perf_counter()
-                f(g)
-                times[(name, g)].append(time.perf_counter() - t0)
-    load = os.getloadavg()
+    calls = {(name, g): (lambda f=f, g=g: f(g)) for name, f in contenders.items()
+             for g in (False, True)}
+    times = medians(interleaved_samples(calls, args.repeat)[0])
+    load = load_average()
     nbytes = 16 * K * n
     lines = ["# The cached data term: fused kernel against the numpy form", "",
              f"`python benchmarks/bench_cached_kernel.py --repeat {args.repeat}` on "
-             f"{cpu_description()}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
+             f"{cpu_description()}; load average {load} "
              "(2 cores).  D0 -> K- pi+ pi0 isobar model, 100,000 data events, K = "
              f"{K} stored component amplitudes ({nbytes / 1e6:.1f} MB streamed per call); "
              "medians of interleaved calls.  Rows equal to the numpy form to 1e-12 "
@@ -127,24 +110,20 @@ def main(argv=None):
              "of the call |",
              "|---|---|---|---|---|---|"]
     for name in contenders:
-        tv = statistics.median(times[(name, False)])
-        tg = statistics.median(times[(name, True)])
+        tv = times[(name, False)]
+        tg = times[(name, True)]
         lines.append(f"| {name} | {tv / n * 1e9:.2f} | {tv / 1.1e6 * 1e9:.2f} | "
                      f"{nbytes / tv / 1e9:.1f} | {tg / n * 1e9:.2f} | {tg / 1.1e6 * 1e9:.2f} |")
-    base_v = statistics.median(times[("numpy (before)", False)])
-    base_g = statistics.median(times[("numpy (before)", True)])
-    one_v = statistics.median(times[("kernel, 1 thread", False)])
-    one_g = statistics.median(times[("kernel, 1 thread", True)])
-    two_v = statistics.median(times[("kernel, 2 threads", False)])
-    two_g = statistics.median(times[("kernel, 2 threads", True)])
+    base_v = times[("numpy (before)", False)]
+    base_g = times[("numpy (before)", True)]
+    one_v = times[("kernel, 1 thread", False)]
+    one_g = times[("kernel, 1 thread", True)]
+    two_v = times[("kernel, 2 threads", False)]
+    two_g = times[("kernel, 2 threads", True)]
     lines += ["", f"Kernel against numpy at one thread: value {base_v / one_v:.2f}x, value + "
               f"gradient {base_g / one_g:.2f}x faster.  Two threads against one: value "
               f"{one_v / two_v:.2f}x, value + gradient {one_g / two_g:.2f}x."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
+    write_report("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

@@ -40,12 +40,10 @@ shared.  Writes ``benchmarks/results/dpd.md``::
         [--repeat 7] [--models lc,lb,compass] [--no-ampform] [--no-profile]
 """
 
-import argparse
 import gc
 import os
 import platform
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -61,7 +59,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from timing import cpu_description  # noqa: E402
+from timing import (benchmark_parser, cpu_description, interleaved_samples, medians,  # noqa: E402
+                    write_report)
 
 DATA = os.path.join(ROOT, "tests", "data", "amplitude_serialization")
 FILES = {"lc": "lc2ppik-lhcb-2683025.json", "lb": "lb2pkg-lhcb-2765817.json",
@@ -100,16 +99,8 @@ def dalitz_points(masses, n, seed, chunk=200000):
 def interleaved(cases, repeat):
     """Median wall and process-CPU time (s) of each case, the cases timed one
     after another ``repeat`` times.  Returns {case: (wall, cpu)}."""
-    wall = {k: [] for k in cases}
-    cpu = {k: [] for k in cases}
-    for _ in range(repeat):
-        for k, f in cases.items():
-            c0 = time.process_time()
-            t0 = time.perf_counter()
-            f()
-            wall[k].append(time.perf_counter() - t0)
-            cpu[k].append(time.process_time() - c0)
-    return {k: (statistics.median(wall[k]), statistics.median(cpu[k])) for k in cases}
+    wall, cpu = (medians(v) for v in interleaved_samples(cases, repeat))
+    return {k: (wall[k], cpu[k]) for k in cases}
 
 
 class Clock:
@@ -432,11 +423,7 @@ def versions():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=int, default=100000)
-    ap.add_argument("--mc", type=int, default=1000000)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--models", default="lc,lb,compass")
+    ap = benchmark_parser(__doc__, data=100000, mc=1000000, repeat=7, models="lc,lb,compass")
     ap.add_argument("--no-ampform", action="store_true")
     ap.add_argument("--no-profile", action="store_true",
                     help="skip the gradient profile (two more compilations of the Lambda_c model)")
@@ -498,10 +485,7 @@ def main(argv=None):
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
     load1 = os.getloadavg()
-    text = report(args, cmdline, results, load0, load1)
-    with open(args.output, "w") as f:
-        f.write(text)
-    print(text)
+    write_report(report(args, cmdline, results, load0, load1), args.output)
 
 
 def report(args, cmdline, res, load0, load1):

@@ -13,17 +13,15 @@ the ratio to L = 1 and the ratio of the best L to the C kernel.
 With ``--output``, also writes what it prints into that file as Markdown.
 """
 
-import argparse
 import ctypes
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-from timing import best_time
+from timing import benchmark_parser, best_time, load_average, processor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
@@ -89,11 +87,8 @@ def run_c_kernel(kernel, columns, params, n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=200_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--portable", action="store_true", help="compile without -march=native")
-    ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
+    ap = benchmark_parser(__doc__, repeat=5, portable=True, events=200_000,
+                          lengths=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
     ap.add_argument("--output", help="also write the results as Markdown into this file")
     args = ap.parse_args()
     lines = []
@@ -102,7 +97,7 @@ def main():
         print(text, flush=True)
         lines.append(text)
 
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load = load_average()
     lengths = [int(x) for x in args.lengths.split(",")]
     mods = compile_model(handwritten.SOURCE,
                          lengths, native=not args.portable)
@@ -149,7 +144,7 @@ def main():
             f.write("# D0 -> K- pi+ pi0: the signal density alone\n\n"
                     f"Measured by `python benchmarks/bench_dz_density.py --events {n} "
                     f"--lengths {args.lengths}{' --portable' if args.portable else ''}` on "
-                    f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load "
+                    f"{processor()}, {os.cpu_count()} CPUs, load "
                     f"average before the run {load}; best of {args.repeat} runs, one thread. "
                     "ns per event; the gradient columns include copying the 38 derivatives "
                     "of every event out of the blocks.\n\n```\n" + "\n".join(lines) + "\n```\n")

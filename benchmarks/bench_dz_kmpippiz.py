@@ -22,16 +22,14 @@ Samples are generated once into ``--directory`` (default
 ``--repeat`` calls; the machine's load is printed with the results.
 """
 
-import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 
 import numpy as np
 
-from timing import best_time  # noqa: E402
+from timing import benchmark_parser, best_time, load_average, processor, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
@@ -85,6 +83,32 @@ def fit(argv):
     return fitter
 
 
+def study_samples(directory, data, mc):
+    """The samples of the performance study in ``directory``: ``data`` signal
+    and as many background events, ``mc`` normalization MC events (generate.py,
+    seed 7) and the background fit's result, made again unless
+    ``samples.json`` there records the same sizes."""
+    stamp = os.path.join(directory, "samples.json")
+    want = dict(data=data, mc=mc)
+    if not (os.path.exists(stamp) and json.load(open(stamp)) == want):
+        import fit_background
+        os.makedirs(directory, exist_ok=True)
+        generate.main(["--directory", directory, "--events", str(data), "--mc-events", str(mc),
+                       "--background-events", str(data), "--seed", "7"])
+        fit_background.main(["--directory", directory, "--fixed-seed"])
+        json.dump(want, open(stamp, "w"))
+
+
+def signal_samples(directory, data=100000, mc=1000000):
+    """Samples in ``directory`` for the benchmarks that use whatever samples
+    are there: ``data`` data and ``mc`` normalization MC events generated
+    (generate.py, seed 1) only when it holds no ``mc_signal.root``."""
+    if not os.path.exists(os.path.join(directory, "mc_signal.root")):
+        os.makedirs(directory, exist_ok=True)
+        generate.main(["--directory", directory, "--events", str(data), "--mc-events", str(mc),
+                       "--seed", "1"])
+
+
 def call_times(directory, lengths, repeat, n_events):
     rows = []
     for precision in ("float64", "float32"):
@@ -125,23 +149,97 @@ def call_times(directory, lengths, repeat, n_events):
 FIT_CASES = [("amplitudes and phases", []), ("+ masses", ["--release-masses"]),
              ("+ masses and widths", ["--release-masses", "--release-widths"])]
 
-# Peak memory is the process's own high-water mark (VmHWM): ru_maxrss of a
-# child started by this (large) process would report this process's size.
 FIT_SCRIPT = """
-import resource, sys, time
+import sys, time
 sys.argv = ["fit_signal.py"] + {argv!r}
 sys.path.insert(0, {benchmarks!r})
 import bench_dz_kmpippiz
+from timing import peak_memory_mb
 t0, c0 = time.perf_counter(), time.process_time()
 f = bench_dz_kmpippiz.fit(sys.argv[1:])
-try:
-    with open("/proc/self/status") as status:
-        peak = [int(l.split()[1]) / 1024 for l in status if l.startswith("VmHWM:")][0]
-except (OSError, IndexError):
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print("BENCH", time.perf_counter() - t0, time.process_time() - c0, peak, f.likelihood.n_calls,
-      int(f.minuit.valid))
+print("BENCH", time.perf_counter() - t0, time.process_time() - c0, peak_memory_mb(),
+      f.likelihood.n_calls, int(f.minuit.valid))
 """
+
+# The fit of fit_signal.py's options {argv} with the likelihood's cache
+# policy {cache} ("auto", "always", "never"), its measures as JSON.
+CACHED_FIT_SCRIPT = """
+import json, sys
+sys.path.insert(0, {benchmarks!r})
+import bench_dz_kmpippiz
+from timing import peak_memory_mb
+from vecampfit.fitter import Likelihood
+cache = {cache!r}
+original = Likelihood.__init__
+def init(self, *args, **kw):
+    kw["cache"] = cache
+    original(self, *args, **kw)
+Likelihood.__init__ = init
+f = bench_dz_kmpippiz.fit({argv!r})
+print("BENCH", json.dumps(dict(wall=f.wall_time, cpu=f.cpu_time, calls=f.likelihood.n_calls,
+                               peak=peak_memory_mb(), valid=bool(f.minuit.valid),
+                               fval=f.minuit.fval)))
+"""
+
+
+def cached_fits(directory, cases, n_fits, seed, options=()):
+    """Signal fits (:func:`fit`, one thread, no density file) with a cache
+    policy of the likelihood, each in a process of its own started from the
+    example's folder (so that the installed vecampfit is imported, not a
+    source tree).
+
+    Parameters
+    ----------
+    directory : str
+        The samples.
+    cases : sequence of tuple
+        (label, cache policy, fit_signal.py options of the case) per case.
+    n_fits : int
+        Fits per case, from the random starts of seeds ``seed``,
+        ``seed + 1``, ...
+    options : sequence of str
+        fit_signal.py options of every case (before the case's own).
+
+    Returns
+    -------
+    dict
+        Label -> list of one dict per fit: ``wall`` and ``cpu`` time of the
+        fit (s), likelihood ``calls``, ``peak`` memory of the process (MB),
+        ``valid`` and ``fval`` (F at the minimum).  A failed fit raises
+        RuntimeError naming its case.
+    """
+    out = {}
+    for label, cache, extra in cases:
+        runs = []
+        for k in range(n_fits):
+            argv = ["--directory", directory, "--threads", "1", "--seed", str(seed + k),
+                    "--no-density-file", *options, *extra]
+            proc = subprocess.run([sys.executable, "-c", CACHED_FIT_SCRIPT.format(
+                benchmarks=HERE, cache=cache, argv=argv)], capture_output=True, text=True,
+                cwd=EXAMPLE)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{label}: {proc.stderr[-2000:]}")
+            line = [x for x in proc.stdout.splitlines() if x.startswith("BENCH ")][-1]
+            runs.append(json.loads(line[6:]))
+            print(label, runs[-1], flush=True)
+        out[label] = runs
+    return out
+
+
+def cached_fits_table(first, fits, digits, fval=False):
+    """The Markdown lines of a table of :func:`cached_fits`'s ``fits``: a row
+    per fit, the case's label in the column headed ``first``, wall and CPU
+    time (s, ``digits`` decimals), calls, peak memory (MB), with ``fval``
+    F at the minimum, and whether the minimum is valid."""
+    head = [first, "wall time (s)", "CPU time (s)", "calls", "peak memory (MB)",
+            *(["F"] if fval else []), "valid"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, runs in fits.items():
+        for r in runs:
+            cells = [label, f"{r['wall']:.{digits}f}", f"{r['cpu']:.{digits}f}", f"{r['calls']}",
+                     f"{r['peak']:.0f}", *([f"{r['fval']:.3f}"] if fval else []), f"{r['valid']}"]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def whole_fits(directory, n_fits, L, threads):
@@ -178,7 +276,7 @@ def markdown(args, calls, fits, load):
     from vecampfit.fitter._dispatch import target as kernel_target
     lines = ["# D0 -> K- pi+ pi0: performance", "",
              f"Measured by `python benchmarks/bench_dz_kmpippiz.py --data {args.data} --mc "
-             f"{args.mc} --fits {args.fits}` on {platform.processor() or platform.machine()}, "
+             f"{args.mc} --fits {args.fits}` on {processor()}, "
              f"{os.cpu_count()} CPUs, load average before the run {load}, likelihood "
              f"kernels {kernel_target}. "
              f"Times per event per likelihood call ({args.data} data + {args.mc} MC events, "
@@ -214,37 +312,21 @@ def markdown(args, calls, fits, load):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=int, default=100000)
-    ap.add_argument("--mc", type=int, default=1000000)
+    ap = benchmark_parser(__doc__, data=100000, mc=1000000, repeat=5)
     ap.add_argument("--fits", type=int, default=3, help="fits per case (0: no whole fits)")
-    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lengths", default="1,2,4,8,16,32,64")
     ap.add_argument("--fit-length", type=int, default=8)
     ap.add_argument("--fit-threads", type=int, default=1)
     ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
     ap.add_argument("--output", default=os.path.join(HERE, "results", "dz_kmpippiz.md"))
     args = ap.parse_args(argv)
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load = load_average()
     d = args.directory
-    stamp = os.path.join(d, "samples.json")
-    want = dict(data=args.data, mc=args.mc)
-    if not (os.path.exists(stamp) and json.load(open(stamp)) == want):
-        os.makedirs(d, exist_ok=True)
-        generate.main(["--directory", d, "--events", str(args.data), "--mc-events", str(args.mc),
-                       "--background-events", str(args.data), "--seed", "7"])
-        import fit_background
-        fit_background.main(["--directory", d, "--fixed-seed"])
-        json.dump(want, open(stamp, "w"))
+    study_samples(d, args.data, args.mc)
     lengths = [int(v) for v in args.lengths.split(",")]
     calls = call_times(d, lengths, args.repeat, args.data + args.mc)
     fits = whole_fits(d, args.fits, args.fit_length, args.fit_threads) if args.fits else []
-    text = markdown(args, calls, fits, load)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
-    print(text)
-
+    write_report(markdown(args, calls, fits, load), args.output)
 
 if __name__ == "__main__":
     main()

@@ -51,14 +51,14 @@ each::
 import argparse
 import dataclasses
 import os
-import platform
 import statistics
 import sys
 import time
 
 import numpy as np
 
-from timing import best_time
+from timing import (best_time, interleaved_samples, load_average, medians, processor,
+                    write_report)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "epem_kkpipi"))
@@ -127,22 +127,15 @@ CPU = {}   # case -> median process CPU time of a call (s)
 def interleaved(cases, repeat):
     """Median wall time (s) of each case, timed one after another ``repeat``
     times; the median process CPU time of a call is kept in CPU."""
-    t = {k: [] for k in cases}
-    c = {k: [] for k in cases}
-    for _ in range(repeat):
-        for k, f in cases.items():
-            c0, t0 = time.process_time(), time.perf_counter()
-            f()
-            t[k].append(time.perf_counter() - t0)
-            c[k].append(time.process_time() - c0)
-    CPU.update({k: statistics.median(v) for k, v in c.items()})
-    return {k: statistics.median(v) for k, v in t.items()}
+    wall, cpu = interleaved_samples(cases, repeat)
+    CPU.update(medians(cpu))
+    return medians(wall)
 
 
 def simultaneous(args):
     import background
     import fit_signal_kkpipi as fit_signal
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load = load_average()
     decl = simultaneous_samples(args.directory, args.data_events, args.mc_events)
     length = args.simultaneous_length
     smods = common.compile_signal_density([length])
@@ -231,7 +224,7 @@ def simultaneous(args):
         f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
         f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits} --repeat "
         f"{args.repeat} --fit-max-seconds {args.fit_max_seconds:.0f}` on "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs **shared with "
+        f"{processor()}, {os.cpu_count()} CPUs **shared with "
         f"other jobs** (load average before the run {load}; OMP_WAIT_POLICY="
         f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}).  Ten points (K+ K- pi+ pi- and "
         f"KS KS pi+ pi- at five energies), {args.data_events} data and {args.mc_events} "
@@ -286,11 +279,7 @@ def simultaneous(args):
                      f"({args.fit_max_seconds:.0f} s) and were stopped; their calls and time "
                      f"so far are shown")
     lines.append("")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        with open(args.output, "a" if args.append else "w") as fh:
-            fh.write(text)
+    write_report("\n".join(lines) + "\n", args.output, "a" if args.append else "w")
 
 
 def declared(args):
@@ -300,7 +289,7 @@ def declared(args):
     import background
     import fit_signal_kkpipi as fit_signal
     from timing import cpu_description
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load = load_average()
     decl = simultaneous_samples(args.directory, args.data_events, args.mc_events)
     length = args.simultaneous_length
     points = [d.point for d in decl]
@@ -378,11 +367,28 @@ def declared(args):
         "| valid |", "|---|---|---|---|---|---|---|",
         *(f"| {r['signal']} | {r['setup']:.1f} | {r['wall']:.1f} | {r['cpu']:.1f} | "
           f"{r['calls']} | {r['fval']:.4f} | {r['valid']} |" for r in fits), ""]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        with open(args.output, "a" if args.append else "w") as fh:
-            fh.write(text)
+    write_report("\n".join(lines) + "\n", args.output, "a" if args.append else "w")
+
+
+def length_table(say, lengths, t_np, measure):
+    """The rows of a table over the vector ``lengths``, then the numpy time,
+    each line given to ``say``.
+
+    Per length and precision (float64, then float32), ``measure(length,
+    precision)`` gives the times in ns per event: the first has the columns
+    itself, the ratio of the first length's to it and the ratio of numpy's
+    ``t_np`` to it; each further one (with the gradient) a column of its own.
+    """
+    base = {}
+    for length in lengths:
+        row = [str(length)]
+        for precision in ("float64", "float32"):
+            t, *more = measure(length, precision)
+            base.setdefault(precision, t)
+            row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}",
+                    *(f"{v:.0f}" for v in more)]
+        say("| " + " | ".join(row) + " |")
+    say(f"\nnumpy form: {t_np:.0f} ns per event (float64)")
 
 
 def main(argv=None):
@@ -409,7 +415,7 @@ def main(argv=None):
         return declared(args)
     lengths = [int(x) for x in args.lengths.split(",")]
     lines = ["# e+e- -> K K-bar pi pi: signal density and efficiency likelihood",
-             "", f"{platform.processor() or platform.machine()}, one thread, "
+             "", f"{processor()}, one thread, "
              f"{args.events} events, best of {args.repeat}", ""]
 
     def say(s=""):
@@ -430,20 +436,16 @@ def main(argv=None):
     say("| L | float64 | vs L=1 | vs numpy | with gradient | float32 | vs L=1 | vs numpy "
         "| with gradient |")
     say("|---|---|---|---|---|---|---|---|---|")
-    base = {}
-    for length in lengths:
-        row = [str(length)]
-        for precision in ("float64", "float32"):
-            d = common.signal_density_cython(mods, point, precision, length)
-            buf = EventBuffer(d, precision, length, "benchmark events", use_fill=False)
-            buf.append(fields)
-            buf.freeze()
-            t = best_time(lambda: d.evaluate(buf, params), args.repeat) / n * 1e9
-            tg = best_time(lambda: d.evaluate(buf, params, gradient=True), args.repeat) / n * 1e9
-            base.setdefault(precision, t)
-            row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}", f"{tg:.0f}"]
-        say("| " + " | ".join(row) + " |")
-    say(f"\nnumpy form: {t_np:.0f} ns per event (float64)")
+
+    def density_times(length, precision):
+        d = common.signal_density_cython(mods, point, precision, length)
+        buf = EventBuffer(d, precision, length, "benchmark events", use_fill=False)
+        buf.append(fields)
+        buf.freeze()
+        t = best_time(lambda: d.evaluate(buf, params), args.repeat) / n * 1e9
+        tg = best_time(lambda: d.evaluate(buf, params, gradient=True), args.repeat) / n * 1e9
+        return t, tg
+    length_table(say, lengths, t_np, density_times)
 
     # -- efficiency likelihood with gradient -----------------------------------
     point = config.POINTS["kpkmpippim_2000_mev"]
@@ -459,18 +461,13 @@ def main(argv=None):
     say("")
     say("| L | float64 | vs L=1 | vs numpy | float32 | vs L=1 | vs numpy |")
     say("|---|---|---|---|---|---|---|")
-    base = {}
-    for length in lengths:
-        row = [str(length)]
-        for precision in ("float64", "float32"):
-            d = efficiency.density_cython(emods, point, precision, length)
-            f = efficiency_fitter(point, records, d, precision, length)
-            f.likelihood.evaluate(x, True)
-            t = best_time(lambda: f.likelihood.evaluate(x, True), args.repeat) / n * 1e9
-            base.setdefault(precision, t)
-            row += [f"{t:.0f}", f"{base[precision] / t:.2f}", f"{t_np / t:.1f}"]
-        say("| " + " | ".join(row) + " |")
-    say(f"\nnumpy form: {t_np:.0f} ns per event (float64)")
+
+    def likelihood_time(length, precision):
+        d = efficiency.density_cython(emods, point, precision, length)
+        f = efficiency_fitter(point, records, d, precision, length)
+        f.likelihood.evaluate(x, True)
+        return (best_time(lambda: f.likelihood.evaluate(x, True), args.repeat) / n * 1e9,)
+    length_table(say, lengths, t_np, likelihood_time)
     if args.output:
         with open(args.output, "w") as fh:
             fh.write("\n".join(lines) + "\n")

@@ -14,11 +14,9 @@ per event and the ratio now / before at the best L of each.
 Needs git (the old generator is read with ``git archive``).
 """
 
-import argparse
 import importlib.util
 import io
 import os
-import platform
 import subprocess
 import sys
 import tarfile
@@ -26,7 +24,8 @@ import tempfile
 
 import numpy as np
 
-from timing import best_time, cpu_description
+from bench_isobar import density_call, g3k_events, interleaved_ns, load_example
+from timing import benchmark_parser, cpu_description, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -50,29 +49,11 @@ def _isobar_at(rev):
     return mod
 
 
-def _load(folder, name, alias, isobar=None):
-    """An example module; with ``isobar``, its ``vecampfit.isobar`` imports
-    take that package instead."""
-    folder = os.path.join(ROOT, "examples", folder)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    saved = sys.modules.get("vecampfit.isobar")
-    if isobar is not None:
-        sys.modules["vecampfit.isobar"] = isobar
-    try:
-        spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        if saved is not None:
-            sys.modules["vecampfit.isobar"] = saved
-    return mod
-
-
 def dz_setup(n, seed, old):
     from vecampfit import generation
-    models = {"now": _load("dz_kmpippiz", "isobar_model", "dz_isobar_now").build(),
-              "before": _load("dz_kmpippiz", "isobar_model", "dz_isobar_before", old).build()}
+    models = {"now": load_example("dz_kmpippiz", "isobar_model", "dz_isobar_now").build(),
+              "before": load_example("dz_kmpippiz", "isobar_model", "dz_isobar_before",
+                                     old).build()}
     now = models["now"]
     ev = generation.phase_space(now.parent_mass, [now.daughter_mass(k) for k in range(3)], n,
                                 seed=seed)
@@ -82,10 +63,10 @@ def dz_setup(n, seed, old):
 
 
 def g3k_setup(n, seed, old):
-    from bench_isobar import g3k_events
     records = g3k_events(n)
-    models = {"now": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_now").build(),
-              "before": _load("laura_genfit3k", "isobar_model3k", "g3k_isobar_before", old).build()}
+    models = {"now": load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar_now").build(),
+              "before": load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar_before",
+                                     old).build()}
     norm = {"PHI": 0.7, "F2": 1.3, "NR": 2.1}
     return ("B+ -> K+ K+ K- (GenFit3K)", models, records, models["now"].values(),
             {f"N_{k}": v for k, v in norm.items()})
@@ -102,10 +83,7 @@ def run(setup, lengths, n, repeat, seed, old, rev):
             for length in lengths:
                 for label, c in compiled.items():
                     d = c.density(precision, length, gradient=gradient, constants=consts)
-                    buf = d.event_buffer(records, records=True)
-                    p = [x[k] for k in d.parameters]
-                    calls[label, length] = (lambda d=d, buf=buf, p=p:
-                                            d.evaluate(buf, p, gradient, threads=1))
+                    calls[label, length] = density_call(d, records, x, gradient)
             if precision == "float64":
                 for length in lengths:
                     a, b = calls["now", length](), calls["before", length]()
@@ -114,11 +92,7 @@ def run(setup, lengths, n, repeat, seed, old, rev):
                     agreement.append((gradient, length, value,
                                       np.max(np.abs(a[1] - b[1])) / np.max(np.abs(b[1]))
                                       if gradient else None))
-            best_s = {k: float("inf") for k in calls}
-            for _ in range(repeat):
-                for k, f in calls.items():
-                    best_s[k] = min(best_s[k], best_time(f, 1))
-            times = {k: 1e9 * t / n for k, t in best_s.items()}
+            times = interleaved_ns(calls, repeat, n)
             best = {k: min(lengths, key=lambda L: times[k, L]) for k in ("now", "before")}
             rows.append((precision, gradient, times, best))
     return title, rows, agreement
@@ -148,26 +122,17 @@ def report(results, lengths, n, repeat, rev):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = benchmark_parser(__doc__, repeat=7, events=200_000, lengths="4,8,16", seed=1,
+                          models="dz,g3k", output=None)
     ap.add_argument("--before", default=BEFORE, help="git revision of the old generator")
-    ap.add_argument("--events", type=int, default=200_000)
-    ap.add_argument("--lengths", default="4,8,16")
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--models", default="dz,g3k")
-    ap.add_argument("--output", default=None)
     args = ap.parse_args(argv)
     lengths = [int(x) for x in args.lengths.split(",")]
     old = _isobar_at(args.before)
     setups = {"dz": dz_setup, "g3k": g3k_setup}
     results = [run(setups[k], lengths, args.events, args.repeat, args.seed, old, args.before)
                for k in args.models.split(",")]
-    text = report(results, lengths, args.events, args.repeat, args.before)
-    print(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text + "\n")
-
+    write_report(report(results, lengths, args.events, args.repeat, args.before) + "\n",
+                 args.output)
 
 if __name__ == "__main__":
     main()

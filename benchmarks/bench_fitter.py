@@ -11,12 +11,11 @@ Prints a Markdown table.  Times are the best of ``--repeat`` calls (the
 machine may be shared); ratios are taken within this run.
 """
 
-import argparse
 import os
 
 import numpy as np
 
-from timing import best_time
+from timing import benchmark_parser, best_time
 
 from vecampfit.fitter import Density, FitParameter, Likelihood, ParameterTable
 from vecampfit.model_compiler import compile_model
@@ -43,12 +42,8 @@ def block_density(module, precision):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=int, default=100000)
-    ap.add_argument("--mc", type=int, default=1000000)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--lengths", default="1,2,4,8,16,32,64")
-    ap.add_argument("--threads", default="1,2")
+    ap = benchmark_parser(__doc__, data=100000, mc=1000000, repeat=5,
+                          lengths="1,2,4,8,16,32,64", threads="1,2")
     args = ap.parse_args(argv)
     lengths = [int(v) for v in args.lengths.split(",")]
     threads = [int(v) for v in args.threads.split(",")]

@@ -27,15 +27,11 @@ Writes ``benchmarks/results/gap.md``::
 Uses the samples of ``bench_dz_kmpippiz.py`` (generated if missing).
 """
 
-import argparse
 import ctypes
 import os
-import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -47,6 +43,8 @@ import bench_dz_kmpippiz as dz  # noqa: E402
 import bench_laddu  # noqa: E402  (records and fields as read for laddu)
 import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 import handwritten  # noqa: E402
+from timing import (benchmark_parser, interleaved_samples, load_average, medians,  # noqa: E402
+                    processor, write_report)
 
 from vecampfit import _build_config  # noqa: E402
 
@@ -108,16 +106,8 @@ def c_density(fn, cols, params):
 def interleaved(cases, repeat):
     """Median CPU time and median wall time (s) of each case, the cases timed
     one after another ``repeat`` times."""
-    wall = {k: [] for k in cases}
-    cpu = {k: [] for k in cases}
-    for _ in range(repeat):
-        for k, f in cases.items():
-            c0, t0 = time.process_time(), time.perf_counter()
-            f()
-            wall[k].append(time.perf_counter() - t0)
-            cpu[k].append(time.process_time() - c0)
-    return ({k: statistics.median(v) for k, v in cpu.items()},
-            {k: statistics.median(v) for k, v in wall.items()})
+    wall, cpu = interleaved_samples(cases, repeat)
+    return medians(cpu), medians(wall)
 
 
 #: vecampfit likelihoods of the best-L comparison: label -> extra options of
@@ -160,11 +150,10 @@ def overhead_check(directory, small_directory, repeat=41):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
-    ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
-    ap.add_argument("--output", default=os.path.join(HERE, "results", "gap.md"))
+    ap = benchmark_parser(__doc__, repeat=15,
+                          lengths=",".join(str(x) for x in _build_config.VECTOR_LENGTHS),
+                          directory=os.path.join(HERE, "results", "dz_samples"),
+                          output=os.path.join(HERE, "results", "gap.md"))
     ap.add_argument("--overhead-check", metavar="SMALL_DIRECTORY",
                     help="only measure the per-call cost that does not grow with the events, "
                          "with the samples of SMALL_DIRECTORY (generate.py --events 1000 "
@@ -173,10 +162,8 @@ def main(argv=None):
     d = args.directory
     if args.overhead_check:
         return overhead_check(d, args.overhead_check)
-    if not os.path.exists(os.path.join(d, "mc_signal.root")):
-        os.makedirs(d, exist_ok=True)
-        dz.generate.main(["--directory", d, "--seed", "1"])
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    dz.signal_samples(d)
+    load = load_average()
     lengths = [int(x) for x in args.lengths.split(",")]
     handwritten.compile_signal(lengths)
     kernels = compile_kernels()
@@ -274,7 +261,7 @@ def main(argv=None):
     lines = [
         "# D0 -> K- pi+ pi0: vecampfit's full likelihood against a hand-written C limit\n",
         f"Measured by `python benchmarks/bench_gap.py --repeat {args.repeat} --lengths "
-        f"{args.lengths}` on {platform.processor() or platform.machine()}, "
+        f"{args.lengths}` on {processor()}, "
         f"{os.cpu_count()} CPUs **shared with other jobs** (load average before the run "
         f"{load}), {os.environ.get('CC', 'cc')} "
         f"({subprocess.run([os.environ.get('CC', 'cc'), '--version'], capture_output=True, text=True).stdout.splitlines()[0]}); "
@@ -335,11 +322,7 @@ def main(argv=None):
         lines.append(f"| {precision} | " + " | ".join(f"{agree[k]:.1e}" for k in VARIANTS)
                      + " |")
     lines.append("")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+    write_report("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

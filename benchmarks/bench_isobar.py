@@ -14,28 +14,72 @@ in as constants (IsobarModel.freeze).
                                       [--output benchmarks/results/isobar.md]
 """
 
-import argparse
 import importlib.util
 import os
-import platform
 import sys
 
 import numpy as np
 
-from timing import best_time
+from timing import benchmark_parser, interleaved_samples, minima, processor, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _load(folder, name, alias):
+def load_example(folder, name, alias, isobar=None):
+    """The module ``name`` of ``examples/<folder>``, imported as ``alias``
+    (its folder put on the path for its own imports); with ``isobar``, its
+    ``vecampfit.isobar`` imports take that package instead."""
     folder = os.path.join(ROOT, "examples", folder)
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    saved = sys.modules.get("vecampfit.isobar")
+    if isobar is not None:
+        sys.modules["vecampfit.isobar"] = isobar
+    try:
+        spec = importlib.util.spec_from_file_location(alias, os.path.join(folder, name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        if saved is not None:
+            sys.modules["vecampfit.isobar"] = saved
     return mod
+
+
+def dz_isobar_model():
+    """The D0 -> K- pi+ pi0 isobar model of examples/dz_kmpippiz/isobar_model.py
+    (``build()``), not compiled."""
+    return load_example("dz_kmpippiz", "isobar_model", "isobar_model").build()
+
+
+def phase_space_records(model, n, seed):
+    """``n`` phase-space events of an isobar model's decay (random ``seed``)
+    as its records: variable name -> squared invariant mass m^2 = E^2 - |p|^2
+    of its pair of daughters (GeV^2)."""
+    from vecampfit import generation
+    masses = [model.daughter_mass(k) for k in range(3)]
+    p = generation.phase_space(model.parent_mass, masses, n, seed=seed).momenta
+
+    def m2(a, b):
+        q = p[a] + p[b]
+        return q[:, 3] ** 2 - np.sum(q[:, :3] ** 2, axis=1)
+    return {name: m2(*pair) for name, pair in model.variables.items()}
+
+
+def density_call(density, records, values, gradient):
+    """A call of ``density`` alone (one thread) over an event buffer of
+    ``records``, at the parameters ``values`` (name -> value)."""
+    buf = density.event_buffer(records, records=True)
+    p = [values[k] for k in density.parameters]
+    return lambda: density.evaluate(buf, p, gradient, threads=1)
+
+
+def interleaved_ns(calls, repeat, n):
+    """ns per event of each of ``calls`` over ``n`` events, interleaved: every
+    round times each call once, so that a slow spell of the host affects all
+    of them alike; the best of ``repeat`` rounds counts."""
+    wall, _ = interleaved_samples(calls, repeat)
+    return {k: 1e9 * t / n for k, t in minima(wall).items()}
 
 
 def _frozen(model):
@@ -48,7 +92,7 @@ def dz_setup(lengths, n, seed):
     sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
     import handwritten
     hm = handwritten.dz_reference
-    im = _load("dz_kmpippiz", "isobar_model", "dz_isobar")
+    im = load_example("dz_kmpippiz", "isobar_model", "dz_isobar")
     m = hm.MASSES
     ev = generation.phase_space(m["md"], [m["km"], m["pip"], m["piz"]], n, seed=seed)
     recs = {"km_momentum": ev.momenta[0], "pip_momentum": ev.momenta[1],
@@ -81,7 +125,7 @@ def g3k_events(n):
 def g3k_setup(lengths, n, seed):
     sys.path.insert(0, os.path.join(HERE, "genfit3k_handwritten"))
     import genfit3k_handwritten as hw
-    im = _load("laura_genfit3k", "isobar_model3k", "g3k_isobar")
+    im = load_example("laura_genfit3k", "isobar_model3k", "g3k_isobar")
     records = g3k_events(n)
     hand = hw.compile_density(lengths)
     model = im.build()
@@ -107,17 +151,8 @@ def run(setup, lengths, n, repeat, seed):
             for length in lengths:
                 hand, gen, frozen = densities(length, precision, gradient)
                 for label, d in (("hand", hand), ("generated", gen), ("frozen", frozen)):
-                    buf = d.event_buffer(records, records=True)
-                    p = [x[k] for k in d.parameters]
-                    calls[label, length] = (lambda d=d, buf=buf, p=p:
-                                            d.evaluate(buf, p, gradient, threads=1))
-            # Interleaved: every round times each density once, so that a slow
-            # spell of the host affects all of them alike; the best round counts.
-            best_s = {k: float("inf") for k in calls}
-            for _ in range(repeat):
-                for k, f in calls.items():
-                    best_s[k] = min(best_s[k], best_time(f, 1))
-            times = {k: 1e9 * t / n for k, t in best_s.items()}
+                    calls[label, length] = density_call(d, records, x, gradient)
+            times = interleaved_ns(calls, repeat, n)
             best = {k: min(lengths, key=lambda L: times[k, L])
                     for k in ("hand", "generated", "frozen")}
             rows.append((precision, gradient, times, best))
@@ -126,7 +161,7 @@ def run(setup, lengths, n, repeat, seed):
 
 def report(results, lengths, n, repeat):
     out = ["# Generated isobar densities against hand-written ones", "",
-           f"{n} events, one thread, {platform.processor() or platform.machine()}, "
+           f"{n} events, one thread, {processor()}, "
            f"ns per event (best of {repeat} interleaved rounds).", ""]
     for title, rows in results:
         out += [f"## {title}", "",
@@ -151,24 +186,14 @@ def report(results, lengths, n, repeat):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--events", type=int, default=200_000)
-    ap.add_argument("--lengths", default="4,8,16")
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--models", default="dz,g3k")
-    ap.add_argument("--output", default=None)
+    ap = benchmark_parser(__doc__, repeat=5, events=200_000, lengths="4,8,16", seed=1,
+                          models="dz,g3k", output=None)
     args = ap.parse_args(argv)
     lengths = [int(x) for x in args.lengths.split(",")]
     setups = {"dz": dz_setup, "g3k": g3k_setup}
     results = [run(setups[k], lengths, args.events, args.repeat, args.seed)
                for k in args.models.split(",")]
-    text = report(results, lengths, args.events, args.repeat)
-    print(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text + "\n")
-
+    write_report(report(results, lengths, args.events, args.repeat) + "\n", args.output)
 
 if __name__ == "__main__":
     main()

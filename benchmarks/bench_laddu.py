@@ -28,7 +28,6 @@ Writes ``benchmarks/results/laddu.md``::
     python benchmarks/bench_laddu.py [--repeat 15] [--fits 2]
 """
 
-import argparse
 import math
 import os
 import statistics
@@ -42,7 +41,8 @@ EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 sys.path.insert(0, EXAMPLE)
 
 import bench_dz_kmpippiz as dz  # noqa: E402
-from timing import cpu_description  # noqa: E402
+from timing import (benchmark_parser, cpu_description, interleaved_samples,  # noqa: E402
+                    load_average, medians, write_report)
 import common  # noqa: E402
 import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 
@@ -276,19 +276,11 @@ def interleaved(cases, repeat):
     """Median wall time (s) of each case, the cases timed one after another
     ``repeat`` times; the median CPU time of the process per call is kept
     in CPU_MEDIAN, the ratio of CPU to wall time in CPU_RATIO."""
-    t = {k: [] for k in cases}
-    cpu = {k: [] for k in cases}
-    for _ in range(repeat):
-        for k, f in cases.items():
-            c0 = time.process_time()
-            t0 = time.perf_counter()
-            f()
-            t[k].append(time.perf_counter() - t0)
-            cpu[k].append(time.process_time() - c0)
+    wall, cpu = interleaved_samples(cases, repeat)
     for k in cases:
-        CPU_RATIO[k] = sum(cpu[k]) / sum(t[k])
-        CPU_MEDIAN[k] = statistics.median(cpu[k])
-    return {k: statistics.median(v) for k, v in t.items()}
+        CPU_RATIO[k] = sum(cpu[k]) / sum(wall[k])
+    CPU_MEDIAN.update(medians(cpu))
+    return medians(wall)
 
 
 def fresh_points_check(directory, calls=40, seed=5):
@@ -323,11 +315,7 @@ def fresh_points_check(directory, calls=40, seed=5):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=int, default=100000)
-    ap.add_argument("--mc", type=int, default=1000000)
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--fits", type=int, default=2)
+    ap = benchmark_parser(__doc__, data=100000, mc=1000000, repeat=15, fits=2)
     ap.add_argument("--variants", default="cpu:amplitudes,jit:amplitudes,jit:expression",
                     help="laddu variants backend:form, comma-separated (backend cpu, jit or "
                          "auto; form amplitudes or expression, see laddu_expression)")
@@ -340,11 +328,8 @@ def main(argv=None):
     d = args.directory
     if args.fresh_check:
         return fresh_points_check(d)
-    if not os.path.exists(os.path.join(d, "mc_signal.root")):
-        os.makedirs(d, exist_ok=True)
-        dz.generate.main(["--directory", d, "--events", str(args.data), "--mc-events",
-                          str(args.mc), "--seed", "1"])
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    dz.signal_samples(d, args.data, args.mc)
+    load = load_average()
     names = free_names()
 
     fc, lkc, setup_vc = build_vecampfit(d, "always")
@@ -648,11 +633,7 @@ def main(argv=None):
         "both programs (`dz_reference.record_fields`), not by laddu from "
         "four-vectors.  Masses, widths and radii are constants in both (fixed in this fit).",
         ""]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+    write_report("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

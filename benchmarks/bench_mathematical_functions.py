@@ -10,13 +10,11 @@ block routine is faster).  The driver is single-threaded; numpy too.
     python benchmarks/bench_mathematical_functions.py [--values N] [--repeat R] [--portable] [--lengths 1,2,4,...]
 """
 
-import argparse
 import os
-import platform
 
 import numpy as np
 
-from timing import best_time
+from timing import benchmark_parser, best_time, processor
 
 from vecampfit import _build_config
 from vecampfit.model_compiler import compile_model
@@ -26,11 +24,8 @@ MODEL = os.path.join(HERE, "..", "tests", "models", "mathf_user_model.pyx")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--values", type=int, default=1_000_000)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--portable", action="store_true", help="compile without -march=native")
-    ap.add_argument("--lengths", default=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
+    ap = benchmark_parser(__doc__, repeat=7, portable=True, values=1_000_000,
+                          lengths=",".join(str(x) for x in _build_config.VECTOR_LENGTHS))
     ap.add_argument("--build-dir", default=None, help="model cache directory")
     args = ap.parse_args()
     lengths = [int(x) for x in args.lengths.split(",")]
@@ -46,7 +41,7 @@ def main():
         ("log", np.float32): lambda: np.exp(rng.uniform(-87, 88, n)),
     }
     print(f"vecampfit block exp/log vs numpy, {n} values, best of {args.repeat}; "
-          f"{platform.processor() or platform.machine()}, numpy {np.__version__}, "
+          f"{processor()}, numpy {np.__version__}, "
           f"{'portable' if args.portable else 'native'} tuning")
     print(f"{'function':8s} {'dtype':8s} {'numpy ns':>9s} " + " ".join(f"{'L=' + str(L):>8s}" for L in lengths))
     for name, code, numpy_fn in (("exp", 0, np.exp), ("log", 1, np.log)):

@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+from timing import benchmark_parser, best_time, load_average, write_report
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 sys.path.insert(0, EXAMPLE)
@@ -75,32 +77,39 @@ def fit(fitter):
                      ncall=100000))
 
 
+def partial_sum_rows(point):
+    """Rows of partial sums shaped as a call with the gradient gathers them
+    for ``point`` (the normalization and the data events this rank owns),
+    filled with zeros."""
+    ng = point.signal.n_parameters
+    nb = len(point.backgrounds)
+    return (np.zeros((len(point.norm_events.layout.owned), 1 + ng)),
+            np.zeros((len(point.data_events.layout.owned), 2 + nb + ng)))
+
+
+def communicate(mpi, point, rows, message):
+    """The collectives of one call with the gradient, nothing computed: the
+    broadcast of ``message`` (rank 0's announcement of the call), then the
+    normalization and data ``rows`` combined."""
+    norm_rows, data_rows = rows
+    mpi.comm.bcast(message, root=0)
+    mpi.combine(point.norm_events, lambda: (norm_rows, None))
+    mpi.combine(point.data_events, lambda: (data_rows, None))
+
+
 def communication_time(fitter, repeat):
     """Seconds of the collectives of one call with the gradient (announce, the
     normalization and data rows gathered, sums broadcast), nothing computed."""
     lk = fitter.likelihood
     mpi = lk.mpi
     point = lk.points[0]
-    ng = point.signal.n_parameters
-    nb = len(point.backgrounds)
-    norm_rows = np.zeros((len(point.norm_events.layout.owned), 1 + ng))
-    data_rows = np.zeros((len(point.data_events.layout.owned), 2 + nb + ng))
-    x = fitter.initial_values
-
-    def one():
-        mpi.comm.bcast(("call", "evaluate", (x, True), None), root=0)
-        mpi.combine(point.norm_events, lambda: (norm_rows, None))
-        mpi.combine(point.data_events, lambda: (data_rows, None))
-
-    best = np.inf
+    rows = partial_sum_rows(point)
+    message = ("call", "evaluate", (fitter.initial_values, True), None)
     mpi.comm.Barrier()
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        one()
-        best = min(best, time.perf_counter() - t0)
+    best = best_time(lambda: communicate(mpi, point, rows, message), repeat)
     gathered = mpi.bytes_gathered
     mpi.bytes_gathered = 0
-    one()
+    communicate(mpi, point, rows, message)
     return best, mpi.bytes_gathered, gathered
 
 
@@ -138,7 +147,6 @@ def breakdown(f, comm, calls):
 
 def child(args):
     from mpi4py import MPI
-    from timing import best_time
     from vecampfit.fitter.mpi import serve
     comm = MPI.COMM_WORLD
     t0 = time.perf_counter()
@@ -173,17 +181,11 @@ def child(args):
             t, nbytes, _ = communication_time(f, args.repeat * 20)
             comm.bcast(None, root=0)
         else:
-            lk = f.likelihood
-            point = lk.points[0]
-            ng = point.signal.n_parameters
-            nb = len(point.backgrounds)
-            norm_rows = np.zeros((len(point.norm_events.layout.owned), 1 + ng))
-            data_rows = np.zeros((len(point.data_events.layout.owned), 2 + nb + ng))
+            point = f.likelihood.points[0]
+            rows = partial_sum_rows(point)
             comm.Barrier()
             for _ in range(args.repeat * 20 + 1):
-                lk.mpi.comm.bcast(None, root=0)
-                lk.mpi.combine(point.norm_events, lambda: (norm_rows, None))
-                lk.mpi.combine(point.data_events, lambda: (data_rows, None))
+                communicate(f.likelihood.mpi, point, rows, None)
             comm.bcast(None, root=0)
         if comm.Get_rank() == 0:
             out["comm_s"] = t
@@ -280,13 +282,9 @@ def markdown(args, runs, load_before, load_after):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=int, default=100000)
-    ap.add_argument("--mc", type=int, default=1000000)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--directory", default=os.path.join(HERE, "results", "dz_samples"))
-    ap.add_argument("--output", default=os.path.join(HERE, "results", "mpi.md"))
+    ap = benchmark_parser(__doc__, data=100000, mc=1000000, repeat=7, threads=1,
+                          directory=os.path.join(HERE, "results", "dz_samples"),
+                          output=os.path.join(HERE, "results", "mpi.md"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.directory = os.path.abspath(args.directory)
@@ -294,28 +292,14 @@ def main(argv=None):
     if args.child:
         child(args)
         return
-    d = args.directory
-    stamp = os.path.join(d, "samples.json")
-    want = dict(data=args.data, mc=args.mc)
-    if not (os.path.exists(stamp) and json.load(open(stamp)) == want):
-        import fit_background
-        import generate
-        os.makedirs(d, exist_ok=True)
-        generate.main(["--directory", d, "--events", str(args.data), "--mc-events", str(args.mc),
-                       "--background-events", str(args.data), "--seed", "7"])
-        fit_background.main(["--directory", d, "--fixed-seed"])
-        json.dump(want, open(stamp, "w"))
-    load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    import bench_dz_kmpippiz
+    bench_dz_kmpippiz.study_samples(args.directory, args.data, args.mc)
+    load_before = load_average()
     runs = {}
     for key, ranks, threads in (("1x1", 1, 1), ("2x1", 2, 1), ("1x2", 1, 2)):
         runs[key] = launch(args, ranks, threads)
-    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    text = markdown(args, runs, load_before, load_after)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
-    print(text)
-
+    load_after = load_average()
+    write_report(markdown(args, runs, load_before, load_after), args.output)
 
 if __name__ == "__main__":
     main()

@@ -26,24 +26,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHILD = r"""
-import json, os, sys, time, statistics
-import importlib.util
+import json, sys, time, statistics
 import numpy as np
-from vecampfit import generation
+from bench_isobar import dz_isobar_model, phase_space_records
 from vecampfit.fitter import Likelihood
-spec = importlib.util.spec_from_file_location("isobar_model", sys.argv[1])
-mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
-model = mod.build()
+model = dz_isobar_model()
 compiled = model.compile((8,))
-masses = [model.daughter_mass(k) for k in range(3)]
-def records(n, seed):
-    p = generation.phase_space(model.parent_mass, masses, n, seed=seed).momenta
-    def m2(a, b):
-        q = p[a] + p[b]
-        return q[:, 3] ** 2 - np.sum(q[:, :3] ** 2, axis=1)
-    return {name: m2(*pair) for name, pair in model.variables.items()}
-data, mc = records(100_000, 1), records(1_000_000, 2)
-repeat = int(sys.argv[2])
+data, mc = phase_space_records(model, 100_000, 1), phase_space_records(model, 1_000_000, 2)
+repeat = int(sys.argv[1])
 out = {}
 for cache in ("never", "always"):
     for threads in (1, 2):
@@ -103,8 +93,8 @@ def run(policy, repeat):
     env.pop("GOMP_SPINCOUNT", None)
     if policy:
         env["OMP_WAIT_POLICY"] = policy
-    model = os.path.join(HERE, "..", "examples", "dz_kmpippiz", "isobar_model.py")
-    proc = subprocess.run([sys.executable, "-c", CHILD, model, str(repeat)], env=env,
+    # From this folder, whose modules the script imports.
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(repeat)], env=env,
                           capture_output=True, text=True, check=True, cwd=HERE)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -116,13 +106,13 @@ def main(argv=None):
     p.add_argument("--output", default=os.path.join(HERE, "results", "threads.md"))
     args = p.parse_args(argv)
     sys.path.insert(0, HERE)
-    from timing import cpu_description
+    from timing import cpu_description, load_average, write_report
     busy = None
     if args.busy:
         import multiprocessing
         busy = multiprocessing.Process(target=spinner, args=(3600,), daemon=True)
         busy.start()
-    load = os.getloadavg()
+    load = load_average()
     try:
         results = {label: run(policy, args.repeat)
                    for label, policy in (("library default (passive)", None),
@@ -134,7 +124,7 @@ def main(argv=None):
     lines = ["# Two threads against one, by OpenMP wait policy", "",
              f"`python benchmarks/bench_threads.py --repeat {args.repeat}"
              f"{' --busy' if args.busy else ''}` on {cpu_description()}; load average before the "
-             f"run {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+             f"run {load}"
              f"{'; a second process spinning on one core' if args.busy else ''}.  D0 -> K- pi+ pi0 "
              "isobar model, 100,000 data + 1,000,000 normalization events, float64, L = 8; "
              "medians of the likelihood's value calls, 1 ms of Python between calls.", "",
@@ -153,11 +143,7 @@ def main(argv=None):
                      f"GB/s in two ({r['stream-2'] / r['stream-1']:.2f}x), the full call "
                      f"{r['fields'] * 8 / (r['never-1'] / n) / 1e9:.1f} and "
                      f"{r['fields'] * 8 / (r['never-2'] / n) / 1e9:.1f} GB/s.")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write(text)
+    write_report("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,65 @@ static inline __attribute__((always_inline)) void add_resonance(
     *aim += c->cre * bim + c->cim * bre;
 }
 
+/* What the resonances need from the parameters (par, mass as in dz_density),
+   computed once per call in double and rounded to the working precision: c[k]
+   per resonance, the squared D radius *rd2r and the non-resonant term
+   *nre + i *nim. */
+static void constants(struct res_const *c, const double *par, const double *mass, REAL *rd2r,
+                      REAL *nre, REAL *nim)
+{
+    double deg = M_PI / 180, rd2 = par[0] * par[0];
+    for (int k = 0; k < N_RES; k++) {
+        const double *p = par + 1 + 5 * k;
+        int ch = res_channel[k], j = res_spin[k];
+        double ma = mass[ch_a[ch]], mb = mass[ch_b[ch]], mc = mass[ch_c[ch]], md = mass[PD];
+        double q0 = sqrt(q2_breakup(p[0], ma, mb));
+        double r2 = p[2] * p[2], m02 = p[0] * p[0];
+        c[k] = (struct res_const){
+            (REAL)(p[3] * cos(p[4] * deg)), (REAL)(p[3] * sin(p[4] * deg)), (REAL)m02,
+            (REAL)(m02 * p[1]), (REAL)(1 / q0), (REAL)sqrt(bw_poly(q0 * q0 * r2, j)),
+            (REAL)(res_omit_fd0[k] ? 1.0 : sqrt(bw_poly(q2_breakup(md, p[0], mc) * rd2, j))),
+            (REAL)((md * md - mc * mc) * (mb * mb - ma * ma) / m02), (REAL)r2};
+    }
+    *rd2r = (REAL)rd2;
+    *nre = (REAL)(par[36] * cos(par[37] * deg));
+    *nim = (REAL)(par[36] * sin(par[37] * deg));
+}
+
+/* The event fields (structure of arrays) by kind, per channel: invariant
+   masses m, resonance breakup momenta q, D breakup momenta p. */
+struct event_fields {
+    const REAL *restrict m[3], *restrict q[3], *restrict p[3];
+};
+
+/* fields[9] in the order of model.EVENT_FIELDS, by kind. */
+static inline struct event_fields by_kind(const REAL *const *fields)
+{
+    return (struct event_fields){{fields[0], fields[1], fields[2]},
+                                 {fields[3], fields[4], fields[5]},
+                                 {fields[6], fields[7], fields[8]}};
+}
+
+/* S = |A|^2 at event i of the fields f.  One call per resonance with
+   constant channel and spin, so that each is inlined without branches and
+   the event loop vectorizes. */
+static inline __attribute__((always_inline)) REAL density_at(
+    const struct res_const *c, const struct event_fields *f, REAL rd2r, REAL nre, REAL nim,
+    long i)
+{
+    const REAL *restrict const *m_ch = f->m, *restrict const *q_ch = f->q;
+    const REAL *restrict const *p_ch = f->p;
+    REAL are = nre, aim = nim;
+    add_resonance(&are, &aim, &c[0], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
+    add_resonance(&are, &aim, &c[1], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
+    add_resonance(&are, &aim, &c[2], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 1);
+    add_resonance(&are, &aim, &c[3], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 0);
+    add_resonance(&are, &aim, &c[4], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 0);
+    add_resonance(&are, &aim, &c[5], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
+    add_resonance(&are, &aim, &c[6], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
+    return are * are + aim * aim;
+}
+
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
 
@@ -93,46 +152,10 @@ static inline __attribute__((always_inline)) void add_resonance(
 void CAT(dz_density, REAL)(REAL *restrict out, const REAL *const *fields, long n,
                            const double *par, const double *mass)
 {
-    double cre[N_RES], cim[N_RES], m02[N_RES], m0g[N_RES], iq0[N_RES], if0[N_RES];
-    double ifd0[N_RES], angc[N_RES], r2[N_RES];
-    double deg = M_PI / 180, rd2 = par[0] * par[0];
-    for (int k = 0; k < N_RES; k++) {
-        const double *p = par + 1 + 5 * k;
-        int ch = res_channel[k], j = res_spin[k];
-        double ma = mass[ch_a[ch]], mb = mass[ch_b[ch]], mc = mass[ch_c[ch]], md = mass[PD];
-        double q0 = sqrt(q2_breakup(p[0], ma, mb));
-        m02[k] = p[0] * p[0];
-        m0g[k] = p[0] * p[0] * p[1];
-        r2[k] = p[2] * p[2];
-        iq0[k] = 1 / q0;
-        if0[k] = sqrt(bw_poly(q0 * q0 * r2[k], j));
-        ifd0[k] = res_omit_fd0[k] ? 1.0 : sqrt(bw_poly(q2_breakup(md, p[0], mc) * rd2, j));
-        angc[k] = (md * md - mc * mc) * (mb * mb - ma * ma) / m02[k];
-        cre[k] = p[3] * cos(p[4] * deg);
-        cim[k] = p[3] * sin(p[4] * deg);
-    }
-    double nre = par[36] * cos(par[37] * deg), nim = par[36] * sin(par[37] * deg);
-    const REAL *restrict m_ch[3] = {fields[0], fields[1], fields[2]};
-    const REAL *restrict q_ch[3] = {fields[3], fields[4], fields[5]};
-    const REAL *restrict p_ch[3] = {fields[6], fields[7], fields[8]};
     struct res_const c[N_RES];
-    for (int k = 0; k < N_RES; k++) {
-        c[k] = (struct res_const){(REAL)cre[k], (REAL)cim[k], (REAL)m02[k], (REAL)m0g[k],
-                                  (REAL)iq0[k], (REAL)if0[k], (REAL)ifd0[k], (REAL)angc[k],
-                                  (REAL)r2[k]};
-    }
-    REAL rd2r = (REAL)rd2;
-    for (long i = 0; i < n; i++) {
-        REAL are = (REAL)nre, aim = (REAL)nim;
-        /* One call per resonance with constant channel and spin, so that
-           each is inlined without branches and the event loop vectorizes. */
-        add_resonance(&are, &aim, &c[0], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
-        add_resonance(&are, &aim, &c[1], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
-        add_resonance(&are, &aim, &c[2], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 1);
-        add_resonance(&are, &aim, &c[3], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 0);
-        add_resonance(&are, &aim, &c[4], m_ch, q_ch, p_ch, rd2r, i, KM_PIP, 0);
-        add_resonance(&are, &aim, &c[5], m_ch, q_ch, p_ch, rd2r, i, PIP_PIZ, 1);
-        add_resonance(&are, &aim, &c[6], m_ch, q_ch, p_ch, rd2r, i, KM_PIZ, 1);
-        out[i] = are * are + aim * aim;
-    }
+    REAL rd2r, nre, nim;
+    constants(c, par, mass, &rd2r, &nre, &nim);
+    struct event_fields f = by_kind(fields);
+    for (long i = 0; i < n; i++)
+        out[i] = density_at(c, &f, rd2r, nre, nim, i);
 }

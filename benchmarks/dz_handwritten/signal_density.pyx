@@ -251,46 +251,6 @@ cdef void signal_density(floating *out, const void *event_block, const floating 
         out[i] = are * are + aim * aim
 
 
-cdef void signal_components(floating *out, const void *event_block, const floating *params,
-                            const void *parameter_buffer) noexcept nogil:
-    """The component amplitudes X_k without couplings (the seven resonances in
-    the order of RESONANCE_PREFIXES, then the non-resonant term, X = 1):
-    out[2 k L + i] real part, out[(2 k + 1) L + i] imaginary part."""
-    cdef const floating *ev = <const floating *>event_block
-    cdef const floating *pb = <const floating *>parameter_buffer
-    # Formed in a local array (which cannot overlap the buffers), so that the
-    # compiler vectorizes the loop over the lanes, and copied out at the end.
-    cdef floating x[16 * VECTOR_LENGTH]
-    cdef floating re, im
-    cdef int i, L = VECTOR_LENGTH
-    for i in range(VECTOR_LENGTH):
-        _resonance(&re, &im, ev, pb, i, 0, CH_PIP_PIZ, 1)
-        x[i] = re
-        x[L + i] = im
-        _resonance(&re, &im, ev, pb, i, 1, CH_KM_PIZ, 1)
-        x[2 * L + i] = re
-        x[3 * L + i] = im
-        _resonance(&re, &im, ev, pb, i, 2, CH_KM_PIP, 1)
-        x[4 * L + i] = re
-        x[5 * L + i] = im
-        _resonance(&re, &im, ev, pb, i, 3, CH_KM_PIZ, 0)
-        x[6 * L + i] = re
-        x[7 * L + i] = im
-        _resonance(&re, &im, ev, pb, i, 4, CH_KM_PIP, 0)
-        x[8 * L + i] = re
-        x[9 * L + i] = im
-        _resonance(&re, &im, ev, pb, i, 5, CH_PIP_PIZ, 1)
-        x[10 * L + i] = re
-        x[11 * L + i] = im
-        _resonance(&re, &im, ev, pb, i, 6, CH_KM_PIZ, 1)
-        x[12 * L + i] = re
-        x[13 * L + i] = im
-        x[14 * L + i] = 1
-        x[15 * L + i] = 0
-    for i in range(16 * VECTOR_LENGTH):
-        out[i] = x[i]
-
-
 # One component alone (X_k at lane i in out[i] + i out[L + i]), for fits that
 # recompute only the resonance whose mass, width or radius moved.
 
@@ -331,6 +291,24 @@ cdef void component_nonresonant(floating *out, const void *e, const floating *p,
     for i in range(VECTOR_LENGTH):
         out[i] = 1
         out[VECTOR_LENGTH + i] = 0
+
+
+cdef void signal_components(floating *out, const void *event_block, const floating *params,
+                            const void *parameter_buffer) noexcept nogil:
+    """The component amplitudes X_k without couplings (the seven resonances in
+    the order of RESONANCE_PREFIXES, then the non-resonant term, X = 1):
+    out[2 k L + i] real part, out[(2 k + 1) L + i] imaginary part."""
+    cdef const void *e = event_block
+    cdef const void *b = parameter_buffer
+    cdef int L = VECTOR_LENGTH
+    component_0(out, e, params, b)
+    component_1(out + 2 * L, e, params, b)
+    component_2(out + 4 * L, e, params, b)
+    component_3(out + 6 * L, e, params, b)
+    component_4(out + 8 * L, e, params, b)
+    component_5(out + 10 * L, e, params, b)
+    component_6(out + 12 * L, e, params, b)
+    component_nonresonant(out + 14 * L, e, params, b)
 
 
 # ----------------------------------------------------------------------------
