@@ -16,6 +16,8 @@ from vecampfit.dpd import kinematics
 from vecampfit.expressions import ComplexExpr, evaluate, event, parameter
 from vecampfit.model_format import read_model
 
+from numeric_checks import central_difference, five_point_difference
+
 DATA = Path(__file__).parent / "data" / "amplitude_serialization"
 
 
@@ -103,13 +105,8 @@ def test_the_gradient_equals_finite_differences_for_couplings_masses_and_widths(
     worst = 0.0
     for k, name in enumerate(compiled.parameters):
         # five-point central differences (the narrow Lambda(1520) needs the higher order)
-        h = 1e-5 * max(1.0, abs(p0[k]))
-
-        def at(step):
-            p = p0.copy()
-            p[k] += step * h
-            return compiled.evaluate(rec, p)
-        fd = (8 * (at(1) - at(-1)) - (at(2) - at(-2))) / (12 * h)
+        fd = five_point_difference(lambda p: compiled.evaluate(rec, p), p0, k,
+                                   1e-5 * max(1.0, abs(p0[k])))
         err = np.max(np.abs(fd - grad[k])) / np.max(np.abs(value))
         worst = max(worst, err)
         assert err < 1e-6, name
@@ -165,11 +162,8 @@ def test_a_small_model_against_its_formula(density_matrix):
     assert np.allclose(value, want, rtol=1e-14)
     p0 = compiled.parameter_vector()
     for k, name in enumerate(compiled.parameters):
-        up, down = p0.copy(), p0.copy()
-        up[k] += 1e-6
-        down[k] -= 1e-6
-        fd = (model.intensity({"x": x}, dict(zip(compiled.parameters, up)))
-              - model.intensity({"x": x}, dict(zip(compiled.parameters, down)))) / 2e-6
+        fd = central_difference(
+            lambda p: model.intensity({"x": x}, dict(zip(compiled.parameters, p))), p0, k, 1e-6)
         assert np.allclose(grad[k], fd, rtol=1e-6, atol=1e-8), name
     if not density_matrix:
         assert not np.any(grad[compiled.parameters.index("P")])
@@ -290,13 +284,8 @@ def test_polarized_lambda_c_compiled_gradient_and_value():
     assert np.allclose(value, model.intensity(rec, p0), rtol=1e-13)
     vec = compiled.parameter_vector(p0)
     for k, name in enumerate(compiled.parameters):
-        h = 1e-5 * max(1.0, abs(vec[k]))
-
-        def at(step):
-            p = vec.copy()
-            p[k] += step * h
-            return compiled.evaluate(rec, p)
-        fd = (8 * (at(1) - at(-1)) - (at(2) - at(-2))) / (12 * h)
+        fd = five_point_difference(lambda p: compiled.evaluate(rec, p), vec, k,
+                                   1e-5 * max(1.0, abs(vec[k])))
         assert np.max(np.abs(fd - grad[k])) < 1e-6 * np.max(np.abs(value)), name
 
 

@@ -9,6 +9,8 @@ import pytest
 from vecampfit import complex_vector as cv
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import bad_input_test
+
 mpmath.mp.prec = 200
 
 
@@ -114,16 +116,13 @@ def test_sum_and_division_by_scalar():
     np.testing.assert_allclose(cv.divide(a, 2 - 1j), a / (2 - 1j), rtol=4e-16)
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: cv.add(np.ones(3, np.complex64), np.ones(3, np.complex128)), TypeError, "mixed precisions"),
     (lambda: cv.add(np.ones(3, np.complex128), np.ones(3, np.float32)), TypeError, "mixed precisions"),
     (lambda: cv.add(np.ones(3, np.int32), np.ones(3)), TypeError, "dtype int32"),
     (lambda: cv.multiply(np.ones(3, complex), np.ones(2, complex)), ValueError, "do not broadcast"),
     (lambda: cv.negate(["x"]), TypeError, "expected numbers"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
 
 
 def test_user_model_outside_the_package(models_dir, model_cache):

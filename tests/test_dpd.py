@@ -269,49 +269,76 @@ def _explicit_amplitudes(model, momenta):
     p = {c: momenta[c - 1][[3, 0, 1, 2]] for c in (1, 2, 3)}      # (E, px, py, pz)
     total = {}
     for chain in model.chains:
-        k = chain.k
-        i, j = cyclic_pair(k)
-        pr = p[i] + p[j]
-        mr = math.sqrt(pr[0] ** 2 - pr[1:] @ pr[1:])
-        phi_r, theta_r = _angles(pr)
-        l_r = _rot(phi_r, theta_r, 0.0) @ _boost_z(np.linalg.norm(pr[1:]), mr)
-        pi_r = np.linalg.solve(l_r, p[i])
-        phi_i, theta_i = _angles(pi_r)
-        q = np.linalg.norm(pi_r[1:])
-        frames = {
-            i: l_r @ _rot(phi_i, theta_i, 0.0) @ _boost_z(q, m[i]),
-            j: l_r @ _rot(phi_i, theta_i, 0.0) @ _rot(0.0, math.pi, 0.0) @ _boost_z(q, m[j]),
-            k: _rot(phi_r, theta_r, 0.0) @ _rot(0.0, math.pi, 0.0) @ _boost_z(
-                np.linalg.norm(pr[1:]), m[k]),
-        }
+        angles, frames = _chain_frames(p, m, chain, _rot, _boost_z, _rot(0.0, math.pi, 0.0),
+                                       np.linalg.solve)
         wigner = {}
         for c in (1, 2, 3):
             w = np.linalg.solve(_pure_boost(p[c], m[c]), frames[c])
             assert np.allclose(w[0], [1, 0, 0, 0], atol=1e-9)      # a rotation
             wigner[c] = _euler_zyz(w[1:, 1:])
-        weight = complex(chain.weight) * complex(chain.lineshape(None))
-        for hel in model.helicity_combinations():
-            amp = 0.0
-            for lam in model.helicity_combinations():
-                if lam[0] != hel[0]:
-                    continue
-                l0, li, lj, lk = lam[0], lam[i], lam[j], lam[k]
-                a = 0.0
-                for tau in range(-chain.two_j, chain.two_j + 1, 2):
-                    if abs(tau - lk) > js[0] or abs(li - lj) > chain.two_j:
-                        continue
-                    h = (chain.production.factor(tau, lk, js[0], chain.two_j, js[k])
-                         * chain.decay.factor(li, lj, chain.two_j, js[i], js[j]))
-                    if h == 0:
-                        continue
-                    a += (_wigner_D(js[0], l0, tau - lk, phi_r, theta_r, 0.0).conjugate() * h
-                          * _wigner_D(chain.two_j, tau, li - lj, phi_i, theta_i, 0.0).conjugate()
-                          * (-1) ** ((js[k] - lk) // 2) * (-1) ** ((js[j] - lj) // 2))
-                for c in (1, 2, 3):
-                    a *= _wigner_D(js[c], hel[c], lam[c], *wigner[c]) if js[c] else 1.0
-                amp += a
-            total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
+
+        def daughter_factor(c, hel, lam):
+            return _wigner_D(js[c], hel, lam, *wigner[c]) if js[c] else 1.0
+        _add_chain_amplitudes(total, model, chain, angles, daughter_factor)
     return total
+
+
+def _chain_frames(p, m, chain, rot, boost_z, flip, to_rest):
+    """The explicit helicity frames of a chain's three final-state particles, as matrices
+    of one representation of the Lorentz group: rot(a, b, g) = R_z(a) R_y(b) R_z(g),
+    boost_z(p, m) the boost to momentum p along z, flip = R_y(+-pi), to_rest(l, v) the
+    four-vector v (E, px, py, pz) seen in the frame l.  p: four-momenta (E, px, py, pz)
+    by particle 1..3, m: the masses (GeV).  Returns ((phi_r, theta_r, phi_i, theta_i),
+    {particle: frame}), the angles (rad) of the isobar in the parent's rest frame and of
+    its first daughter in the isobar's helicity frame."""
+    k = chain.k
+    i, j = cyclic_pair(k)
+    pr = p[i] + p[j]
+    mr = math.sqrt(pr[0] ** 2 - pr[1:] @ pr[1:])
+    phi_r, theta_r = _angles(pr)
+    l_r = rot(phi_r, theta_r, 0.0) @ boost_z(np.linalg.norm(pr[1:]), mr)
+    pi_r = to_rest(l_r, p[i])
+    phi_i, theta_i = _angles(pi_r)
+    q = np.linalg.norm(pi_r[1:])
+    frames = {
+        i: l_r @ rot(phi_i, theta_i, 0.0) @ boost_z(q, m[i]),
+        j: l_r @ rot(phi_i, theta_i, 0.0) @ flip @ boost_z(q, m[j]),
+        k: rot(phi_r, theta_r, 0.0) @ flip @ boost_z(np.linalg.norm(pr[1:]), m[k]),
+    }
+    return (phi_r, theta_r, phi_i, theta_i), frames
+
+
+def _add_chain_amplitudes(total, model, chain, angles, daughter_factor):
+    """Add the chain's A(hel) to total (dict hel -> A): the helicity sum over the isobar's
+    helicity tau and the daughters' helicities lam of the explicit formalism, with the
+    angles of :func:`_chain_frames` and daughter_factor(c, hel_c, lam_c) the matrix
+    element of the rotation of daughter c's helicity state into its canonical state."""
+    js = model.two_spins
+    k = chain.k
+    i, j = cyclic_pair(k)
+    phi_r, theta_r, phi_i, theta_i = angles
+    weight = complex(chain.weight) * complex(chain.lineshape(None))
+    for hel in model.helicity_combinations():
+        amp = 0.0
+        for lam in model.helicity_combinations():
+            if lam[0] != hel[0]:
+                continue
+            l0, li, lj, lk = lam[0], lam[i], lam[j], lam[k]
+            a = 0.0
+            for tau in range(-chain.two_j, chain.two_j + 1, 2):
+                if abs(tau - lk) > js[0] or abs(li - lj) > chain.two_j:
+                    continue
+                h = (chain.production.factor(tau, lk, js[0], chain.two_j, js[k])
+                     * chain.decay.factor(li, lj, chain.two_j, js[i], js[j]))
+                if h == 0:
+                    continue
+                a += (_wigner_D(js[0], l0, tau - lk, phi_r, theta_r, 0.0).conjugate() * h
+                      * _wigner_D(chain.two_j, tau, li - lj, phi_i, theta_i, 0.0).conjugate()
+                      * (-1) ** ((js[k] - lk) // 2) * (-1) ** ((js[j] - lj) // 2))
+            for c in (1, 2, 3):
+                a *= daughter_factor(c, hel[c], lam[c])
+            amp += a
+        total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
 
 
 def _vector_model(reference):
@@ -333,17 +360,26 @@ def test_amplitude_against_explicit_lorentz_transformations(k, m, c):
     """Parent and daughter of spin 1, chains in the three pairs: the DPD intensity equals the
     helicity formalism's with explicit boosts, for every choice of the reference chain and any
     orientation of the event."""
+    _assert_dpd_equals_explicit_in_any_orientation(_vector_model, _explicit_intensity, k, m, c,
+                                                   np.random.default_rng(3))
+
+
+def _assert_dpd_equals_explicit_in_any_orientation(model_with_reference, explicit_intensity,
+                                                   k, m, c, rng):
+    """At the event of pair k's invariant mass m (GeV) and cosine c, turned by two rotations
+    drawn from rng: the DPD intensity of model_with_reference(reference) for every reference
+    chain (1, 2, 3) equals explicit_intensity(model, four-momenta) to 1e-12."""
     from vecampfit.dpd.kinematics import four_momenta
-    model = _vector_model(1)
+    model = model_with_reference(1)
     sig = sigmas_from_mass_angle(k, m, c, model.masses)
     momenta = four_momenta(sig, model.masses)
-    rng = np.random.default_rng(3)
     for _ in range(2):
         r = _rot(*rng.uniform(-math.pi, math.pi, 3))[1:, 1:]
         rotated = np.array([np.r_[r @ x[:3], x[3]] for x in momenta])
-        explicit = _explicit_intensity(model, rotated)
+        explicit = explicit_intensity(model, rotated)
         for reference in (1, 2, 3):
-            dpd = float(evaluate(_vector_model(reference).unpolarized_intensity(), model.values(sig)))
+            dpd = float(evaluate(model_with_reference(reference).unpolarized_intensity(),
+                                 model.values(sig)))
             assert dpd == pytest.approx(explicit, rel=1e-12), reference
 
 
@@ -407,20 +443,8 @@ def _explicit_amplitudes_sl2(model, momenta):
     total = {}
     flip = _su2(0.0, -math.pi, 0.0)
     for chain in model.chains:
-        k = chain.k
-        i, j = cyclic_pair(k)
-        pr = p[i] + p[j]
-        mr = math.sqrt(pr[0] ** 2 - pr[1:] @ pr[1:])
-        phi_r, theta_r = _angles(pr)
-        l_r = _su2(phi_r, theta_r, 0.0) @ _sl2_boost_z(np.linalg.norm(pr[1:]), mr)
-        pi_r = _act(np.linalg.inv(l_r), p[i])
-        phi_i, theta_i = _angles(pi_r)
-        q = np.linalg.norm(pi_r[1:])
-        frames = {
-            i: l_r @ _su2(phi_i, theta_i, 0.0) @ _sl2_boost_z(q, m[i]),
-            j: l_r @ _su2(phi_i, theta_i, 0.0) @ flip @ _sl2_boost_z(q, m[j]),
-            k: _su2(phi_r, theta_r, 0.0) @ flip @ _sl2_boost_z(np.linalg.norm(pr[1:]), m[k]),
-        }
+        angles, frames = _chain_frames(p, m, chain, _su2, _sl2_boost_z, flip,
+                                       lambda l_r, v: _act(np.linalg.inv(l_r), v))
         wigner = {}
         for c in (1, 2, 3):
             ph, th = _angles(p[c])
@@ -429,31 +453,14 @@ def _explicit_amplitudes_sl2(model, momenta):
             w = np.linalg.solve(boost, frames[c])
             assert np.allclose(w @ w.conj().T, np.eye(2), atol=1e-9)      # a rotation
             wigner[c] = w
-        weight = complex(chain.weight) * complex(chain.lineshape(None))
-        for hel in model.helicity_combinations():
-            amp = 0.0
-            for lam in model.helicity_combinations():
-                if lam[0] != hel[0]:
-                    continue
-                l0, li, lj, lk = lam[0], lam[i], lam[j], lam[k]
-                a = 0.0
-                for tau in range(-chain.two_j, chain.two_j + 1, 2):
-                    if abs(tau - lk) > js[0] or abs(li - lj) > chain.two_j:
-                        continue
-                    h = (chain.production.factor(tau, lk, js[0], chain.two_j, js[k])
-                         * chain.decay.factor(li, lj, chain.two_j, js[i], js[j]))
-                    if h == 0:
-                        continue
-                    a += (_wigner_D(js[0], l0, tau - lk, phi_r, theta_r, 0.0).conjugate() * h
-                          * _wigner_D(chain.two_j, tau, li - lj, phi_i, theta_i, 0.0).conjugate()
-                          * (-1) ** ((js[k] - lk) // 2) * (-1) ** ((js[j] - lj) // 2))
-                for c in (1, 2, 3):
-                    if js[c] == 1:
-                        a *= wigner[c][(1 - hel[c]) // 2, (1 - lam[c]) // 2]
-                    elif js[c]:
-                        raise NotImplementedError("spin-1/2 or spin-0 daughters here")
-                amp += a
-            total[hel] = total.get(hel, 0.0) + weight * math.sqrt(chain.two_j + 1) * amp
+
+        def daughter_factor(c, hel, lam):
+            if js[c] == 1:
+                return wigner[c][(1 - hel) // 2, (1 - lam) // 2]
+            if js[c]:
+                raise NotImplementedError("spin-1/2 or spin-0 daughters here")
+            return 1.0
+        _add_chain_amplitudes(total, model, chain, angles, daughter_factor)
     return total
 
 
@@ -473,19 +480,8 @@ def _two_fermion_model(reference):
 def test_half_integer_daughters_against_explicit_lorentz_transformations(k, m, c):
     """Spin-1 parent, proton and antiproton daughters, half-integer isobars in two pairs: the
     DPD intensity, for every reference chain, equals the explicit SL(2, C) evaluation."""
-    from vecampfit.dpd.kinematics import four_momenta
-    model = _two_fermion_model(1)
-    sig = sigmas_from_mass_angle(k, m, c, model.masses)
-    momenta = four_momenta(sig, model.masses)
-    rng = np.random.default_rng(5)
-    for _ in range(2):
-        r = _rot(*rng.uniform(-math.pi, math.pi, 3))[1:, 1:]
-        rotated = np.array([np.r_[r @ x[:3], x[3]] for x in momenta])
-        explicit = _explicit_intensity_sl2(model, rotated)
-        found = [float(evaluate(_two_fermion_model(ref).unpolarized_intensity(), model.values(sig)))
-                 for ref in (1, 2, 3)]
-        for value in found:
-            assert value == pytest.approx(explicit, rel=1e-12)
+    _assert_dpd_equals_explicit_in_any_orientation(_two_fermion_model, _explicit_intensity_sl2,
+                                                   k, m, c, np.random.default_rng(5))
 
 
 @pytest.mark.parametrize("k, m, c", [(2, 1.91, -0.23), (1, 0.74, -0.14), (3, 1.21, -0.89)])

@@ -15,6 +15,8 @@ from vecampfit.fitter.components import Components
 from vecampfit.fitter.results import errors, values
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import central_difference
+
 P0 = {"M1": 0.77, "G1": 0.15, "M2": 1.3, "G2": 0.2, "A2": 0.8, "P2": 60.0, "R3": 0.3,
       "I3": -0.4}
 COUPLINGS = ("A2", "P2", "R3", "I3")
@@ -91,12 +93,8 @@ def test_components_and_couplings(model):
     # The Jacobian against finite differences of the couplings.
     jac = comp.coupling_jacobian(p)
     for j in range(p.size):
-        h = 1e-6 * max(1, abs(p[j]))
-        up, dn = p.copy(), p.copy()
-        up[j] += h
-        dn[j] -= h
-        np.testing.assert_allclose(jac[:, j], (comp.couplings(up) - comp.couplings(dn)) / (2 * h),
-                                   atol=1e-8)
+        np.testing.assert_allclose(
+            jac[:, j], central_difference(comp.couplings, p, j, 1e-6 * max(1, abs(p[j]))), atol=1e-8)
     np.testing.assert_allclose(d.evaluate({"m": M_DATA}, p), reference(M_DATA, P0), rtol=1e-13)
     with pytest.raises(DensityError, match="coupling parameter 'A9' is not a parameter \\(or "
                                            "constant\\)"):
@@ -120,11 +118,7 @@ def test_components_and_couplings(model):
                                           ("polar_degrees", "R3", "P2"), ("fixed", 1, 0)],
                         comp.function, d.parameters)
     jac = shared.coupling_jacobian(p)
-    h = 1e-6
-    up, dn = p.copy(), p.copy()
-    up[5] += h
-    dn[5] -= h
-    np.testing.assert_allclose(jac[:, 5], (shared.couplings(up) - shared.couplings(dn)) / (2 * h),
+    np.testing.assert_allclose(jac[:, 5], central_difference(shared.couplings, p, 5, 1e-6),
                                atol=1e-8)
     with pytest.raises(DensityError, match="is not \\(form, a, b\\[, scale\\]\\)"):
         Components(["a"], [("exponential", "R3", "I3")], comp.function, d.parameters)
@@ -220,28 +214,45 @@ def test_the_cache_follows_the_other_parameters(model):
         Likelihood(table(), cache="yes")
 
 
+def _background_fit(model, cache, free, **options):
+    """MIGRAD and HESSE of the signal and a flat background (fraction FB) on the
+    unweighted data M_DATA, normalized on M_MC, with the parameters free
+    released, the cache setting cache and the further Fitter options: the
+    values, the errors and F at the minimum."""
+    f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1, cache=cache),
+               seed=3, verbose=False, **options)
+    pt = f.likelihood.add_point(Density.from_model(model, "float64"))
+    pt.add_background(flat(), "FB")
+    pt.add_data({"m": M_DATA})
+    pt.add_normalization_events({"m": M_MC})
+    f.fix_all()
+    f.release(*free)
+    f.migrad(hesse=True)
+    assert f.minuit.valid
+    return values(f.minuit), errors(f.minuit), f.minuit.fval
+
+
+def _assert_fit_reaches_the_full_minimum(model, cache, free, label, f_tolerance,
+                                         value_tolerance, **options):
+    """The fit of :func:`_background_fit` with the cache setting cache (called label in the
+    printout) against the fit on the full path (cache "never"): F agrees to f_tolerance and
+    the free values to value_tolerance times their errors.  Returns the errors of the full
+    and of the other fit and the mask of the free parameters."""
+    (v0, e0, f0), (v1, e1, f1) = [_background_fit(model, c, free, **options)
+                                  for c in ("never", cache)]
+    moved = e0 > 0
+    print(f"F {f0:.10f} (full) {f1:.10f} ({label}); largest difference of the values "
+          f"{np.max(np.abs(v1 - v0)[moved] / e0[moved]):.1e} errors")
+    assert abs(f1 - f0) < f_tolerance
+    assert np.all(np.abs(v1 - v0)[moved] < value_tolerance * e0[moved])
+    return e0, e1, moved
+
+
 def test_a_fit_with_the_cache_reaches_the_full_minimum(model):
     """A fit of the couplings and the background fraction: the cached fit and
     the fit on the full path end at the same values, to 1e-4 of the errors."""
-    results = {}
-    for cache in ("never", "auto"):
-        f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1,
-                              cache=cache), seed=3, verbose=False)
-        pt = f.likelihood.add_point(Density.from_model(model, "float64"))
-        pt.add_background(flat(), "FB")
-        pt.add_data({"m": M_DATA})
-        pt.add_normalization_events({"m": M_MC})
-        f.fix_all()
-        f.release(*COUPLINGS, "FB")
-        f.migrad(hesse=True)
-        assert f.minuit.valid
-        results[cache] = (values(f.minuit), errors(f.minuit), f.minuit.fval)
-    (v0, e0, f0), (v1, e1, f1) = results["never"], results["auto"]
-    free = e0 > 0
-    print(f"F {f0:.10f} (full) {f1:.10f} (cached); largest difference of the values "
-          f"{np.max(np.abs(v1 - v0)[free] / e0[free]):.1e} errors")
-    assert abs(f1 - f0) < 1e-6
-    assert np.all(np.abs(v1 - v0)[free] < 1e-4 * e0[free])
+    e0, e1, free = _assert_fit_reaches_the_full_minimum(model, "auto", [*COUPLINGS, "FB"],
+                                                        "cached", 1e-6, 1e-4)
     # The couplings are weakly determined here (uniform pseudo-data: A2 = 0.8
     # +- 2.2) and F is far from parabolic over HESSE's steps, so HESSE's
     # errors move by a few 1e-4 with rounding-level differences of F (F of
@@ -330,25 +341,8 @@ def test_a_moved_width_recomputes_its_component_only(model):
 def test_a_fit_of_masses_with_numerical_gradient_reaches_the_full_minimum(model):
     """Masses, widths and couplings free, Minuit's numerical gradient: the
     fit recomputing only moved components ends where the full path does."""
-    results = {}
-    for cache in ("never", "always"):
-        f = Fitter(Likelihood(table([("FB", 0.2, 0, 1)]), vector_length=4, threads=1,
-                              cache=cache), seed=3, verbose=False, use_gradient=False)
-        pt = f.likelihood.add_point(Density.from_model(model, "float64"))
-        pt.add_background(flat(), "FB")
-        pt.add_data({"m": M_DATA})
-        pt.add_normalization_events({"m": M_MC})
-        f.fix_all()
-        f.release("M1", "G1", "G2", *COUPLINGS, "FB")
-        f.migrad(hesse=True)
-        assert f.minuit.valid
-        results[cache] = (values(f.minuit), errors(f.minuit), f.minuit.fval)
-    (v0, e0, f0), (v1, e1, f1) = results["never"], results["always"]
-    free = e0 > 0
-    print(f"F {f0:.10f} (full) {f1:.10f} (partial); largest difference of the values "
-          f"{np.max(np.abs(v1 - v0)[free] / e0[free]):.1e} errors")
-    assert abs(f1 - f0) < 1e-5
-    assert np.all(np.abs(v1 - v0)[free] < 1e-2 * e0[free])
+    _assert_fit_reaches_the_full_minimum(model, "always", ["M1", "G1", "G2", *COUPLINGS, "FB"],
+                                         "partial", 1e-5, 1e-2, use_gradient=False)
 
 
 def test_bad_component_dependencies(model):
@@ -503,11 +497,38 @@ def test_minuit_on_a_restricted_likelihood_is_the_fitters_fit(model):
     assert f.minuit.valid and f.minuit.values["M1"] != 0.77
 
 
+def _cached_data_rows(x, c, scale, bg, f, w, gradient, n, ce, n_columns, threads, *channels):
+    """_kernels.cached_data_rows of the complex components x and couplings c into new arrays
+    of n_columns columns per chunk of ce events: (rows, index of the first invalid event of
+    each chunk or -1)."""
+    from vecampfit.fitter._dispatch import kernels
+    n_chunks = -(-n // ce)
+    rows = np.empty((n_chunks, n_columns))
+    bad = np.empty(n_chunks, dtype=np.intp)
+    kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), scale, bg, f, w, gradient,
+                             n, ce, rows, bad, threads, *channels)
+    return rows, bad
+
+
+def _assert_cached_data_rows_equal(ref, x, c, scale, bg, f, w, n, ce, *channels):
+    """The rows of :func:`_cached_data_rows` with the gradient columns equal the numpy rows ref
+    to 1e-13 relative, on 1 thread and on 2 bit for bit, with no invalid event."""
+    out = {}
+    for threads in (1, 2):
+        rows, bad = _cached_data_rows(x, c, scale, bg, f, w, True, n, ce, ref.shape[1], threads,
+                                      *channels)
+        assert np.all(bad == -1)
+        out[threads] = rows
+    err = np.max(np.abs(out[1] - ref) / np.maximum(np.abs(ref), 1e-300))
+    print(f"largest relative difference to numpy {err:.1e}")
+    assert err < 1e-13
+    assert np.array_equal(out[1], out[2])
+
+
 def test_the_fused_cached_data_kernel_against_numpy_and_across_threads():
     """_kernels.cached_data_rows: the per-chunk sums of -2 w ln t, r S, r B and
     X r conj(A) equal a numpy evaluation to 1e-13, do not depend on the number
     of threads (bit for bit), and name the first event whose argument is not positive."""
-    from vecampfit.fitter._dispatch import kernels
     from vecampfit.fitter._reduction import chunk_sums
     rng = np.random.default_rng(8)
     K, n, nb, ce = 7, 10_003, 2, 1024
@@ -525,26 +546,11 @@ def test_the_fused_cached_data_kernel_against_numpy_and_across_threads():
     v = x * (r * a.conj())
     ref = np.hstack([chunk_sums(cols, n, ce), chunk_sums(list(v.real), n, ce),
                      chunk_sums(list(v.imag), n, ce)])
-    n_chunks = -(-n // ce)
-    out = {}
-    for threads in (1, 2):
-        rows = np.empty((n_chunks, 4 + 2 * K))
-        bad = np.empty(n_chunks, dtype=np.intp)
-        kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), scale, bg, f, w, True,
-                                 n, ce, rows, bad, threads)
-        assert np.all(bad == -1)
-        out[threads] = rows
-    err = np.max(np.abs(out[1] - ref) / np.maximum(np.abs(ref), 1e-300))
-    print(f"largest relative difference to numpy {err:.1e}")
-    assert err < 1e-13
-    assert np.array_equal(out[1], out[2])
+    _assert_cached_data_rows_equal(ref, x, c, scale, bg, f, w, n, ce)
     # an argument that is not positive: its event is named
     bg2 = bg.copy()
     bg2[:, 5000] = -1e9
-    rows = np.empty((n_chunks, 4))
-    bad = np.empty(n_chunks, dtype=np.intp)
-    kernels.cached_data_rows(x.view(np.float64), c.view(np.float64), scale, bg2, f,
-                             np.zeros(0), False, n, ce, rows, bad, 2)
+    _, bad = _cached_data_rows(x, c, scale, bg2, f, np.zeros(0), False, n, ce, 4, 2)
     assert bad[5000 // ce] == 5000 and np.sum(bad >= 0) == 1
 
 
@@ -553,7 +559,6 @@ def test_the_fused_cached_data_kernel_with_channels(ce):
     """_kernels.cached_data_rows with H channels (S = sum_h |sum_k c_k X_kh|^2, X stored in
     blocks of events, channel_blocks): the per-chunk sums equal a numpy evaluation to 1e-13 and do not depend on the
     number of threads; an invalid event is named."""
-    from vecampfit.fitter._dispatch import kernels
     from vecampfit.fitter._reduction import chunk_sums
     rng = np.random.default_rng(9)
     K, H, n = 5, 3, 7_001
@@ -570,30 +575,14 @@ def test_the_fused_cached_data_kernel_with_channels(ce):
     v = np.einsum("khn,hn->kn", x, r * a.conj())
     ref = np.hstack([chunk_sums(cols, n, ce), chunk_sums(list(v.real), n, ce),
                      chunk_sums(list(v.imag), n, ce)])
-    n_chunks = -(-n // ce)
     from vecampfit.fitter._evaluation import channel_blocks, channel_columns
     blocks = channel_blocks(x.reshape(K * H, n), K, H)
     assert np.array_equal(channel_columns(blocks, K, H, n), x)
     flat = blocks.reshape(blocks.shape[0], -1)
-    out = {}
-    for threads in (1, 2):
-        rows = np.empty((n_chunks, 3 + 2 * K))
-        bad = np.empty(n_chunks, dtype=np.intp)
-        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg, f,
-                                 np.zeros(0), True, n, ce, rows, bad, threads, H)
-        assert np.all(bad == -1)
-        out[threads] = rows
-    err = np.max(np.abs(out[1] - ref) / np.maximum(np.abs(ref), 1e-300))
-    print(f"largest relative difference to numpy {err:.1e}")
-    assert err < 1e-13
-    assert np.array_equal(out[1], out[2])
+    _assert_cached_data_rows_equal(ref, flat, c, scale, bg, f, np.zeros(0), n, ce, H)
     bg2 = bg.copy()
     bg2[0, 3000] = -1e9
-    rows = np.empty((n_chunks, 3))
-    bad = np.empty(n_chunks, dtype=np.intp)
-    kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg2, f,
-                             np.zeros(0), False, n, ce, rows, bad, 1, H)
+    _, bad = _cached_data_rows(flat, c, scale, bg2, f, np.zeros(0), False, n, ce, 3, 1, H)
     assert bad[3000 // ce] == 3000 and np.sum(bad >= 0) == 1
     with pytest.raises(ValueError, match="wrong shape"):
-        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), scale, bg, f,
-                                 np.zeros(0), False, n, ce, rows, bad, 1, H + 1)
+        _cached_data_rows(flat, c, scale, bg, f, np.zeros(0), False, n, ce, 3, 1, H + 1)

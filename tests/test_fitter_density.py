@@ -166,29 +166,37 @@ def test_a_raw_density_with_sizes_one_too_small_is_caught(protocol):
         Density(fns["density"], parameters=["mu"], event_fields=["x"], parameter_buffer_size=2)
 
 
-def _c_density_library(tmp_path):
-    """A density in C (S = 1 + mu x over blocks of 4), compiled with the system compiler."""
+def _c_density_library(tmp_path, name="density", n_written=4):
+    """A density in C (S = 1 + mu x over blocks of 4, the function named
+    density) that writes the first n_written values of each block, compiled
+    with the system compiler into tmp_path/lib<name>.so: the library's path."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
-    src = tmp_path / "density.c"
+    src = tmp_path / f"{name}.c"
     src.write_text(
         "void density(double *out, const void *ev, const double *p, const void *pb) {\n"
         "    const double *x = (const double *) ev;\n"
-        "    for (int i = 0; i < 4; i++) out[i] = 1.0 + p[0] * x[i];\n"
+        f"    for (int i = 0; i < {n_written}; i++) out[i] = 1.0 + p[0] * x[i];\n"
         "}\n")
-    lib = tmp_path / "libdensity.so"
+    lib = tmp_path / f"lib{name}.so"
     subprocess.run([cc, "-O2", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
     return str(lib)
 
 
-def test_ctypes_and_cffi_densities(tmp_path):
-    path = _c_density_library(tmp_path)
-    lib = ctypes.CDLL(path)
-    f = lib.density
+def _ctypes_density(path):
+    """The function density of the library at path through ctypes, with the
+    signature of a float64 density declared."""
+    f = ctypes.CDLL(path).density
     f.restype = None
     f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p,
                   ctypes.POINTER(ctypes.c_double), ctypes.c_void_p]
+    return f
+
+
+def test_ctypes_and_cffi_densities(tmp_path):
+    path = _c_density_library(tmp_path)
+    f = _ctypes_density(path)
     x = np.linspace(0, 1, 11)
     # The signature records no vector length: it must be given.
     with pytest.raises(DensityError, match="does not record the vector length.*vector_length="):
@@ -315,21 +323,7 @@ def test_a_gradient_row_never_written_is_an_error_naming_the_density_and_row(pro
 def test_a_density_value_never_written_is_an_error(tmp_path):
     """A C density that writes 3 of the 4 values of a block (the fourth
     would be whatever the work array held)."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    src = tmp_path / "short.c"
-    src.write_text(
-        "void density(double *out, const void *ev, const double *p, const void *pb) {\n"
-        "    const double *x = (const double *) ev;\n"
-        "    for (int i = 0; i < 3; i++) out[i] = 1.0 + p[0] * x[i];\n"
-        "}\n")
-    lib = tmp_path / "libshort.so"
-    subprocess.run([cc, "-O2", "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
-    f = ctypes.CDLL(str(lib)).density
-    f.restype = None
-    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p,
-                  ctypes.POINTER(ctypes.c_double), ctypes.c_void_p]
+    f = _ctypes_density(_c_density_library(tmp_path, "short", 3))
     d = Density(f, parameters=["mu"], event_fields=["x"], vector_length=4, name="three of four")
     x = np.linspace(0, 1, 11)
     with pytest.raises(DensityError, match=r"three of four: its function never wrote the "

@@ -255,17 +255,29 @@ def test_fix_release_by_name_index_and_range(toy_model_l8):
     assert m.limits["FA"] == (0, 1) and m.limits["sigma"] == (0.01, 1)
 
 
-def test_result_files(toy_model_l8, tmp_path):
-    rng = np.random.default_rng(17)
-    nb = 600
-    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
-               seed=7, verbose=False)
-    pt = f.likelihood.add_point(signal(toy_model_l8))
+def _background_fit(toy_model_l8, rng, n_background=500, n_normalization=None):
+    """The likelihood of the signal (gauss) and the linear background (slope
+    0.8, fraction BACKGROUND_FRACTION, starting at 0.25) for 2000 events of
+    which n_background are background, drawn from rng, normalized on
+    n_normalization uniform events in [0, 1] drawn next from rng, or on a
+    grid of 20001 points when n_normalization is None: (likelihood, data x)."""
+    x = np.concatenate([sample_gauss(2000 - n_background, rng),
+                        sample_linear(n_background, rng, 0.8)])
+    lk = Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)))
+    pt = lk.add_point(signal(toy_model_l8))
     pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
     pt.add_data({"x": x})
-    mc = rng.uniform(0, 1, 50000)
-    pt.add_normalization_events({"x": mc})
+    if n_normalization is None:
+        pt.add_normalization_events({"x": np.linspace(0, 1, 20001)})
+    else:
+        pt.add_normalization_events({"x": rng.uniform(0, 1, n_normalization)})
+    return lk, x
+
+
+def test_result_files(toy_model_l8, tmp_path):
+    lk, x = _background_fit(toy_model_l8, np.random.default_rng(17), n_background=600,
+                            n_normalization=50000)
+    f = Fitter(lk, seed=7, verbose=False)
     v, e = fit(f)
     paths = {k: tmp_path / n for k, n in (("parameters", "parameters_result.dat"),
                                           ("text", "results.txt"), ("root", "result.root"),
@@ -308,15 +320,8 @@ def test_result_files(toy_model_l8, tmp_path):
 
 
 def test_covariance_of_the_free_parameters(toy_model_l8):
-    rng = np.random.default_rng(19)
-    nb = 500
-    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    f = Fitter(Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0))),
-               seed=3, verbose=False)
-    pt = f.likelihood.add_point(signal(toy_model_l8))
-    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
-    pt.add_data({"x": x})
-    pt.add_normalization_events({"x": rng.uniform(0, 1, 30000)})
+    lk, _ = _background_fit(toy_model_l8, np.random.default_rng(19), n_normalization=30000)
+    f = Fitter(lk, seed=3, verbose=False)
     assert not np.any(covariance_matrix(f.minuit))    # nothing fitted yet
     fit(f, ["mu", "BACKGROUND_FRACTION"])         # sigma fixed
     cov = covariance_matrix(f.minuit)
@@ -367,24 +372,15 @@ def test_fixing_before_the_events_are_loaded_prepares_nothing(toy_model_l8, tmp_
     assert abs(v[0] - TRUE_MU) < 4 * e[0]
 
 
-def _background_fit(toy_model_l8, rng):
-    nb = 500
-    x = np.concatenate([sample_gauss(2000 - nb, rng), sample_linear(nb, rng, 0.8)])
-    lk = Likelihood(params(FitParameter("BACKGROUND_FRACTION", 0.25, 0.01, 0, 1, 0)))
-    pt = lk.add_point(signal(toy_model_l8))
-    pt.add_background(linear(toy_model_l8), "BACKGROUND_FRACTION", [0.8])
-    pt.add_data({"x": x})
-    pt.add_normalization_events({"x": np.linspace(0, 1, 20001)})
-    return lk
 
 
 def test_stages_are_the_commands_one_by_one(toy_model_l8):
     """Fitter.run(Stage, ...) is fix_all/fix/release, MIGRAD, HESSE and MINOS
     in order: the same fit, bit for bit, as the commands given one by one."""
-    a = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
+    a = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23))[0], seed=2, verbose=False)
     a.run(Stage(fix_all=True, release=["mu", "sigma"]),
           Stage(release="BACKGROUND_FRACTION", fix=0, hesse=True, minos=["sigma"]))
-    b = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23)), seed=2, verbose=False)
+    b = Fitter(_background_fit(toy_model_l8, np.random.default_rng(23))[0], seed=2, verbose=False)
     b.fix_all()
     b.release("mu", "sigma")
     b.migrad()

@@ -10,6 +10,7 @@ from vecampfit.fitter import (Density, DensityError, EventBufferError, Likelihoo
                               LikelihoodError, FitParameter, ParameterTable)
 from vecampfit.fitter import _reduction as reduction_module
 
+from numeric_checks import central_difference
 from toy_reference import gauss, gauss_gradient, gauss_integral, gauss_integral_gradient
 
 
@@ -152,11 +153,7 @@ def test_gradient_against_finite_differences(toy_models, fit, kind):
     assert value == lk.evaluate(p)[0]
     fd = np.empty_like(p)
     for k in range(p.size):
-        h = 1e-6 * max(1.0, abs(p[k]))
-        up, down = p.copy(), p.copy()
-        up[k] += h
-        down[k] -= h
-        fd[k] = (ref(up) - ref(down)) / (2 * h)
+        fd[k] = central_difference(ref, p, k, 1e-6 * max(1.0, abs(p[k])))
     scale = np.abs(fd).max()
     err = np.abs(grad - fd).max() / scale
     print(f"{fit} {kind}: gradient vs finite differences, largest difference {err:.2e} of max|dF|")

@@ -17,6 +17,8 @@ from scipy.special import eval_legendre
 from vecampfit import high_energy_physics as hep
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import bad_input_test
+
 mpmath.mp.dps = 40
 EPS64 = np.finfo(np.float64).eps
 EPS32 = np.finfo(np.float32).eps
@@ -290,7 +292,7 @@ def test_user_model_resonance_term(models_dir, model_cache):
             assert rel_err(out, expected) < tol, (length, dtype)
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: hep.blatt_weisskopf([0.1], 1.0, 6), ValueError, "l must be an integer from 0 to 5"),
     (lambda: hep.blatt_weisskopf([0.1], 1.0, -1), ValueError, "l must be"),
     (lambda: hep.blatt_weisskopf([0.1], 1.0, 1.5), ValueError, "l must be"),
@@ -304,9 +306,6 @@ def test_user_model_resonance_term(models_dir, model_cache):
     (lambda: hep.breit_wigner_q_f(np.ones(3, np.float32), np.ones(3), 0.3, 0.77, 0.15, 1.5, 1), TypeError,
      "mixed precisions"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
 
 
 def test_shapes_are_kept():

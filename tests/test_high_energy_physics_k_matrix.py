@@ -19,6 +19,8 @@ from vecampfit import high_energy_physics as hep
 from vecampfit import kinematics as kin
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import bad_input_test
+
 mpmath.mp.dps = 40
 EPS64 = np.finfo(np.float64).eps
 EPS32 = np.finfo(np.float32).eps
@@ -285,7 +287,7 @@ def test_block_routines_every_length(models_dir, model_cache):
             assert np.max(np.abs(f - expected_flatte) / np.abs(expected_flatte)) < tol * 1e-2, (length, dtype)
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: hep.k_matrix_add_pole(None, [1.0], 1.0, [0.1, 0.2, 0.3]), ValueError, "one or two"),
     (lambda: hep.k_matrix_add_pole([[1.0, 0.2], [0.3, 1.0]], [1.0], 1.0, [0.1, 0.2]), ValueError, "symmetric"),
     (lambda: hep.k_matrix_add_pole([[1.0]], [1.0], 1.0, [0.1, 0.2]), ValueError, r"shape \(\.\.\., 2, 2\)"),
@@ -303,6 +305,3 @@ def test_block_routines_every_length(models_dir, model_cache):
     (lambda: hep.flatte([1.0], M0, -G1, G2, MPI, MPI, MK, MK), ValueError, "g1 must be non-negative"),
     (lambda: hep.flatte([1.0], M0, G1, G2, MPI, -MPI, MK, MK), ValueError, "m12 must be non-negative"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()

@@ -8,6 +8,8 @@ import pytest
 from vecampfit import interpolation as ip
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import bad_input_test
+
 
 def relative_error(got, ref, scale):
     return np.max(np.abs(got.astype(np.float64) - ref) / scale)
@@ -73,7 +75,7 @@ def test_linear_functions_and_outside_modes():
     assert ip.interpolate(np.zeros(0), xp, fp).shape == (0,)
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: ip.interpolate([1.0], [0, 1], [1, 2, 3]), ValueError, "different lengths"),
     (lambda: ip.interpolate([1.0], [0, 2, 1], [1, 2, 3]), ValueError, "strictly increasing"),
     (lambda: ip.interpolate([1.0], [0, 0, 1], [1, 2, 3]), ValueError, "strictly increasing"),
@@ -87,9 +89,6 @@ def test_linear_functions_and_outside_modes():
     (lambda: ip.interpolate(np.ones(2, np.int64), np.arange(2.0), np.ones(2)), TypeError, "int64"),
     (lambda: ip.interpolate(["a"], [0, 1], [1, 2]), TypeError, "real numbers"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
 
 
 def test_user_model_outside_the_package(models_dir, model_cache):

@@ -15,6 +15,8 @@ from vecampfit import generation, particle_data
 from vecampfit.isobar import Cartesian, Constant, IsobarModel, Parameter, Polar, fit_fractions
 from vecampfit.isobar.angular import ZemachSpinFactor
 
+from numeric_checks import central_difference
+
 M_D, M_K, M_PI = (particle_data.mass(n) for n in ("D+", "K-", "pi+"))
 M_ETAP = particle_data.mass("eta'(958)")
 KST = particle_data.get("K*(892)~0")
@@ -117,6 +119,20 @@ def _random_values(m, rng, scale=0.02):
     return {n: v * (1 + scale * rng.standard_normal()) for n, v in m.values().items()}
 
 
+def _assert_gradient_matches_density(m, d, records, values, relative_step):
+    """The compiled density d's gradient at values (name -> value) against
+    central differences of the model m's numpy density, each parameter
+    moved by relative_step times its value (at least 1), to 2e-6 of the
+    largest difference quotient."""
+    x = np.array([values[n] for n in d.parameters])
+    _, grad = d.evaluate(d.event_buffer(records, records=True), x, True)
+    for k, name in enumerate(d.parameters):
+        fd = central_difference(lambda v: m.density(records, v), values, name,
+                                relative_step * max(abs(x[k]), 1))
+        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
+                                   err_msg=name)
+
+
 def test_third_model_against_independent_numpy(dplus, events):
     m, compiled = dplus
     rng = np.random.default_rng(1)
@@ -151,12 +167,9 @@ def test_third_model_gradient_against_finite_differences(dplus, events):
     buf = d.event_buffer(events["records"], records=True)
     _, grad = d.evaluate(buf, x, True)
     for k, name in enumerate(d.parameters):
-        h = 1e-6 * max(abs(x[k]), 1)
-        up, dn = dict(values), dict(values)
-        up[name] += h
-        dn[name] -= h
-        fd = (np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], up)) ** 2
-              - np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], dn)) ** 2) / (2 * h)
+        fd = central_difference(
+            lambda v: np.abs(reference_amplitude(events["k"], events["pa"], events["pb"], v)) ** 2,
+            values, name, 1e-6 * max(abs(x[k]), 1))
         scale = np.max(np.abs(fd))
         assert scale > 0, name
         np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * scale, err_msg=name)
@@ -611,18 +624,8 @@ def test_every_template_against_numpy(coverage):
 def test_every_template_gradient_against_finite_differences(coverage):
     m, compiled, records = coverage
     d = compiled.density("float64", 4)
-    buf = d.event_buffer(records, records=True)
     v = _random_values(m, np.random.default_rng(10))
-    x = np.array([v[n] for n in d.parameters])
-    _, grad = d.evaluate(buf, x, True)
-    for k, name in enumerate(d.parameters):
-        h = 1e-5 * max(abs(x[k]), 1)
-        up, dn = dict(v), dict(v)
-        up[name] += h
-        dn[name] -= h
-        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
-        np.testing.assert_allclose(grad[k], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
-                                   err_msg=name)
+    _assert_gradient_matches_density(m, d, records, v, 1e-5)
 
 
 def _dot(u, v):
@@ -719,18 +722,7 @@ def test_k_matrix_against_independent_formula(model_cache):
     ref = p / (1 - 1j * kk * rho)
     comps = compiled.component_amplitudes(records, v, vector_length=4)
     np.testing.assert_allclose(comps[0], ref, rtol=1e-11)
-    d = compiled.density("float64", 4)
-    buf = d.event_buffer(records, records=True)
-    x = np.array([v[n] for n in d.parameters])
-    _, grad = d.evaluate(buf, x, True)
-    for j, name in enumerate(d.parameters):
-        h = 1e-6 * max(abs(x[j]), 1)
-        up, dn = dict(v), dict(v)
-        up[name] += h
-        dn[name] -= h
-        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
-        np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
-                                   err_msg=name)
+    _assert_gradient_matches_density(m, compiled.density("float64", 4), records, v, 1e-6)
 
 
 def test_cartesian_copy_has_the_same_density(dplus, events, model_cache):
@@ -870,18 +862,8 @@ def test_two_channel_k_matrix_against_independent_formula(model_cache):
           f"({np.sum(s_pair < 4 * mk ** 2)} of {s_pair.size} events below the K K-bar threshold)")
     assert worst < 1e-11
     d = compiled.density("float64", 4)
-    buf = d.event_buffer(records, records=True)
-    x = np.array([v[n] for n in d.parameters])
     assert {"F0_G1_2", "F0_BACKGROUND12", "F0_BACKGROUND22"} <= set(d.parameters)
-    _, grad = d.evaluate(buf, x, True)
-    for j, name in enumerate(d.parameters):
-        h = 1e-6 * max(abs(x[j]), 1)
-        up, dn = dict(v), dict(v)
-        up[name] += h
-        dn[name] -= h
-        fd = (m.density(records, up) - m.density(records, dn)) / (2 * h)
-        np.testing.assert_allclose(grad[j], fd, rtol=0, atol=2e-6 * np.max(np.abs(fd)),
-                                   err_msg=name)
+    _assert_gradient_matches_density(m, d, records, v, 1e-6)
     back = IsobarModel.from_dict(m.to_dict())
     np.testing.assert_allclose(back.density(records, v), m.density(records, v), rtol=1e-14)
 

@@ -14,6 +14,8 @@ import sympy
 from vecampfit import mathematical_functions as mf
 from vecampfit.model_compiler import compile_model
 
+from numeric_checks import bad_input_test
+
 mpmath.mp.prec = 256
 
 FORMATS = {
@@ -128,31 +130,41 @@ def sample_power(dtype, n, rng):
 N = {np.float64: 6000, np.float32: 4000}
 
 
+def _computed_and_exact(name, sample, dtype, seed):
+    """The points x = sample(dtype, N[dtype], rng) (rng seeded with seed), the library's
+    function name at x (of the dtype of x) and mpmath's function of the same name at x."""
+    x = sample(dtype, N[dtype], np.random.default_rng(seed))
+    got = getattr(mf, name)(x)
+    assert got.dtype == dtype
+    exact = [getattr(mpmath, name)(mpmath.mpf(float(v))) for v in x]
+    return x, got, exact
+
+
+def _assert_correctly_rounded_within_one_ulp(name, x, got, exact, dtype, kept=None):
+    """The values got of the function name at the points x, against the exact
+    values (mpmath), at the indices kept (default all): the largest error is
+    below 1 ulp and no value is more than one step from the correctly rounded
+    one (printed with the point where the error is largest)."""
+    kept = list(range(len(x)) if kept is None else kept)
+    worst, at, steps = measure(got[kept], [exact[i] for i in kept], dtype)
+    print(f"\n{np.dtype(dtype)} {name} over {len(x)} points: largest error {worst:.3f} ulp "
+          f"(at x = {x[kept][at]!r}), largest distance from the correctly rounded value {steps}")
+    assert worst < 1 and steps <= 1
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_exp_accuracy(dtype):
-    x = sample_exp(dtype, N[dtype], np.random.default_rng(1))
-    got = mf.exp(x)
-    assert got.dtype == dtype
-    exact = [mpmath.exp(mpmath.mpf(float(v))) for v in x]
+    x, got, exact = _computed_and_exact("exp", sample_exp, dtype, 1)
     finite = [i for i, e in enumerate(exact) if e <= float(np.finfo(dtype).max)]
-    worst, at, steps = measure(got[finite], [exact[i] for i in finite], dtype)
-    print(f"\n{np.dtype(dtype)} exp over {len(x)} points: largest error {worst:.3f} ulp "
-          f"(at x = {x[finite][at]!r}), largest distance from the correctly rounded value {steps}")
-    assert worst < 1 and steps <= 1
+    _assert_correctly_rounded_within_one_ulp("exp", x, got, exact, dtype, finite)
     overflow = [i for i, e in enumerate(exact) if e > float(np.finfo(dtype).max)]
     assert overflow and np.all(np.isposinf(got[overflow]))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_log_accuracy(dtype):
-    x = sample_log(dtype, N[dtype], np.random.default_rng(2))
-    got = mf.log(x)
-    assert got.dtype == dtype
-    exact = [mpmath.log(mpmath.mpf(float(v))) for v in x]
-    worst, at, steps = measure(got, exact, dtype)
-    print(f"\n{np.dtype(dtype)} log over {len(x)} points: largest error {worst:.3f} ulp "
-          f"(at x = {x[at]!r}), largest distance from the correctly rounded value {steps}")
-    assert worst < 1 and steps <= 1
+    x, got, exact = _computed_and_exact("log", sample_log, dtype, 2)
+    _assert_correctly_rounded_within_one_ulp("log", x, got, exact, dtype)
     assert mf.log(np.array([1.0], dtype))[0] == 0
 
 
@@ -474,7 +486,7 @@ def test_chebyshev_against_numpy(dtype):
     np.testing.assert_array_equal(mf.chebyshev_series(x, [2.5]), np.full(x.shape, 2.5, dtype))
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: mf.exp(np.ones(3, np.int32)), TypeError, "dtype int32"),
     (lambda: mf.log(np.ones(3, np.complex128)), TypeError, "dtype complex128"),
     (lambda: mf.exp(["a"]), TypeError, "expected real numbers"),
@@ -496,9 +508,6 @@ def test_chebyshev_against_numpy(dtype):
     (lambda: mf.exp_scalar("1"), TypeError, "real number"),
     (lambda: mf.power_scalar(np.float32(1), 2.5), TypeError, "mixed precisions"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()
 
 
 def density_reference(x, pars, x0, w):

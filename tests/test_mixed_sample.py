@@ -9,6 +9,8 @@ from scipy import stats
 
 from vecampfit import mixed_sample as ms
 
+from numeric_checks import bad_input_test
+
 
 def test_null_moments_exact_by_enumeration():
     # All labelings of 10 points with 4 data and 6 MC: mean and variance of T over them.
@@ -88,7 +90,7 @@ def test_metric_scaling():
     assert 0 <= r.statistic <= 1 and math.isfinite(r.z)
 
 
-@pytest.mark.parametrize("call,exc,message", [
+test_bad_input = bad_input_test([
     (lambda: ms.mixed_sample_test(np.zeros((0, 2)), np.ones((5, 2))), ValueError, "data: the sample is empty"),
     (lambda: ms.mixed_sample_test(np.ones((5, 2)), np.zeros((0, 2))), ValueError, "mc: the sample is empty"),
     (lambda: ms.mixed_sample_test(np.ones((5, 2)), np.ones((5, 3))), ValueError, "different dimensions"),
@@ -105,6 +107,3 @@ def test_metric_scaling():
      ValueError, "n_permutations"),
     (lambda: ms.mixed_sample_test(np.random.rand(5, 2, 2), np.random.rand(5, 2), k=2), ValueError, "shape"),
 ])
-def test_bad_input(call, exc, message):
-    with pytest.raises(exc, match=message):
-        call()

@@ -8,6 +8,8 @@ import pytest
 
 from vecampfit.model_format import ModelFormatError, parse_complex, read_model
 
+from numeric_checks import central_difference
+
 DATA = Path(__file__).parent / "data" / "amplitude_serialization"
 FILES = ("lc2ppik-lhcb-2683025.json", "lb2pkg-lhcb-2765817.json", "x2pipipi-compass-1391643.json")
 TOLERANCE = 1e-12
@@ -214,11 +216,8 @@ def test_gradient_with_respect_to_weights():
     values.update(dist.model.values(sig))
     for name in ("K892_re", "L1520_2_im", "D1232_re"):
         grad = evaluate(derivative(dist.intensity, name), values)
-        h = 1e-5 * max(1.0, abs(values[name]))
-        up, down = dict(values), dict(values)
-        up[name] += h
-        down[name] -= h
-        fd = (evaluate(dist.intensity, up) - evaluate(dist.intensity, down)) / (2 * h)
+        fd = central_difference(lambda v: evaluate(dist.intensity, v), values, name,
+                                1e-5 * max(1.0, abs(values[name])))
         assert np.max(np.abs(grad - fd)) < 1e-7 * np.max(np.abs(fd)), name
 
 

@@ -18,6 +18,8 @@ import pytest
 from vecampfit.model_compiler import compile_model
 from vecampfit.polynomial_parameters import exponents, number_of_terms
 
+from numeric_checks import central_difference
+
 COMMAND = "vecampfit-polynomial-parameters"
 
 
@@ -182,19 +184,13 @@ def test_values_and_gradients_against_numpy(compiled, case):
     _, grad, vg, _ = evaluate(module, name, x, c, dims, len(terms), vgrad)
     h = 1e-6
     for k in range(len(terms)):
-        cp, cm = c.copy(), c.copy()
-        cp[k] += h
-        cm[k] -= h
-        fd = (evaluate(module, name, x, cp, dims, len(terms), vgrad)[0]
-              - evaluate(module, name, x, cm, dims, len(terms), vgrad)[0]) / (2 * h)
+        fd = central_difference(lambda cc: evaluate(module, name, x, cc, dims, len(terms), vgrad)[0],
+                                c, k, h)
         np.testing.assert_allclose(fd, grad[k], rtol=1e-7, atol=1e-7 * (1 + np.max(np.abs(grad[k]))))
     if vgrad:
         for d in range(dims):
-            xp, xm = x.copy(), x.copy()
-            xp[d] += h
-            xm[d] -= h
-            fd = (evaluate(module, name, xp, c, dims, len(terms), vgrad)[0]
-                  - evaluate(module, name, xm, c, dims, len(terms), vgrad)[0]) / (2 * h)
+            fd = central_difference(lambda xx: evaluate(module, name, xx, c, dims, len(terms), vgrad)[0],
+                                    x, d, h)
             np.testing.assert_allclose(fd, vg[d], rtol=1e-6, atol=1e-6 * (1 + np.max(np.abs(vg[d]))))
     print(f"{name}: {len(terms)} terms, largest value error {worst:.2e} (relative to sum |c_e b_e|)")
 

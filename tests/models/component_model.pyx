@@ -47,42 +47,47 @@ cdef inline void _bw(floating m2, floating m0sq, floating mg, floating *re,
     im[0] = mg * d
 
 
-cdef void components(floating *out, const void *events, const floating *p,
-                     const void *parameter_buffer) noexcept nogil:
-    cdef const floating *m = <const floating *> events
-    cdef const floating *pb = <const floating *> parameter_buffer
+cdef inline void _bw_block(floating *out, const floating *m, floating m0sq,
+                           floating mg) noexcept nogil:
+    # X = 1 / (m0^2 - m^2 - i m0 G) of every lane (m0sq = m0^2, mg = m0 G, GeV^2):
+    # Re X in out[0 .. L-1], Im X in out[L .. 2L-1].
     cdef int i
     for i in range(VECTOR_LENGTH):
-        _bw(m[i] * m[i], pb[0], pb[1], &out[i], &out[VECTOR_LENGTH + i])
-        _bw(m[i] * m[i], pb[2], pb[3], &out[2 * VECTOR_LENGTH + i], &out[3 * VECTOR_LENGTH + i])
-        out[4 * VECTOR_LENGTH + i] = 1
-        out[5 * VECTOR_LENGTH + i] = 0
+        _bw(m[i] * m[i], m0sq, mg, &out[i], &out[VECTOR_LENGTH + i])
 
 
-cdef void component_1(floating *out, const void *events, const floating *p,
-                      const void *parameter_buffer) noexcept nogil:
-    cdef const floating *m = <const floating *> events
-    cdef const floating *pb = <const floating *> parameter_buffer
-    cdef int i
-    for i in range(VECTOR_LENGTH):
-        _bw(m[i] * m[i], pb[0], pb[1], &out[i], &out[VECTOR_LENGTH + i])
-
-
-cdef void component_2(floating *out, const void *events, const floating *p,
-                      const void *parameter_buffer) noexcept nogil:
-    cdef const floating *m = <const floating *> events
-    cdef const floating *pb = <const floating *> parameter_buffer
-    cdef int i
-    for i in range(VECTOR_LENGTH):
-        _bw(m[i] * m[i], pb[2], pb[3], &out[i], &out[VECTOR_LENGTH + i])
-
-
-cdef void component_3(floating *out, const void *events, const floating *p,
-                      const void *parameter_buffer) noexcept nogil:
+cdef inline void _one_block(floating *out) noexcept nogil:
+    # X = 1 in every lane, laid out as in _bw_block.
     cdef int i
     for i in range(VECTOR_LENGTH):
         out[i] = 1
         out[VECTOR_LENGTH + i] = 0
+
+
+cdef void components(floating *out, const void *events, const floating *p,
+                     const void *parameter_buffer) noexcept nogil:
+    cdef const floating *m = <const floating *> events
+    cdef const floating *pb = <const floating *> parameter_buffer
+    _bw_block(out, m, pb[0], pb[1])
+    _bw_block(&out[2 * VECTOR_LENGTH], m, pb[2], pb[3])
+    _one_block(&out[4 * VECTOR_LENGTH])
+
+
+cdef void component_1(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    cdef const floating *pb = <const floating *> parameter_buffer
+    _bw_block(out, <const floating *> events, pb[0], pb[1])
+
+
+cdef void component_2(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    cdef const floating *pb = <const floating *> parameter_buffer
+    _bw_block(out, <const floating *> events, pb[2], pb[3])
+
+
+cdef void component_3(floating *out, const void *events, const floating *p,
+                      const void *parameter_buffer) noexcept nogil:
+    _one_block(out)
 
 
 cdef void density(floating *out, const void *events, const floating *p,

@@ -8,6 +8,8 @@ from vecampfit.block cimport VECTOR_LENGTH, complex_vector, complex_vector_float
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void amplitude_block(complex_vector *amp, complex_vector *den, floating *dens,
                           const floating *s, const floating *pars, int n_terms) noexcept nogil:
@@ -29,17 +31,16 @@ cdef void run(complex_vector *amp, complex_vector *den, const floating[::1] s, c
     cdef floating sb[VECTOR_LENGTH]
     cdef floating db[VECTOR_LENGTH]
     cdef floating re, im
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            sb[i] = s[b + i] if b + i < n else 0
+        load_block(sb, s, b, 0)
         amplitude_block(amp, den, db, sb, &pars[0], pars.shape[0] // 4)
         for i in range(VECTOR_LENGTH):
             if b + i < n:
                 cv.get_element(amp, i, &re, &im)
                 out_re[b + i] = re
                 out_im[b + i] = im
-                out_dens[b + i] = db[i]
+        store_block(out_dens, db, b)
 
 
 def amplitude(floating[::1] s, floating[::1] pars):

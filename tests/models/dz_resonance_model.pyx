@@ -18,6 +18,8 @@ from libc.math cimport sqrt
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void kstar_block(complex_vector *out, floating *angular, const floating *m2_kpip,
                       const floating *m2_kpiz, const floating *par) noexcept nogil:
@@ -63,12 +65,11 @@ cdef void run(complex_vector *o, const floating[::1] x, const floating[::1] y, c
     cdef floating xb[VECTOR_LENGTH]
     cdef floating yb[VECTOR_LENGTH]
     cdef floating ab[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            # Padding lanes: the first event again (results discarded).
-            xb[i] = x[b + i] if b + i < n else x[0]
-            yb[i] = y[b + i] if b + i < n else y[0]
+        # Padding lanes: the first event again (results discarded).
+        load_block(xb, x, b, x[0])
+        load_block(yb, y, b, y[0])
         kstar_block(o, ab, xb, yb, &par[0])
         for i in range(VECTOR_LENGTH):
             if b + i < n:

@@ -8,6 +8,8 @@ from vecampfit.high_energy_physics cimport blatt_weisskopf_ratio, breit_wigner_q
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void rho_block(complex_vector *out, const floating *m, const floating *q, const floating *p,
                     const floating *cos_t, floating m0, floating g0, floating inv_q0, floating r,
@@ -35,14 +37,13 @@ cdef void run(complex_vector *o, floating[::1] m, floating[::1] q, floating[::1]
     cdef floating qb[VECTOR_LENGTH]
     cdef floating pb[VECTOR_LENGTH]
     cdef floating cb[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            # Padding lanes get harmless values and are not stored.
-            mb[i] = m[b + i] if b + i < n else m0
-            qb[i] = q[b + i] if b + i < n else 1
-            pb[i] = p[b + i] if b + i < n else 1
-            cb[i] = cos_t[b + i] if b + i < n else 0
+        # Padding lanes get harmless values and are not stored.
+        load_block(mb, m, b, m0)
+        load_block(qb, q, b, 1)
+        load_block(pb, p, b, 1)
+        load_block(cb, cos_t, b, 0)
         rho_block(o, mb, qb, pb, cb, m0, g0, inv_q0, r, inv_f0, rd, inv_fd0, c_re, c_im)
         for i in range(VECTOR_LENGTH):
             if b + i < n:

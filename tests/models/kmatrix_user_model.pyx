@@ -11,6 +11,8 @@ from vecampfit.linear_algebra cimport complex_matrix_2x2, complex_matrix_2x2_flo
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void k_matrix_block(complex_vector *v, complex_matrix_2x2 *d, const floating *s, const floating *pars,
                          bint s_wave, int l, double m11, double m12, double m21, double m22) noexcept nogil:
@@ -53,10 +55,9 @@ cdef void run(complex_vector *v, complex_matrix_2x2 *d, const floating[::1] s, c
               double[:, ::1] out) noexcept nogil:
     cdef Py_ssize_t n = s.shape[0], nb, b, i
     cdef floating sb[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            sb[i] = s[b + i] if b + i < n else s[0]
+        load_block(sb, s, b, s[0])
         k_matrix_block(v, d, sb, &pars[0], s_wave, l, m11, m12, m21, m22)
         for i in range(VECTOR_LENGTH):
             if b + i < n:
@@ -88,10 +89,9 @@ cdef void run_flatte(complex_vector *o, const floating[::1] m, floating m0, floa
                      double[:, ::1] out) noexcept nogil:
     cdef Py_ssize_t n = m.shape[0], nb, b, i
     cdef floating mb[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            mb[i] = m[b + i] if b + i < n else m0
+        load_block(mb, m, b, m0)
         hep.flatte_masses(o, mb, m0, g1, g2, m11, m12, m21, m22)
         for i in range(VECTOR_LENGTH):
             if b + i < n:

@@ -12,6 +12,8 @@ from vecampfit.linear_algebra cimport (complex_matrix_2x2, complex_lu_2x2, compl
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void block(complex_matrix_2x2 *m, complex_lu_2x2 *lu, complex_vector *p1, complex_vector *p2,
                 complex_vector *f1, complex_vector *f2, complex_vector *det,
@@ -48,12 +50,11 @@ cdef void run(complex_matrix_2x2 *m, complex_lu_2x2 *lu, complex_vector *p1, com
     cdef floating sb[VECTOR_LENGTH]
     cdef floating r1[VECTOR_LENGTH]
     cdef floating r2[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            sb[i] = s[b + i] if b + i < n else 0
-            r1[i] = rho1[b + i] if b + i < n else 0
-            r2[i] = rho2[b + i] if b + i < n else 0
+        load_block(sb, s, b, 0)
+        load_block(r1, rho1, b, 0)
+        load_block(r2, rho2, b, 0)
         block(m, lu, p1, p2, f1, f2, det, sb, r1, r2, &pars[0])
         for i in range(VECTOR_LENGTH):
             if b + i < n:

@@ -14,6 +14,8 @@ from vecampfit.block cimport VECTOR_LENGTH, complex_vector, complex_vector_float
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void density_block(complex_vector *amp, complex_vector *term, floating *out, const floating *x,
                         const floating *pars, int n_terms, floating x0, floating w) noexcept nogil:
@@ -37,17 +39,14 @@ cdef void density_block(complex_vector *amp, complex_vector *term, floating *out
 
 cdef void run_density(complex_vector *amp, complex_vector *term, const floating[::1] x,
                       const floating[::1] pars, floating x0, floating w, floating[::1] out) noexcept nogil:
-    cdef Py_ssize_t n = x.shape[0], nb, b, i
+    cdef Py_ssize_t n = x.shape[0], nb, b
     cdef floating xb[VECTOR_LENGTH]
     cdef floating ob[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         b = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            xb[i] = x[b + i] if b + i < n else 0
+        load_block(xb, x, b, 0)
         density_block(amp, term, ob, xb, &pars[0], pars.shape[0] // 7, x0, w)
-        for i in range(VECTOR_LENGTH):
-            if b + i < n:
-                out[b + i] = ob[i]
+        store_block(out, ob, b)
 
 
 def density(floating[::1] x, floating[::1] pars, floating x0, floating w):
@@ -83,7 +82,7 @@ def apply(const floating[::1] x, const floating[::1] y, floating[::1] out, int f
 
 def angle_difference(const floating[::1] phi1, const floating[::1] phi2):
     """geo.azimuthal_angle_difference over whole arrays (any length)."""
-    cdef Py_ssize_t n = phi1.shape[0], nb, b, i
+    cdef Py_ssize_t n = phi1.shape[0], nb, b
     cdef floating ab[VECTOR_LENGTH]
     cdef floating bb[VECTOR_LENGTH]
     cdef floating ob[VECTOR_LENGTH]
@@ -92,13 +91,10 @@ def angle_difference(const floating[::1] phi1, const floating[::1] phi2):
     if phi2.shape[0] != n:
         raise ValueError("phi1 and phi2 differ in length")
     with nogil:
-        for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        for nb in range(n_blocks(n)):
             b = nb * VECTOR_LENGTH
-            for i in range(VECTOR_LENGTH):
-                ab[i] = phi1[b + i] if b + i < n else 0
-                bb[i] = phi2[b + i] if b + i < n else 0
+            load_block(ab, phi1, b, 0)
+            load_block(bb, phi2, b, 0)
             geo.azimuthal_angle_difference(ob, ab, bb)
-            for i in range(VECTOR_LENGTH):
-                if b + i < n:
-                    out_v[b + i] = ob[i]
+            store_block(out_v, ob, b)
     return out

@@ -8,7 +8,11 @@
 
 from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH
-from vecampfit.fitter.density cimport model_description
+from vecampfit.fitter.density cimport (
+    density_function_float32, density_function_float64, density_gradient_function_float32,
+    density_gradient_function_float64, fill_parameter_buffer_function_float32,
+    fill_parameter_buffer_function_float64, model_description,
+)
 from vecampfit.mathematical_functions cimport exp_scalar
 
 cdef enum:
@@ -67,27 +71,36 @@ cdef void long_values(floating *out, const void *event_block, const floating *p,
     out[VECTOR_LENGTH] = 0
 
 
+cdef object scaled_description(str overrun):
+    """The description of "scaled" (overrun None), or of the model whose
+    function of the kind overrun ("fill", "gradient" or "values") is replaced
+    by the one that writes one element beyond its buffer."""
+    cdef density_function_float64 values64 = scaled[double]
+    cdef density_function_float32 values32 = scaled[float]
+    cdef density_gradient_function_float64 gradient64 = scaled_gradient[double]
+    cdef density_gradient_function_float32 gradient32 = scaled_gradient[float]
+    cdef fill_parameter_buffer_function_float64 fill64 = fill[double]
+    cdef fill_parameter_buffer_function_float32 fill32 = fill[float]
+    if overrun == "fill":
+        fill64 = fill_long[double]
+        fill32 = fill_long[float]
+    elif overrun == "gradient":
+        gradient64 = long_gradient[double]
+        gradient32 = long_gradient[float]
+    elif overrun == "values":
+        values64 = long_values[double]
+        values32 = long_values[float]
+    return model_description(("mu",), ("x",), {"SCALE": 1.0}, N_PARAMETERS, N_EVENT_FIELDS,
+                             PARAMETER_BUFFER_SIZE, N_CONSTANTS, values64, values32, gradient64,
+                             gradient32, fill64, fill32)
+
+
 def vecampfit_model():
     """The models of this module."""
-    c = {"SCALE": 1.0}
-    return {
-        "scaled": model_description(
-            ("mu",), ("x",), c, N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE,
-            N_CONSTANTS, scaled[double], scaled[float], scaled_gradient[double],
-            scaled_gradient[float], fill[double], fill[float]),
-        "long_fill": model_description(
-            ("mu",), ("x",), c, N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE,
-            N_CONSTANTS, scaled[double], scaled[float], scaled_gradient[double],
-            scaled_gradient[float], fill_long[double], fill_long[float]),
-        "long_gradient": model_description(
-            ("mu",), ("x",), c, N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE,
-            N_CONSTANTS, scaled[double], scaled[float], long_gradient[double],
-            long_gradient[float], fill[double], fill[float]),
-        "long_values": model_description(
-            ("mu",), ("x",), c, N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE,
-            N_CONSTANTS, long_values[double], long_values[float], scaled_gradient[double],
-            scaled_gradient[float], fill[double], fill[float]),
-    }
+    models = {"scaled": scaled_description(None)}
+    for overrun in ("fill", "gradient", "values"):
+        models[f"long_{overrun}"] = scaled_description(overrun)
+    return models
 
 
 def mismatched_description(what):

@@ -10,6 +10,8 @@ from vecampfit.block cimport VECTOR_LENGTH
 
 import numpy as np
 
+include "blocks.pxi"
+
 
 cdef void run(int kind, int two_j, int two_m1, int two_m2, const floating[::1] a,
               const floating[::1] b, floating[::1] out) noexcept nogil:
@@ -19,11 +21,10 @@ cdef void run(int kind, int two_j, int two_m1, int two_m2, const floating[::1] a
     cdef floating ab[VECTOR_LENGTH]
     cdef floating bb[VECTOR_LENGTH]
     cdef floating ob[VECTOR_LENGTH]
-    for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+    for nb in range(n_blocks(n)):
         start = nb * VECTOR_LENGTH
-        for i in range(VECTOR_LENGTH):
-            ab[i] = a[start + i] if start + i < n else 1
-            bb[i] = b[start + i] if start + i < n else 0
+        load_block(ab, a, start, 1)
+        load_block(bb, b, start, 0)
         if kind == 0:
             qm.d_function(ob, two_j, two_m1, two_m2, ab, bb)
         elif kind == 1:
@@ -31,9 +32,7 @@ cdef void run(int kind, int two_j, int two_m1, int two_m2, const floating[::1] a
         else:
             for i in range(VECTOR_LENGTH):
                 ob[i] = qm.d_function_scalar(two_j, two_m1, two_m2, ab[i], bb[i])
-        for i in range(VECTOR_LENGTH):
-            if start + i < n:
-                out[start + i] = ob[i]
+        store_block(out, ob, start)
 
 
 def d_function(int kind, int two_j, int two_m1, int two_m2, floating[::1] a, floating[::1] b):
@@ -59,18 +58,15 @@ cdef void angular_block(floating *out, const floating *cos_theta, int two_j, int
 
 def angular_amplitude(floating[::1] cos_theta, int two_j, int two_mu, floating[::1] c):
     """sum over lambda = -j..j of c[k] d^j_{lambda mu}(theta), k = (lambda + j)."""
-    cdef Py_ssize_t n = cos_theta.shape[0], nb, start, i
+    cdef Py_ssize_t n = cos_theta.shape[0], nb, start
     cdef floating xb[VECTOR_LENGTH]
     cdef floating ob[VECTOR_LENGTH]
     out = np.empty(n, np.float32 if floating is float else np.float64)
     cdef floating[::1] o = out
     with nogil:
-        for nb in range((n + VECTOR_LENGTH - 1) // VECTOR_LENGTH):
+        for nb in range(n_blocks(n)):
             start = nb * VECTOR_LENGTH
-            for i in range(VECTOR_LENGTH):
-                xb[i] = cos_theta[start + i] if start + i < n else 0
+            load_block(xb, cos_theta, start, 0)
             angular_block(ob, xb, two_j, two_mu, &c[0])
-            for i in range(VECTOR_LENGTH):
-                if start + i < n:
-                    o[start + i] = ob[i]
+            store_block(o, ob, start)
     return out
