@@ -658,3 +658,37 @@ def test_event_records_from_four_momenta_invert_the_orientation():
     rec = model.event_records(*momenta)
     assert [rec[n] for n in model.sigma_names] == pytest.approx(list(sig), rel=1e-12)
     assert (rec["alpha"], rec["cos_beta"], rec["gamma"]) == pytest.approx(angles, abs=1e-12)
+
+
+@pytest.mark.parametrize("two_j", [1, 2])
+def test_the_density_factors_give_the_rotated_density_matrix(two_j):
+    """The factors a cached fit uses (the density matrix sigma of the parameters and the
+    transform U = conj(D(R)) of the event's orientation) give the rotated density matrix
+    rho' = U^T sigma conj(U) at random orientations, for a spin-1/2 and a spin-1 parent."""
+    rng = np.random.default_rng(11 + two_j)
+    if two_j == 2:
+        model = _vector_model(1)
+    else:
+        chain = DecayChain(3, 1, lambda s: 1.0, LSVertex(0, 1), LSVertex(0, 1))
+        model = ThreeBodyDecay((2.29, 0.938, 0.494, 0.14), (1, 1, 0, 0), [chain])
+    names = model.polarization_parameters()
+    values = {n: rng.normal() for n in names}
+    am = model.amplitude_model(values, polarized=True)
+    sigma, transform = am.density_factors()
+    n = 5
+    ev = {"alpha": rng.uniform(-np.pi, np.pi, n), "cos_beta": rng.uniform(-1, 1, n),
+          "gamma": rng.uniform(-np.pi, np.pi, n)}
+    ev.update(values)
+    hs = model.helicities(0)
+    s = np.array([[complex(evaluate(sigma[(a, b)], values)) for b in hs] for a in hs])
+    u = np.array([[evaluate(transform[(a, b)], ev) for b in hs] for a in hs])   # (a, b, n)
+    rho = am.density_matrix[1]
+    worst = 0.0
+    for j in range(n):
+        uj = u[:, :, j]
+        expected = uj.T @ s @ np.conj(uj)
+        got = np.array([[complex(np.atleast_1d(evaluate(rho[(a, b)], ev))[j]) for b in hs]
+                        for a in hs])
+        worst = max(worst, np.max(np.abs(got - expected)))
+    print(f"largest difference {worst:.1e}")
+    assert worst < 1e-14

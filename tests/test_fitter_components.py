@@ -586,3 +586,66 @@ def test_the_fused_cached_data_kernel_with_channels(ce):
     assert bad[3000 // ce] == 3000 and np.sum(bad >= 0) == 1
     with pytest.raises(ValueError, match="wrong shape"):
         _cached_data_rows(flat, c, scale, bg, f, np.zeros(0), False, n, ce, 3, 1, H + 1)
+
+
+def test_the_fused_cached_data_kernel_with_channel_weights():
+    """_kernels.cached_data_rows with channel weights (S = sum_(h, h', e) Re[w_e A_h
+    conj(A_h')], a polarized parent's density matrix on two of four channels): the sums,
+    the couplings' gradient terms sum_h X_kh r conj(G_h) and the weights' terms
+    r sum A_h conj(A_h') equal a numpy evaluation written here to 1e-13, the same for 1 and
+    2 threads bit for bit; pairs out of range are refused."""
+    from vecampfit.fitter._dispatch import kernels
+    from vecampfit.fitter._evaluation import channel_blocks
+    from vecampfit.fitter._reduction import chunk_sums
+    rng = np.random.default_rng(12)
+    K, H, n, ce = 6, 4, 5_003, 512
+    x = rng.normal(size=(K, H, n)) + 1j * rng.normal(size=(K, H, n))
+    c = rng.normal(size=K) + 1j * rng.normal(size=K)
+    # channels (lambda, g): 0 = (+, +), 1 = (-, +), 2 = (+, -), 3 = (-, -);
+    # weights e: (+, +), (-, -), (+, -), (-, +) of a Hermitian 2 x 2 matrix
+    p = np.array([0.2, -0.3, 0.5])
+    w = np.array([(1 + p[2]) / 2, (1 - p[2]) / 2, (p[0] - 1j * p[1]) / 2,
+                  (p[0] + 1j * p[1]) / 2])
+    pairs = np.array([(0, 0, 0), (1, 1, 1), (0, 1, 2), (1, 0, 3),
+                      (2, 2, 0), (3, 3, 1), (2, 3, 2), (3, 2, 3)], dtype=np.intp)
+    a = np.einsum("k,khn->hn", c, x)
+    z = a[pairs[:, 0]] * np.conj(a[pairs[:, 1]])
+    s = np.real(w[pairs[:, 2]] @ z)
+    assert np.all(s > 0)
+    t = 1.1 * s
+    r = -2 / t
+    gc = np.zeros_like(a)
+    for h, h2, e in pairs:
+        gc[h] += w[e] * np.conj(a[h2])
+    v = np.einsum("khn,hn->kn", x, r * gc)
+    q = np.zeros((4, n), dtype=complex)
+    for j, (h, h2, e) in enumerate(pairs):
+        q[e] += r * z[j]
+    ref = np.hstack([chunk_sums([-2 * np.log(t), r * s], n, ce),
+                     chunk_sums(list(v.real), n, ce), chunk_sums(list(v.imag), n, ce),
+                     chunk_sums(list(q.real), n, ce), chunk_sums(list(q.imag), n, ce)])
+    flat = channel_blocks(x.reshape(K * H, n), K, H)
+    flat = flat.reshape(flat.shape[0], -1)
+    n_chunks = -(-n // ce)
+    out = {}
+    for threads in (1, 2):
+        rows = np.empty((n_chunks, 2 + 2 * K + 8))
+        bad = np.empty(n_chunks, dtype=np.intp)
+        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), 1.1,
+                                 np.zeros((0, 1)), np.zeros(0), np.zeros(0), True, n, ce, rows,
+                                 bad, threads, H, pairs, w.view(np.float64))
+        assert np.all(bad == -1)
+        out[threads] = rows
+    # relative to each column's largest sum (the diagonal weights' Im sums, zero in the
+    # kernel and rounding in numpy, relative to the sums' scale)
+    scale = np.maximum(np.max(np.abs(ref), axis=0), 1e-3 * np.max(np.abs(ref)))
+    err = np.max(np.abs(out[1] - ref) / scale)
+    print(f"largest difference to numpy, relative to the column {err:.1e}")
+    assert err < 1e-13
+    assert np.array_equal(out[1], out[2])
+    wrong = pairs.copy()
+    wrong[3, 1] = H
+    with pytest.raises(ValueError, match="pair 3 out of range"):
+        kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), 1.1,
+                                 np.zeros((0, 1)), np.zeros(0), np.zeros(0), True, n, ce, rows,
+                                 bad, 1, H, wrong, w.view(np.float64))

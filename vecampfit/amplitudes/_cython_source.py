@@ -286,6 +286,28 @@ def _rotate_text(body, vec, position, matrix, printed, tag, back=False):
     return out
 
 
+def _transform_text(body, vec, position, transform, printed, tag):
+    """Apply a complex matrix of the event, new[h] = sum_a U[h_pos, a] vec[h with
+    a at ``position``], to a vector of (re, im) texts; returns the new vector."""
+    terms = {}
+    for h, (vr, vi) in vec.items():
+        for (row, col), u in transform.items():
+            if h[position] != col:
+                continue
+            ur, ui = printed.complex(u, "u")
+            key = h[:position] + (row,) + h[position + 1:]
+            terms.setdefault(key, []).append((ur, ui, vr, vi))
+    out = {}
+    for key, ts in terms.items():
+        name = f"{tag}_{_chan(key)}"
+        re = [_times(ur, vr) for ur, _, vr, _ in ts] + \
+            [f"-({_times(ui, vi)})" for _, ui, _, vi in ts if ui != "0"]
+        im = [_times(ur, vi) for ur, _, _, vi in ts] + \
+            [_times(ui, vr) for _, ui, vr, _ in ts if ui != "0"]
+        out[key] = (body.new(f"{name}_re", _sum(re)), body.new(f"{name}_im", _sum(im)))
+    return out
+
+
 def _coupling_slots(layout, k):
     return layout.slot(f"C{k}_RE"), layout.slot(f"C{k}_IM")
 
@@ -561,14 +583,22 @@ def _components_function(layout):
     component k's amplitude in reference channel h (the model's channel
     order), written to out[2 (k H + h) L + i] (real part) and
     out[(2 (k H + h) + 1) L + i] (imaginary part), for the fitter's cached
-    evaluation (vecampfit.fitter.components with H channels)."""
+    evaluation (vecampfit.fitter.components with H channels).  With a
+    density matrix given as weights and an event transform U
+    (AmplitudeModel.density_factors), the amplitudes are U X: the
+    intensity is then a form with the same weights at every event."""
     model = layout.model
     body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
     printed = _Printed(layout, body)
     channel = {h: n for n, h in enumerate(model.channels)}
     n_channels = len(model.channels)
+    factors = model.density_factors()
+    transform = None if factors is None else factors[1]
     for c in model.components:
         printed.prepare(*layout.fieldify(c.factor).parts())
+    if transform is not None:
+        for u in transform.values():
+            printed.prepare(*layout.fieldify(u).parts())
     k = 0
     for g in model.groups.values():
         for c in g.components:
@@ -583,6 +613,9 @@ def _components_function(layout):
                           body.new(f"v{k}_{_chan(h)}_im", _times(at, fi)))
             for n, (position, matrix) in enumerate(g.rotations):
                 vec = _rotate_text(body, vec, position, matrix, printed, f"w{k}_{n}")
+            if transform is not None:
+                vec = _transform_text(body, vec, model.density_matrix[0], transform, printed,
+                                      f"o{k}")
             for h in model.channels:
                 j = k * n_channels + channel[h]
                 re, im = vec.get(h, ("0", "0"))

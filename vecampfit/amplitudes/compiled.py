@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 
+from ..expressions.evaluate import evaluate
 from ..expressions.passes import leaves
 
 __all__ = ["CompiledAmplitudeModel", "SlotCouplings", "canonical_names",
@@ -163,9 +164,12 @@ class CompiledAmplitudeModel:
         Returns
         -------
         vecampfit.fitter.Density
-            With ``components`` for the fitter's cached evaluation when the
-            model is unpolarized (one channel per reference helicity; see
-            ``docs/cached_fits.rst``), None otherwise.
+            With ``components`` for the fitter's cached evaluation (one
+            channel per reference helicity; see ``docs/cached_fits.rst``):
+            for an unpolarized model, and for a polarized one whose density
+            matrix is given as parameter-only weights and an event transform
+            (:meth:`AmplitudeModel.density_factors`, a three-body decay's
+            parent polarization among them); None otherwise.
         """
         from vecampfit.fitter import Density
         fill = self.fill_event_buffer
@@ -182,29 +186,43 @@ class CompiledAmplitudeModel:
     def _components(self, module, precision, density):
         """The density's components for the fitter's cached evaluation
         (:class:`vecampfit.fitter.components.Components` with one channel per
-        helicity channel), or None: for a polarized model (whose density
-        matrix may move with parameters), or when a coupling's parameter also
-        enters the components' amplitudes."""
+        helicity channel), or None: for a polarized model whose density
+        matrix is not given as weights and an event transform, or when a
+        coupling's or a weight's parameter also enters the components'
+        amplitudes."""
         from vecampfit.fitter.components import Components
         layout = self.layout
         model = layout.model
         functions = getattr(module, "component_functions", None)
-        if model.density_matrix is not None or functions is None:
+        factors = model.density_factors()
+        if functions is None or (model.density_matrix is not None and factors is None):
             return None
         function = functions().get(precision)
         coupling_parameters = {p for c in model.components for p in c.coupling_parameters()}
+        moving = set(coupling_parameters)
+        if factors is not None:
+            moving |= {leaf.data for v in factors[0].values() for x in v.parts()
+                       for leaf in leaves(x) if leaf.op == "par"}
+        couplings = {x for c in model.components for x in c.coupling.parts()}
+        matrix = set() if model.density_matrix is None else \
+            {x for v in model.density_matrix[1].values() for x in v.parts()}
         for expr, _ in model._expressions():
-            if expr in {x for c in model.components for x in c.coupling.parts()}:
+            if expr in couplings or expr in matrix:
                 continue
-            if any(leaf.op == "par" and leaf.data in coupling_parameters
-                   for leaf in leaves(expr)):
+            if any(leaf.op == "par" and leaf.data in moving for leaf in leaves(expr)):
                 return None
         if function is None:
             return None
         couplings = SlotCouplings(module, layout, density.parameters, density.constant_values)
+        weights = None
+        if factors is not None:
+            weights = density_weights(model, factors[0], layout.parameters,
+                                      dict(zip(layout.constants, density.constant_values)),
+                                      density.parameters)
         return Components([c.name for c in model.components], None, function,
                           density.parameters, density.name, density.constants,
-                          channels=len(model.channels), coupling_function=couplings)
+                          channels=len(model.channels), coupling_function=couplings,
+                          channel_weights=weights)
 
     def parameter_vector(self, params=None):
         """Parameter values in the density's order (dict: others at their starting values;
@@ -328,6 +346,65 @@ class SlotCouplings:
             np.add.at(jac, (self._rows, self._cols), self._units * buf[self._slots])
             self._key, self._last = key, (c, jac)
         return self._last
+
+
+def density_weights(model, rho, parameters, constants, names=None):
+    """The :class:`vecampfit.fitter.components.ChannelWeights` of a density
+    matrix :math:`\\sigma_{cd}` of parameters and constants on the model's
+    density-matrix position: the pair of channels ``(h, h')`` that differ at
+    that position only, with the helicities ``(c, d)`` there, has the weight
+    :math:`\\sigma_{cd}`; the weights and their derivatives are the
+    expressions evaluated in double precision.
+
+    Parameters
+    ----------
+    model : AmplitudeModel
+    rho : dict
+        ``(c, d) -> ComplexExpr`` of parameters and constants.
+    parameters : sequence of str
+        The model's names of the density's parameters, in the density's order.
+    constants : dict
+        The values of the model's constants by name.
+    names : sequence of str, optional
+        The density's names of its parameters (default ``parameters``).
+
+    Returns
+    -------
+    vecampfit.fitter.components.ChannelWeights
+    """
+    from ..expressions.passes import derivative
+    from vecampfit.fitter.components import ChannelWeights
+    position = model.density_matrix[0]
+    keys = list(rho)
+    index = {h: n for n, h in enumerate(model.channels)}
+    pairs = []
+    for h in model.channels:
+        for e, (c, d) in enumerate(keys):
+            if h[position] != c:
+                continue
+            other = h[:position] + (d,) + h[position + 1:]
+            if other in index:
+                pairs.append((index[h], index[other], e))
+    parameters = list(parameters)
+    names = list(parameters if names is None else names)
+    used = sorted({leaf.data for v in rho.values() for x in v.parts() for leaf in leaves(x)
+                   if leaf.op == "par"})
+    derivatives = [(parameters.index(p), [derivative(rho[key], p) for key in keys])
+                   for p in used]
+    constants = dict(constants)
+
+    def function(params):
+        values = dict(zip(parameters, params))
+        values.update(constants)
+        memo = {}
+        w = np.array([complex(evaluate(rho[key], values, memo)) for key in keys])
+        jac = np.zeros((len(keys), len(parameters)), dtype=np.complex128)
+        for j, ds in derivatives:
+            jac[:, j] = [complex(evaluate(d, values, memo)) for d in ds]
+        return w, jac
+
+    return ChannelWeights(pairs, function, [names[parameters.index(p)] for p in used],
+                          len(keys))
 
 
 def _record_leaves(layout):

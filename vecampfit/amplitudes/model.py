@@ -195,6 +195,7 @@ class AmplitudeModel:
         self.events = tuple(events) + tuple(n for n in self.event_functions if n not in events)
         self.groups = {}
         self.density_matrix = None
+        self._density_factors = None
 
     # -- building --------------------------------------------------------------------
     def add_group(self, name, rotations=()):
@@ -223,7 +224,7 @@ class AmplitudeModel:
         self.groups[group].components.append(comp)
         return comp
 
-    def set_density_matrix(self, position, matrix):
+    def set_density_matrix(self, position, matrix, factors=None):
         """The intensity as :math:`\\sum \\mathrm{Re}[\\rho_{ab} A_a \\bar A_b]` over the
         helicities ``a, b`` of one position.
 
@@ -234,9 +235,48 @@ class AmplitudeModel:
             ``(a, b) -> ComplexExpr`` for every pair of doubled helicities of
             the position; Hermitian (:math:`\\rho_{ba} = \\bar\\rho_{ab}`),
             which is not checked symbolically: give both entries.
+        factors : tuple, optional
+            ``(rho, transform)``, the same matrix as
+            :math:`\\rho_{ab} = \\sum_{cd} \\sigma_{cd} U_{ca} \\bar U_{db}`
+            with :math:`\\sigma` (``rho``: ``(c, d) -> ComplexExpr``) of
+            parameters and constants only and :math:`U` (``transform``:
+            ``(c, a) -> ComplexExpr``) of the event only, for example a
+            polarized parent's spin-density matrix and the Wigner D matrix
+            of the event's orientation.  The intensity is then the Hermitian
+            form :math:`\\sum \\mathrm{Re}[\\sigma_{cd} \\tilde A_c \\bar{\\tilde A}_d]`
+            of :math:`\\tilde A_c = \\sum_a U_{ca} A_a` with weights that are
+            the same at every event, which cached fits use
+            (:meth:`density_factors`).  Not checked against ``matrix``.
         """
         self.density_matrix = (int(position), {tuple(k): as_complex(v)
                                                for k, v in matrix.items()})
+        self._density_factors = None
+        if factors is not None:
+            rho, transform = factors
+            self._density_factors = ({tuple(k): as_complex(v) for k, v in rho.items()},
+                                     {tuple(k): as_complex(v) for k, v in transform.items()})
+
+    def density_factors(self):
+        """The density matrix as event-independent weights and an event
+        transform (``factors`` of :meth:`set_density_matrix`), or None.
+
+        Returns
+        -------
+        tuple or None
+            ``(rho, transform)``: ``transform`` is None (the identity) when
+            no entry of the density matrix depends on the event; None for
+            an unpolarized model, or when the entries depend on the event
+            and no factors were given.
+        """
+        if self.density_matrix is None:
+            return None
+        if self._density_factors is not None:
+            return self._density_factors
+        matrix = self.density_matrix[1]
+        if any(leaf.op == "event" for v in matrix.values() for x in v.parts()
+               for leaf in leaves(x)):
+            return None
+        return matrix, None
 
     @property
     def components(self):
@@ -357,7 +397,10 @@ class AmplitudeModel:
                                   {h: sub(a) for h, a in c.angular.items()})
         if self.density_matrix is not None:
             position, matrix = self.density_matrix
-            out.set_density_matrix(position, {k: sub(v) for k, v in matrix.items()})
+            factors = self._density_factors
+            if factors is not None:
+                factors = tuple({k: sub(v) for k, v in f.items()} for f in factors)
+            out.set_density_matrix(position, {k: sub(v) for k, v in matrix.items()}, factors)
         return out
 
     # -- numpy evaluation ----------------------------------------------------------------

@@ -371,6 +371,39 @@ class ThreeBodyDecay:
                 out[(nu, nu2)] = total
         return out
 
+    def orientation_transform(self, angles=("alpha", "cos_beta", "gamma")):
+        """The complex conjugate of the parent's Wigner D matrix of the event's
+        orientation, :math:`U_{\\lambda\\nu} = \\overline{D^{j_0}_{\\lambda\\nu}(R)}
+        = e^{i\\lambda\\alpha} d^{j_0}_{\\lambda\\nu}(\\beta) e^{i\\nu\\gamma}`: with it
+        :meth:`rotated_density_matrix` is
+        :math:`\\rho' = U^T \\rho\\, \\bar U`, so that the polarized intensity
+        is :math:`\\sum \\rho_{\\lambda\\lambda'} \\tilde A_\\lambda \\bar{\\tilde A}_{\\lambda'}`
+        with :math:`\\tilde A_\\lambda = \\sum_\\nu U_{\\lambda\\nu} A_\\nu`
+        (the ``factors`` of
+        :meth:`vecampfit.amplitudes.AmplitudeModel.set_density_matrix`).
+
+        Parameters
+        ----------
+        angles : 3 str
+            Names of the event variables :math:`\\alpha` (rad),
+            :math:`\\cos\\beta`, :math:`\\gamma` (rad).
+
+        Returns
+        -------
+        dict
+            ``(2λ, 2ν) -> ComplexExpr``.
+        """
+        alpha, cos_beta, gamma = (event(n) for n in angles)
+        two_j = self.two_spins[0]
+        hs = self.helicities(0)
+        out = {}
+        for lam in hs:
+            for nu in hs:
+                d = wigner_small_d_cos(two_j / 2, lam / 2, nu / 2, cos_beta)
+                phase = add(mul(lam / 2, alpha), mul(nu / 2, gamma))
+                out[(lam, nu)] = ComplexExpr(mul(d, cos(phase)), mul(d, sin(phase)))
+        return out
+
     def amplitude_model(self, parameters, name="three-body decay", constants=None,
                         polarized=False, angles=("alpha", "cos_beta", "gamma")):
         """The model as a :class:`~vecampfit.amplitudes.AmplitudeModel` (which compiles).
@@ -418,7 +451,9 @@ class ThreeBodyDecay:
         model = AmplitudeModel(name, self.helicity_combinations(), parameters,
                                constants=constants, events=events)
         if polarized:
-            model.set_density_matrix(0, self.rotated_density_matrix(angles))
+            model.set_density_matrix(0, self.rotated_density_matrix(angles),
+                                     factors=(self.density_matrix(),
+                                              self.orientation_transform(angles)))
         used = set()
         for k in (1, 2, 3):
             chains = [c for c in self.chains if c.k == k]

@@ -431,6 +431,9 @@ class CachedEvaluator:
         if self.partial and not self.components.partial:
             raise DensityError(f"{density.name}: partial recomputation needs the components' "
                                f"dependencies and single-component functions")
+        if self.partial and self.components.channel_weights is not None:
+            raise DensityError(f"{density.name}: partial recomputation of components with "
+                               f"channel weights is not supported")
         self._states = {}           # id(buf) -> _PartialState (partial mode)
         #: Component evaluations at data or normalization events, one per
         #: component and buffer (partial mode), for reports and tests.
@@ -748,10 +751,12 @@ class CachedEvaluator:
         of the ``K * K`` elements, then their imaginary parts."""
         K = self.components.n_components
         H = self.components.channels
+        weights = self.components.channel_weights
+        E = 1 if weights is None else weights.n_weights
         L = self.vector_length
         ce = chunk_events(L)
         if buf.n_events == 0:
-            return empty_rows(2 * K * K), None
+            return empty_rows(2 * E * K * K), None
         cb = ce // L
         step = max(1, self.MATRIX_CHUNK_EVENTS // ce) * cb
         w_all = buf.weights
@@ -767,11 +772,24 @@ class CachedEvaluator:
                 c1 = min(c0 + ce, n)
                 # One product of fresh contiguous operands per chunk: the
                 # row of a chunk does not depend on where it is computed.
-                a = np.ascontiguousarray(xw[:, :, c0:c1]).reshape(K, -1)
-                b = np.conj(x[:, :, c0:c1]).reshape(K, -1)
-                m = (a @ b.T).reshape(-1)
+                if weights is None:
+                    a = np.ascontiguousarray(xw[:, :, c0:c1]).reshape(K, -1)
+                    b = np.conj(x[:, :, c0:c1]).reshape(K, -1)
+                    m = (a @ b.T).reshape(-1)
+                else:
+                    m = self._weight_matrices(xw[:, :, c0:c1], x[:, :, c0:c1]).reshape(-1)
                 rows.append(np.concatenate([m.real, m.imag]))
-        return np.array(rows, dtype=np.float64).reshape(-1, 2 * K * K), None
+        return np.array(rows, dtype=np.float64).reshape(-1, 2 * E * K * K), None
+
+    def _weight_matrices(self, xw, x):
+        """M^e_kl = sum_(h, h', e) sum_j w_j X_jkh conj(X_jlh'), one per channel
+        weight e, of amplitudes (K, H, n) (``xw`` with the event weights)."""
+        weights = self.components.channel_weights
+        K = x.shape[0]
+        m = np.zeros((weights.n_weights, K, K), dtype=np.complex128)
+        for h, h2, e in weights.pairs:
+            m[e] += np.ascontiguousarray(xw[:, h, :]) @ np.conj(x[:, h2, :]).T
+        return m
 
     def matrix(self, buf, params_t, pbuf, threads, combine=combine_serial):
         """M_kl = sum_j w_j X_jk conj(X_jl) of the events of ``buf`` (cached),
@@ -786,8 +804,12 @@ class CachedEvaluator:
             return hit[1]
         self._cache.pop(id(buf), None)
         K = self.components.n_components
+        weights = self.components.channel_weights
+        E = 1 if weights is None else weights.n_weights
         flat, _ = combine(buf, lambda: self.matrix_rows(buf, params_t, pbuf, threads))
-        m = (flat[:K * K] + 1j * flat[K * K:]).reshape(K, K)
+        m = (flat[:E * K * K] + 1j * flat[E * K * K:]).reshape(E, K, K)
+        if weights is None:
+            m = m[0]
         self._cache[id(buf)] = (key, m)
         self.rebuilds += 1
         return m
@@ -796,6 +818,24 @@ class CachedEvaluator:
         """2 Re sum_k dc_k/dp vector_k for every density parameter."""
         jac = self.components.coupling_jacobian(params_t[:self.density.n_parameters])
         return 2 * np.real(np.einsum("k,kp->p", vector, jac))
+
+    def _weight_gradient(self, params_t, q):
+        """sum_e Re[dw_e/dp q_e] for every density parameter (zero without
+        channel weights)."""
+        w = self.components.weights(params_t[:self.density.n_parameters])
+        if w is None:
+            return 0.0
+        return np.real(q @ w[1])
+
+    def _intensity(self, a, params_t):
+        """S per event of the channel amplitudes ``a`` (H, n), and with
+        channel weights the products A_h conj(A_h') per pair (or None)."""
+        w = self.components.weights(params_t[:self.density.n_parameters])
+        if w is None:
+            return np.sum(a.real ** 2 + a.imag ** 2, axis=0), None
+        pairs = self.components.channel_weights.pairs
+        z = a[pairs[:, 0]] * np.conj(a[pairs[:, 1]])
+        return np.real(w[0][pairs[:, 2]] @ z), z
 
     def _channel_amplitudes(self, buf, params_t, pbuf, threads):
         """X (K, H, n) at the data events, from the cache."""
@@ -808,7 +848,7 @@ class CachedEvaluator:
     def values(self, buf, params_t, pbuf, threads):
         c = self.components.couplings(params_t[:self.density.n_parameters])
         a = np.einsum("k,khn->hn", c, self._channel_amplitudes(buf, params_t, pbuf, threads))
-        return np.sum(a.real ** 2 + a.imag ** 2, axis=0)
+        return self._intensity(a, params_t)[0]
 
     def values_and_gradient(self, buf, params_t, pbuf, threads):
         x = self._channel_amplitudes(buf, params_t, pbuf, threads)
@@ -816,8 +856,18 @@ class CachedEvaluator:
         c = self.components.couplings(p)
         a = np.einsum("k,khn->hn", c, x)
         jac = self.components.coupling_jacobian(p)
-        g = np.einsum("khn,hn->kn", x, a.conj())
-        return np.sum(a.real ** 2 + a.imag ** 2, axis=0), 2 * np.real(jac.T @ g)
+        s, z = self._intensity(a, params_t)
+        if z is None:
+            return s, 2 * np.real(jac.T @ np.einsum("khn,hn->kn", x, a.conj()))
+        # conj(G_h) = sum_(h, h', e) w_e conj(A_h'); the weights' terms from z
+        w, dw = self.components.weights(p)
+        pairs = self.components.channel_weights.pairs
+        gc = np.zeros_like(a)
+        np.add.at(gc, pairs[:, 0], w[pairs[:, 2], None] * np.conj(a[pairs[:, 1]]))
+        q = np.zeros((len(w), a.shape[1]), dtype=np.complex128)
+        np.add.at(q, pairs[:, 2], z)
+        grad = 2 * np.real(jac.T @ np.einsum("khn,hn->kn", x, gc)) + np.real(dw.T @ q)
+        return s, grad
 
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
         c = self.components.couplings(params_t[:self.density.n_parameters])
@@ -825,11 +875,22 @@ class CachedEvaluator:
             _serial_only(combine, self.density)
             return self._partial_integral(buf, params_t, pbuf, threads, c)
         m = self.matrix(buf, params_t, pbuf, threads, combine)
-        mc = np.einsum("kl,l->k", m, c.conj())
+        w = self.components.weights(params_t[:self.density.n_parameters])
+        if w is None:
+            mc = np.einsum("kl,l->k", m, c.conj())
+            q = None
+        else:
+            # I = sum_e w_e c M^e conj(c)
+            me = np.einsum("ekl,l->ek", m, c.conj())
+            q = me @ c
+            mc = w[0] @ me
         integral = float(np.real(np.einsum("k,k->", c, mc)))
         sums = [integral]
         if gradient:
-            sums.extend(self._gradient(params_t, mc))
+            g = self._gradient(params_t, mc)
+            if q is not None:
+                g = g + self._weight_gradient(params_t, q)
+            sums.extend(g)
         return np.array(sums, dtype=np.float64), None
 
     def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
@@ -840,7 +901,9 @@ class CachedEvaluator:
         chunk's sums in a fixed order)."""
         K = self.components.n_components
         nb = background.shape[0]
-        width = 2 + nb + (2 * K if gradient else 0)
+        weights = self.components.channel_weights
+        E = 0 if weights is None else weights.n_weights
+        width = 2 + nb + (2 * K + 2 * E if gradient else 0)
         n = buf.n_events
         if n == 0:
             return empty_rows(width), None
@@ -860,7 +923,12 @@ class CachedEvaluator:
                                   if nb else np.zeros(0),
                                   np.zeros(0) if w is None else np.ascontiguousarray(w[:n]),
                                   bool(gradient), n, ce, rows, bad, threads,
-                                  self.components.channels)
+                                  self.components.channels,
+                                  None if weights is None else weights.pairs,
+                                  None if weights is None else np.ascontiguousarray(
+                                      self.components.weights(
+                                          params_t[:self.density.n_parameters])[0]
+                                  ).view(np.float64))
         if np.any(bad == _ALLOCATION_FAILED):
             raise MemoryError(f"{self.density.name}: could not allocate work arrays")
         hit = bad[bad >= 0]
@@ -869,7 +937,7 @@ class CachedEvaluator:
             xj = (x[:, j:j + 1] if self.components.channels == 1 else
                   channel_columns(x, K, self.components.channels, n)[:, :, j])
             a = c @ xj                              # one value per channel
-            s = float(np.sum(a.real ** 2 + a.imag ** 2))
+            s = float(self._intensity(a.reshape(-1, 1), params_t)[0][0])
             term = scale * s + (float(np.dot(fractions, background[:, j])) if nb else 0.0)
             return None, Problem(j, s, term)
         return rows, None
@@ -893,5 +961,11 @@ class CachedEvaluator:
         if not gradient:
             return sums, None
         head = sums[:2 + nb]
-        vector = sums[2 + nb:2 + nb + K] + 1j * sums[2 + nb + K:]
-        return np.concatenate([head, self._gradient(params_t, vector)]), None
+        vector = sums[2 + nb:2 + nb + K] + 1j * sums[2 + nb + K:2 + nb + 2 * K]
+        g = self._gradient(params_t, vector)
+        weights = self.components.channel_weights
+        if weights is not None:
+            E = weights.n_weights
+            rest = sums[2 + nb + 2 * K:]
+            g = g + self._weight_gradient(params_t, rest[:E] + 1j * rest[E:])
+        return np.concatenate([head, g]), None

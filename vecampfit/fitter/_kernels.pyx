@@ -1101,27 +1101,79 @@ cdef inline bint _cached_block(
     return True
 
 
+cdef inline void _weighted_conjugates(
+        int n, Py_ssize_t H, const double *amp, const Py_ssize_t *pairs, Py_ssize_t n_pairs,
+        const double *w, const double *r, double *gw, double *wsums,
+        Py_ssize_t n_w) noexcept nogil:
+    """For the Hermitian form of :func:`_cached_block_channels`: r conj(G_h) =
+    r sum_(p: h) w_e conj(A_h') into ``gw`` (re, im per channel, SUM_LANES
+    each), and r A_h conj(A_h') added to the sums of weight e (``wsums``:
+    the Re rows of the n_w weights, then their Im rows)."""
+    cdef Py_ssize_t p, h, e
+    cdef int i
+    cdef double wr, wi, zr, zi
+    cdef const double *ar
+    cdef const double *ai
+    cdef const double *br
+    cdef const double *bi
+    cdef double *gr
+    cdef double *gi
+    for h in range(2 * H * SUM_LANES):
+        gw[h] = 0
+    for p in range(n_pairs):
+        ar = amp + 2 * pairs[3 * p] * SUM_LANES
+        ai = ar + SUM_LANES
+        br = amp + 2 * pairs[3 * p + 1] * SUM_LANES
+        bi = br + SUM_LANES
+        e = pairs[3 * p + 2]
+        wr = w[2 * e]
+        wi = w[2 * e + 1]
+        gr = gw + 2 * pairs[3 * p] * SUM_LANES
+        gi = gr + SUM_LANES
+        for i in range(n):
+            # w conj(A_h') and A_h conj(A_h'), times r
+            gr[i] += r[i] * (wr * br[i] + wi * bi[i])
+            gi[i] += r[i] * (wi * br[i] - wr * bi[i])
+            zr = ar[i] * br[i] + ai[i] * bi[i]
+            zi = ai[i] * br[i] - ar[i] * bi[i]
+            wsums[e * SUM_LANES + i] += r[i] * zr
+            wsums[(n_w + e) * SUM_LANES + i] += r[i] * zi
+
+
 cdef inline bint _cached_block_channels(
         Py_ssize_t j, int n, Py_ssize_t K, Py_ssize_t H, const double *x,
         const double *coupling, double scale, const double *background,
         Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
-        const double *weights, bint gradient, double *sums, double *amp) noexcept nogil:
+        const double *weights, bint gradient, double *sums, double *amp,
+        const Py_ssize_t *pairs, Py_ssize_t n_pairs, const double *w, Py_ssize_t n_w,
+        double *gw) noexcept nogil:
     """As :func:`_cached_block` for a density summed over H channels,
     S = sum_h |A_h|^2 with A_h = sum_k c_k X_kh: ``x`` holds the events in
     blocks of SUM_LANES, X_kh of event e at complex element
     ((e / SUM_LANES) H + h) K + k) SUM_LANES + e % SUM_LANES (one stream of
     memory, the lanes of a block side by side); the ``n`` events from ``j``
     lie in one block.  ``amp`` is work space for 2 H SUM_LANES doubles.  The
-    gradient sums are Re and Im of sum_h X_kh r conj(A_h)."""
-    cdef Py_ssize_t k, b, h, col
+    gradient sums are Re and Im of sum_h X_kh r conj(A_h).
+
+    With ``n_pairs`` > 0 the density is the Hermitian form
+    S = sum_p Re[w_e A_h conj(A_h')] over the pairs p = (h, h', e) of
+    ``pairs`` (n_pairs x 3), with the complex weights w_e at ``w`` (re, im
+    interleaved, ``n_w`` of them); the gradient sums are then Re and Im of
+    sum_h X_kh r conj(G_h), conj(G_h) = sum_(p: h) w_e conj(A_h'), followed
+    by Re and Im of r sum_(p: e) A_h conj(A_h') for every weight e (its
+    derivative's coefficient).  ``gw`` is work space for 2 H SUM_LANES
+    doubles."""
+    cdef Py_ssize_t k, b, h, col, p
     cdef int i, ok = 1
     cdef double s[SUM_LANES]
     cdef double t[SUM_LANES]
     cdef double r[SUM_LANES]
     cdef double lg[SUM_LANES]
-    cdef double xr, xi, cr, ci
+    cdef double xr, xi, cr, ci, wr, wi
     cdef double *ar
     cdef double *ai
+    cdef double *br
+    cdef double *bi
     cdef const double *xk
     cdef const double *bk
     cdef const double *xb = x + 2 * ((j // SUM_LANES) * H * K * SUM_LANES + j % SUM_LANES)
@@ -1142,8 +1194,19 @@ cdef inline bint _cached_block_channels(
                 xi = xk[2 * i + 1]
                 ar[i] += cr * xr - ci * xi
                 ai[i] += cr * xi + ci * xr
+        if n_pairs == 0:
+            for i in range(n):
+                s[i] += ar[i] * ar[i] + ai[i] * ai[i]
+    for p in range(n_pairs):
+        ar = amp + 2 * pairs[3 * p] * SUM_LANES
+        ai = ar + SUM_LANES
+        br = amp + 2 * pairs[3 * p + 1] * SUM_LANES
+        bi = br + SUM_LANES
+        wr = w[2 * pairs[3 * p + 2]]
+        wi = w[2 * pairs[3 * p + 2] + 1]
         for i in range(n):
-            s[i] += ar[i] * ar[i] + ai[i] * ai[i]
+            # Re[w A_h conj(A_h')]
+            s[i] += wr * (ar[i] * br[i] + ai[i] * bi[i]) - wi * (ai[i] * br[i] - ar[i] * bi[i])
     for i in range(n):
         t[i] = scale * s[i]
     for b in range(n_background):
@@ -1171,12 +1234,16 @@ cdef inline bint _cached_block_channels(
     if gradient:
         # sum_h X_kh r conj(A_h)
         col = 2 + n_background
+        if n_pairs:
+            _weighted_conjugates(n, H, amp, pairs, n_pairs, w, r, gw,
+                                 sums + (col + 2 * K) * SUM_LANES, n_w)
         for h in range(H):
-            ar = amp + 2 * h * SUM_LANES
+            ar = (gw if n_pairs else amp) + 2 * h * SUM_LANES
             ai = ar + SUM_LANES
-            for i in range(n):
-                ar[i] = r[i] * ar[i]
-                ai[i] = -r[i] * ai[i]
+            if n_pairs == 0:
+                for i in range(n):
+                    ar[i] = r[i] * ar[i]
+                    ai[i] = -r[i] * ai[i]
             for k in range(K):
                 xk = xb + 2 * (h * K + k) * SUM_LANES
                 for i in range(n):
@@ -1192,7 +1259,8 @@ cdef void _cached_data_chunk(
         const double *x, Py_ssize_t x_stride, const double *coupling, double scale,
         const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
         const double *fractions, const double *weights, bint gradient, double *sums,
-        double *amp, double *row, Py_ssize_t *bad) noexcept nogil:
+        double *amp, double *row, Py_ssize_t *bad, const Py_ssize_t *pairs,
+        Py_ssize_t n_pairs, const double *w, Py_ssize_t n_w, double *gw) noexcept nogil:
     """One chunk of the cached data term: A = sum_k c_k X_k, S = |A|^2,
     t = scale S + sum_b f_b B_b, and the chunk's sums of -2 w ln t, r S,
     r B_b and (with ``gradient``) Re and Im of X_k r conj(A), r = -2 w / t.
@@ -1204,7 +1272,7 @@ cdef void _cached_data_chunk(
     doubles (re, im interleaved).  At the first event whose argument is not
     finite and positive, bad[c] receives its index.
     """
-    cdef Py_ssize_t width = 2 + n_background + (2 * K if gradient else 0)
+    cdef Py_ssize_t width = 2 + n_background + (2 * K + 2 * n_w if gradient else 0)
     cdef Py_ssize_t j0 = c * chunk
     cdef Py_ssize_t j1 = j0 + chunk if j0 + chunk < n_events else n_events
     cdef Py_ssize_t j, jj, col
@@ -1220,7 +1288,8 @@ cdef void _cached_data_chunk(
                 n = <int> (SUM_LANES - j % SUM_LANES)
             ok = _cached_block_channels(j, n, K, H, x, coupling, scale,
                                         background, n_background, background_stride,
-                                        fractions, weights, gradient, sums, amp)
+                                        fractions, weights, gradient, sums, amp,
+                                        pairs, n_pairs, w, n_w, gw)
         elif n == SUM_LANES:
             ok = _cached_block(j, SUM_LANES, K, x, x_stride, coupling, scale, background,
                                n_background, background_stride, fractions, weights, gradient,
@@ -1236,7 +1305,7 @@ cdef void _cached_data_chunk(
                     ok = _cached_block_channels(jj, 1, K, H, x, coupling,
                                                 scale, background, n_background,
                                                 background_stride, fractions, weights, False,
-                                                sums, amp)
+                                                sums, amp, pairs, n_pairs, w, n_w, gw)
                 else:
                     ok = _cached_block(jj, 1, K, x, x_stride, coupling, scale, background,
                                        n_background, background_stride, fractions, weights,
@@ -1258,7 +1327,8 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
                      const double[:, ::1] background, const double[::1] fractions,
                      const double[::1] weights, bint gradient, Py_ssize_t n_events,
                      Py_ssize_t chunk, double[:, ::1] rows, Py_ssize_t[::1] bad,
-                     int n_threads, Py_ssize_t n_channels=1):
+                     int n_threads, Py_ssize_t n_channels=1, const Py_ssize_t[:, ::1] pairs=None,
+                     const double[::1] channel_weights=None):
     """The cached data term's per-chunk rows in one pass over the stored amplitudes.
 
     ``x``: the component amplitudes at the data events, complex128 of shape
@@ -1271,7 +1341,11 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     ``background``: (n_background, n) values; ``weights`` may be empty;
     ``rows`` (n_chunks, 2 + n_background [+ 2K]) receives per chunk the sums
     of -2 w ln t, r S, r B_b and, with ``gradient``, Re and Im of
-    X_k r conj(A); ``bad[c]`` the first event of chunk ``c`` whose argument t
+    X_k r conj(A) (with ``pairs``, those of :func:`_cached_block_channels`,
+    then the weights' rows); ``pairs`` (n_pairs, 3) and ``channel_weights``
+    (2 n_w: re, im), given together with H > 1, make S the Hermitian form
+    sum_p Re[w_e A_h conj(A_h')] of :func:`_cached_block_channels` (a
+    polarized parent's density matrix); ``bad[c]`` the first event of chunk ``c`` whose argument t
     is not finite and positive (-1 if none, -2 if a work array could not be
     allocated).  Chunks are shared among the threads; each chunk's sums
     have a fixed order, so the rows do not depend on the number of threads.
@@ -1280,12 +1354,27 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     cdef Py_ssize_t K = x.shape[0] if H == 1 else couplings.shape[0] // 2
     cdef Py_ssize_t nb = background.shape[0]
     cdef Py_ssize_t n_chunks = (n_events + chunk - 1) // chunk
-    cdef Py_ssize_t width = 2 + nb + (2 * K if gradient else 0)
-    cdef Py_ssize_t c
+    cdef Py_ssize_t n_pairs = 0 if pairs is None else pairs.shape[0]
+    cdef Py_ssize_t n_w = 0 if channel_weights is None else channel_weights.shape[0] // 2
+    cdef Py_ssize_t width = 2 + nb + (2 * K + 2 * n_w if gradient else 0)
+    cdef Py_ssize_t c, p
+    cdef const Py_ssize_t *pp = NULL
+    cdef const double *wvp = NULL
     if chunk <= 0:
         raise ValueError("chunk must be positive")
     if H < 1:
         raise ValueError("cached_data_rows: n_channels must be positive")
+    if (pairs is None) != (channel_weights is None):
+        raise ValueError("cached_data_rows: pairs and channel_weights go together")
+    if pairs is not None:
+        if H < 2 or n_pairs == 0 or pairs.shape[1] != 3 or n_w == 0 \
+                or channel_weights.shape[0] % 2:
+            raise ValueError("cached_data_rows: pairs or channel_weights of the wrong shape")
+        for p in range(n_pairs):
+            if not (0 <= pairs[p, 0] < H and 0 <= pairs[p, 1] < H and 0 <= pairs[p, 2] < n_w):
+                raise ValueError(f"cached_data_rows: pair {p} out of range")
+        pp = &pairs[0, 0]
+        wvp = &channel_weights[0]
     if H > 1:
         if (x.shape[0] < (n_events + SUM_LANES - 1) // SUM_LANES
                 or x.shape[1] != 2 * H * K * SUM_LANES or couplings.shape[0] % 2):
@@ -1313,15 +1402,19 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     cdef Py_ssize_t *bd = &bad[0]
     cdef double *sums
     cdef double *amp
+    cdef double *gw
     with nogil, parallel(num_threads=n_threads):
         sums = <double *> malloc(width * SUM_LANES * sizeof(double))
         amp = <double *> malloc(2 * H * SUM_LANES * sizeof(double))
+        gw = <double *> malloc(2 * H * SUM_LANES * sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             bd[c] = NO_PROBLEM
-            if sums == NULL or amp == NULL:
+            if sums == NULL or amp == NULL or gw == NULL:
                 bd[c] = ALLOCATION_FAILED
             else:
                 _cached_data_chunk(c, chunk, n_events, K, H, xp, x_stride, cp, scale, bp, nb,
-                                   b_stride, fp, wp, gradient, sums, amp, rp + c * width, bd)
+                                   b_stride, fp, wp, gradient, sums, amp, rp + c * width, bd,
+                                   pp, n_pairs, wvp, n_w, gw)
         free(sums)
         free(amp)
+        free(gw)

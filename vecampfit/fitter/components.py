@@ -47,7 +47,7 @@ import numpy as np
 from ._signatures import function_pointer, parse_signature
 from .errors import DensityError
 
-__all__ = ["COUPLING_FORMS", "Components"]
+__all__ = ["COUPLING_FORMS", "ChannelWeights", "Components"]
 
 #: Coupling forms: c = a exp(i phi) with the phase phi in degrees
 #: (``"polar_degrees"``) or in radians (``"polar_radians"``), c = x + i y
@@ -133,6 +133,14 @@ class Components:
         c_k / \\partial p_j` (complex, (K, n_parameters)) at the density's
         parameters, with an attribute ``parameters``, the names of the
         parameters the couplings depend on.
+    channel_weights : ChannelWeights, optional
+        With several channels: the density is the Hermitian form
+        :math:`S = \\sum_{(h, h', e)} \\mathrm{Re}[w_e A_h \\bar A_{h'}]`,
+        :math:`A_h = \\sum_k c_k X_{kh}`, with weights :math:`w_e` of the
+        parameters (a polarized parent's spin-density matrix, the
+        orientation of each event folded into its :math:`X_{kh}`); the
+        weights' parameters are then neither the couplings' nor those the
+        :math:`X_k` depend on, and a change of them keeps the cache.
     single : sequence of scipy.LowLevelCallable, optional
         Per component, its block function alone (real part of lane ``i`` at
         ``i``, imaginary part at ``L + i``), of the same precision and L as
@@ -165,7 +173,8 @@ class Components:
     """
 
     def __init__(self, names, couplings, function, parameters, owner="density", constants=None,
-                 depends=None, single=None, channels=1, coupling_function=None):
+                 depends=None, single=None, channels=1, coupling_function=None,
+                 channel_weights=None):
         self.names = tuple(names)
         self.owner = owner
         parameters = tuple(parameters)
@@ -225,8 +234,13 @@ class Components:
             used = dict.fromkeys(coupling_function.parameters)
         self.coupling_parameters = np.array(sorted(parameters.index(p) for p in used),
                                             dtype=np.intp)
-        self.other_parameters = np.array([k for k in range(len(parameters))
-                                          if k not in set(self.coupling_parameters.tolist())],
+        self.channel_weights = channel_weights
+        weight_parameters = []
+        if channel_weights is not None:
+            weight_parameters = self._check_weights(channel_weights, parameters, used, owner)
+        self.weight_parameters = np.array(weight_parameters, dtype=np.intp)
+        moving = set(self.coupling_parameters.tolist()) | set(weight_parameters)
+        self.other_parameters = np.array([k for k in range(len(parameters)) if k not in moving],
                                          dtype=np.intp)
         self.n_parameters = len(parameters)
         self.function = function
@@ -241,6 +255,41 @@ class Components:
                                f"or neither")
         if depends is not None:
             self._set_partial(depends, single, parameters, owner)
+
+    def _check_weights(self, weights, parameters, coupling_parameters, owner):
+        """Indices of the weights' parameters, after the checks."""
+        if self.channels < 2:
+            raise DensityError(f"{owner}: channel weights need several channels")
+        pairs = weights.pairs
+        if (pairs.ndim != 2 or pairs.shape[1] != 3 or pairs.shape[0] == 0
+                or pairs[:, :2].min() < 0 or pairs[:, :2].max() >= self.channels
+                or pairs[:, 2].min() < 0 or pairs[:, 2].max() >= weights.n_weights):
+            raise DensityError(f"{owner}: channel weights: pairs (h, h', e) out of range for "
+                               f"{self.channels} channels and {weights.n_weights} weights")
+        out = []
+        for q in weights.parameters:
+            if q not in parameters:
+                raise DensityError(f"{owner}: the channel weights depend on {q!r}, which is "
+                                   f"not a parameter of the density")
+            if q in coupling_parameters:
+                raise DensityError(f"{owner}: {q!r} is both a coupling's parameter and one "
+                                   f"of the channel weights'")
+            out.append(parameters.index(q))
+        return sorted(set(out))
+
+    def weights(self, params):
+        """The channel weights :math:`w_e` and :math:`\\partial w_e / \\partial
+        p_j` (complex, shapes (n_weights,) and (n_weights, n_parameters)), or
+        None without channel weights.
+
+        Parameters
+        ----------
+        params : array_like
+            The density's parameters, in its order.
+        """
+        if self.channel_weights is None:
+            return None
+        return self.channel_weights(np.asarray(params, dtype=np.float64))
 
     def _set_partial(self, depends, single, parameters, owner):
         depends, single = list(depends), list(single)
@@ -348,6 +397,38 @@ class Components:
             if is_b:
                 jac[k, b] += 1j * scale * x * e * unit
         return jac
+
+
+class ChannelWeights:
+    """Complex weights of pairs of channels: the density
+    :math:`S = \\sum_{(h, h', e)} \\mathrm{Re}[w_e A_h \\bar A_{h'}]` of
+    :class:`Components` with ``channel_weights``.
+
+    Parameters
+    ----------
+    pairs : array_like of int, shape (n_pairs, 3)
+        Rows ``(h, h', e)``: channels and the index of their weight.  For a
+        real density the form is Hermitian: with ``(h, h', e)`` the list
+        holds ``(h', h, e')`` with :math:`w_{e'} = \\bar w_e`.
+    function : callable
+        ``function(params) -> (w, jacobian)``: the weights (complex,
+        ``n_weights``) and :math:`\\partial w_e / \\partial p_j` (complex,
+        ``(n_weights, n_parameters)``) at the density's parameters.
+    parameters : sequence of str
+        The names of the parameters the weights depend on.
+    n_weights : int
+
+    Calling it returns ``function(params)``.
+    """
+
+    def __init__(self, pairs, function, parameters, n_weights):
+        self.pairs = np.ascontiguousarray(np.asarray(pairs, dtype=np.intp).reshape(-1, 3))
+        self._function = function
+        self.parameters = tuple(parameters)
+        self.n_weights = int(n_weights)
+
+    def __call__(self, params):
+        return self._function(params)
 
 
 def components_from_description(desc, precision, parameters, owner, constants=None):
