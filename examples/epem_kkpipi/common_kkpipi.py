@@ -273,10 +273,75 @@ def signal_density_cython(modules, point, precision="float64", vector_length=Non
                               name=f"signal {point.name}")
 
 
-def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
-    """Compile ``efficiency_density.pyx`` (with the polynomial tool's ``.pxd``
-    files of this folder and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+#: The polynomial code the compiled efficiency and background densities
+#: cimport: file name -> the arguments of ``vecampfit-polynomial-parameters``
+#: that write it (``{}`` stands for the file).  The efficiency correction
+#: P_1(Phi) is the paper's call (orders 1 and 2, the active order fixed when
+#: compiling); the background is the full second-order polynomial P_2(Phi).
+POLYNOMIAL_CODE = {
+    "efficiency_correction_polynomial.pxd":
+        "2 7 --minimum-order=1 --preprocessor-order --subroutine {} "
+        "--name efficiency_correction --prefix EFFCOR",
+    "efficiency_correction_polynomial_gradient.pxd":
+        "2 7 --minimum-order=1 --preprocessor-order --gradient {} "
+        "--name efficiency_correction --prefix EFFCOR",
+    "background_polynomial.pxd": "2 7 --subroutine {} --name background_polynomial --prefix BKG",
+    "background_polynomial_gradient.pxd":
+        "2 7 --gradient {} --name background_polynomial --prefix BKG",
+}
+
+
+def polynomial_code(build_dir=None):
+    """Write the polynomial tool's code of :data:`POLYNOMIAL_CODE` and return its folder.
+
+    The ``.pxd`` files are emitted by ``vecampfit-polynomial-parameters``
+    (:func:`vecampfit.polynomial_parameters.main`) into the folder
+    ``epem_kkpipi_polynomial_code`` of the model cache, each time a density
+    is compiled, so that the compiled code is always the tool's current
+    output; each file is replaced whole, so that programs compiling at the
+    same time never read a half-written one.
+
+    Parameters
+    ----------
+    build_dir : str, optional
+        Folder of the compiled models (default: vecampfit's cache,
+        :func:`vecampfit.model_compiler.default_cache_dir`).
+
+    Returns
+    -------
+    str
+        The folder holding the ``.pxd`` files.
+
+    Raises
+    ------
+    RuntimeError
+        If the tool could not write a file.
+    """
+    from vecampfit.model_compiler import default_cache_dir
+    from vecampfit.polynomial_parameters import main
+    folder = os.path.join(os.path.abspath(build_dir) if build_dir is not None
+                          else default_cache_dir(), "epem_kkpipi_polynomial_code")
+    os.makedirs(folder, exist_ok=True)
+    for name, arguments in POLYNOMIAL_CODE.items():
+        if main(arguments.format(os.path.join(folder, name)).split()) != 0:
+            raise RuntimeError(f"vecampfit-polynomial-parameters could not write {name} "
+                               f"in {folder}")
+    return folder
+
+
+def compile_polynomial_density(source, vector_lengths, build_dir=None, verbose=False,
+                               extra_compile_args=()):
+    """Compile a density of this folder that cimports the code of
+    :data:`POLYNOMIAL_CODE` (written by :func:`polynomial_code`); returns
+    ``{L: module}`` (``vecampfit.model_compiler.compile_model``)."""
     from vecampfit.model_compiler import compile_model
-    return compile_model(os.path.join(HERE, "efficiency_density.pyx"), list(vector_lengths),
-                         build_dir=build_dir, include_dirs=(HERE,),
-                         extra_compile_args=["-DPOLYNOMIAL_ORDER=1"], verbose=verbose)
+    return compile_model(os.path.join(HERE, source), list(vector_lengths), build_dir=build_dir,
+                         include_dirs=(polynomial_code(build_dir),),
+                         extra_compile_args=list(extra_compile_args), verbose=verbose)
+
+
+def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``efficiency_density.pyx`` (with the polynomial tool's code,
+    :func:`polynomial_code`, and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+    return compile_polynomial_density("efficiency_density.pyx", vector_lengths, build_dir,
+                                      verbose, extra_compile_args=["-DPOLYNOMIAL_ORDER=1"])
