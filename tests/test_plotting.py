@@ -155,3 +155,39 @@ def test_plots_refuse_bad_input(tmp_path):
         plotting.plot_dalitz([1, 2], [1])
     with pytest.raises(ValueError, match="no events"):
         plotting.plot_dalitz([], [])
+
+
+def test_projection_panels_and_one_projection_drawn_into_them():
+    fig, panels = plotting.projection_panels(2, (8, 4), left=0.1)
+    assert len(panels) == 2 and fig.get_axes() == [a for pair in panels for a in pair]
+    top, bottom = panels[1]
+    assert bottom.get_shared_x_axes().joined(top, bottom)
+    edges = np.linspace(0.0, 2.0, 5)
+    data, fit = np.array([0.0, 9.0, 25.0, 4.0]), np.array([1.0, 9.0, 16.0, 0.0])
+    plotting.draw_projection(top, bottom, edges, data, fit, {"a": fit / 2, "b": fit / 4},
+                             labels={"a": "A"}, xlabel="m [GeV]")
+    # data points only where there are entries, with sqrt(n) errors
+    points = top.containers[0]
+    x, y = points.lines[0].get_data()
+    np.testing.assert_allclose(x, [0.75, 1.25, 1.75])
+    np.testing.assert_allclose(y, [9.0, 25.0, 4.0])
+    # fit and components as step histograms, components dashed in order of the colours
+    steps = [p for p in top.patches]
+    assert [s.get_label() for s in steps] == ["fit", "A", "b"]
+    assert steps[1].get_linestyle() == "--"
+    from matplotlib.colors import to_rgba
+    assert [s.get_edgecolor() for s in steps[1:]] == [to_rgba(c)
+                                                      for c in plotting.COMPONENT_COLORS[:2]]
+    # pulls (n - mu)/sqrt(mu), 0 where nothing is expected; symmetric range of at least 3
+    heights = [b.get_height() for b in bottom.patches]
+    np.testing.assert_allclose(heights, [-1.0, 0.0, 2.25, 0.0])
+    assert bottom.get_ylim() == (-3.0, 3.0)
+    assert bottom.get_xlim() == (0.0, 2.0)
+    assert bottom.get_xlabel() == "m [GeV]" and bottom.get_ylabel() == "pull"
+    assert not any(t.get_visible() and t.get_text() for t in top.get_xticklabels())
+    # a larger pull widens the range by 10 %
+    top, bottom = panels[0]
+    plotting.draw_projection(top, bottom, edges, np.array([1.0, 9.0, 41.0, 4.0]), fit,
+                             data_errors=np.ones(4), xerr=True)
+    assert bottom.get_ylim() == pytest.approx((-6.875, 6.875))
+    assert len(top.patches) == 1

@@ -27,6 +27,9 @@ terms.
 * :func:`plot_projections` draws projections side by side: data as points
   with Poisson error bars, the fit as a step histogram, the components as
   dashed steps, a pull panel under each;
+* :func:`projection_panels` and :func:`draw_projection` are its parts, for
+  figures laid out otherwise: the panels, and one projection drawn into
+  them;
 * :func:`plot_dalitz` draws a two-dimensional histogram with a colour bar
   and a title.
 
@@ -41,7 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Projection", "plot_dalitz", "plot_projections", "projection", "pulls"]
+__all__ = ["Projection", "draw_projection", "plot_dalitz", "plot_projections", "projection",
+           "projection_panels", "pulls"]
 
 #: Colours of the components, in order (matplotlib's tab10 without the
 #: fit's blue and the data's black).
@@ -310,20 +314,12 @@ def plot_projections(projections, path=None, *, component_labels=None, title=Non
                             f"{type(p).__name__}")
     labels = dict(component_labels or {})
     n = len(projections)
-    fig = _figure((panel_size[0] * n, panel_size[1]))
-    grid = fig.add_gridspec(2, n, height_ratios=(3, 1), hspace=0.05, wspace=0.3)
-    for k, p in enumerate(projections):
-        top = fig.add_subplot(grid[0, k])
-        bottom = fig.add_subplot(grid[1, k], sharex=top)
-        e, c = p.edges, p.centers
-        shown = p.data > 0
-        top.errorbar(c[shown], p.data[shown], yerr=p.data_errors[shown],
-                     xerr=0.5 * np.diff(e)[shown], fmt="o", ms=3, color="k", elinewidth=1,
-                     label=data_label, zorder=3)
-        top.stairs(p.fit, e, color="tab:blue", lw=1.5, label=fit_label, zorder=2)
-        for j, (name, h) in enumerate(p.components.items()):
-            top.stairs(h, e, color=COMPONENT_COLORS[j % len(COMPONENT_COLORS)], ls="--", lw=1.2,
-                       label=labels.get(name, name))
+    fig, panels = projection_panels(n, (panel_size[0] * n, panel_size[1]))
+    for k, (p, (top, bottom)) in enumerate(zip(projections, panels)):
+        draw_projection(top, bottom, p.edges, p.data, p.fit, p.components,
+                        data_errors=p.data_errors, xerr=True, labels=labels,
+                        data_label=data_label, fit_label=fit_label, fit_zorder=2, xlabel=p.label)
+        e = p.edges
         width = e[1] - e[0]
         unit = _unit_of(p.label)
         equal = np.allclose(np.diff(e), width)
@@ -332,23 +328,109 @@ def plot_projections(projections, path=None, *, component_labels=None, title=Non
             top.set_yscale("log")
         else:
             top.set_ylim(bottom=0)
-        top.tick_params(labelbottom=False)
         if k == 0:
             top.legend(frameon=False, fontsize="small")
-        r = p.pulls
-        bottom.bar(c, r, width=np.diff(e), color="tab:blue", alpha=0.6)
-        bottom.axhline(0, color="k", lw=0.8)
-        for s in (-2, 2):
-            bottom.axhline(s, color="k", lw=0.6, ls=":")
-        lim = max(3.0, float(np.max(np.abs(r))) * 1.1 if r.size else 3.0)
-        bottom.set_ylim(-lim, lim)
-        bottom.set_ylabel("pull")
-        bottom.set_xlabel(p.label)
-        bottom.set_xlim(e[0], e[-1])
     if title:
         fig.suptitle(title)
     _save(fig, path, dpi)
     return fig
+
+
+def projection_panels(n, figsize, **grid):
+    """A figure for ``n`` projections side by side, each with a pull panel under it.
+
+    Parameters
+    ----------
+    n : int
+        Number of projections.
+    figsize : (float, float)
+        Width and height of the figure (inches).
+    **grid
+        Further arguments of :meth:`matplotlib.figure.Figure.add_gridspec`
+        (margins ``left``, ``right``, ``bottom``, ``top``); the upper panels
+        are three times as high as the pull panels.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        On matplotlib's Agg canvas.
+    panels : list of (matplotlib.axes.Axes, matplotlib.axes.Axes)
+        Per projection its upper panel and its pull panel, which shares
+        the upper panel's x axis.
+    """
+    fig = _figure(figsize)
+    spec = fig.add_gridspec(2, n, height_ratios=(3, 1), hspace=0.05, wspace=0.3, **grid)
+    panels = []
+    for k in range(n):
+        top = fig.add_subplot(spec[0, k])
+        panels.append((top, fig.add_subplot(spec[1, k], sharex=top)))
+    return fig, panels
+
+
+def draw_projection(top, bottom, edges, data, fit, components=None, *, data_errors=None,
+                    xerr=False, labels=None, data_label="data", fit_label="fit",
+                    fit_zorder=None, xlabel=""):
+    """Draw one projection: data, fit and components above, the pulls below.
+
+    Upper panel: the data as points with error bars (bins with no entries
+    are not drawn), the fit as a step histogram, each component as a dashed
+    step histogram in the colours of :data:`COMPONENT_COLORS`, in order;
+    its x tick labels are hidden.  Lower panel: the pulls
+    :math:`(n_i - \\mu_i)/\\sqrt{\\mu_i}` (:func:`pulls`) as bars, with lines
+    at 0 and :math:`\\pm 2`, the y range symmetric and at least
+    :math:`\\pm 3`.  The y label, limits and legend of the upper panel are
+    left to the caller.
+
+    Parameters
+    ----------
+    top, bottom : matplotlib.axes.Axes
+        The two panels (:func:`projection_panels`).
+    edges : numpy.ndarray
+        Bin edges (``bins + 1``, in the unit of the variable).
+    data : numpy.ndarray
+        Data counts :math:`n_i` per bin.
+    fit : numpy.ndarray
+        Expected events :math:`\\mu_i` per bin.
+    components : dict of str to numpy.ndarray, optional
+        Expected events per bin of each component.
+    data_errors : numpy.ndarray, optional
+        Errors of the data counts (default :math:`\\sqrt{n_i}`).
+    xerr : bool
+        Draw the bin widths as horizontal error bars of the data points.
+    labels : dict of str to str, optional
+        Legend labels of the components (default: their keys).
+    data_label, fit_label : str
+        Legend labels.
+    fit_zorder : float, optional
+        Drawing order of the fit (matplotlib's ``zorder``; default:
+        matplotlib's, the fit under components drawn after it).
+    xlabel : str
+        Axis label of the variable, under the pull panel.
+    """
+    e = np.asarray(edges)
+    c = 0.5 * (e[1:] + e[:-1])
+    shown = data > 0
+    errors = np.sqrt(data) if data_errors is None else data_errors
+    width = {"xerr": 0.5 * np.diff(e)[shown], "elinewidth": 1} if xerr else {}
+    top.errorbar(c[shown], data[shown], yerr=errors[shown], fmt="o", ms=3, color="k",
+                 label=data_label, zorder=3, **width)
+    top.stairs(fit, e, color="tab:blue", lw=1.5, label=fit_label,
+               **({} if fit_zorder is None else {"zorder": fit_zorder}))
+    labels = labels or {}
+    for j, (name, h) in enumerate((components or {}).items()):
+        top.stairs(h, e, color=COMPONENT_COLORS[j % len(COMPONENT_COLORS)], ls="--", lw=1.2,
+                   label=labels.get(name, name))
+    top.tick_params(labelbottom=False)
+    r = pulls(data, fit)
+    bottom.bar(c, r, width=np.diff(e), color="tab:blue", alpha=0.6)
+    bottom.axhline(0, color="k", lw=0.8)
+    for s in (-2, 2):
+        bottom.axhline(s, color="k", lw=0.6, ls=":")
+    lim = max(3.0, float(np.max(np.abs(r))) * 1.1 if r.size else 3.0)
+    bottom.set_ylim(-lim, lim)
+    bottom.set_ylabel("pull")
+    bottom.set_xlabel(xlabel)
+    bottom.set_xlim(e[0], e[-1])
 
 
 def plot_dalitz(x, y, path=None, *, bins=100, range=None, weights=None, xlabel="", ylabel="",

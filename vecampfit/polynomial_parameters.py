@@ -243,6 +243,19 @@ class PolynomialSpec:
             names += [f"g{d}" for d in range(self.dimensions)]
         return names + ["s", "t"]
 
+    def _lane_loop(self, need_derivative):
+        """The end of a routine's docstring, its locals and the start of the
+        loop over the L lanes: the basis values of lane ``i`` and ``s = 0``."""
+        lines = [
+            '    """',
+            "    cdef Py_ssize_t i",
+            "    cdef floating " + ", ".join(self._locals(need_derivative)),
+            "    for i in range(VECTOR_LENGTH):",
+        ]
+        lines += ["        " + line for line in self._basis_lines("i", need_derivative)]
+        lines.append("        s = <floating>0")
+        return lines
+
     def _guarded(self, body_by_order, indent):
         """Lines for each total order, wrapped in a compile-time guard if requested."""
         out = []
@@ -312,13 +325,8 @@ class PolynomialSpec:
             f"    {self._description()}",
             f"    x: the {self.dimensions} variables as real vectors, layout [D][L]; c: coefficients,",
             f"    indexed by the {self.prefix}_* enum.",
-            '    """',
-            "    cdef Py_ssize_t i",
-            "    cdef floating " + ", ".join(self._locals(False)),
-            "    for i in range(VECTOR_LENGTH):",
         ]
-        lines += ["        " + line for line in self._basis_lines("i", False)]
-        lines.append("        s = <floating>0")
+        lines += self._lane_loop(False)
         by_order = {}
         for e, n in zip(self.terms, self.names):
             # Same grouping as in the gradient routine: both give identical values.
@@ -344,13 +352,8 @@ class PolynomialSpec:
             f"    {self._description()}",
             "    gradient[k * L + i] = dP/dc_k (layout [n_terms][L]; zero for inactive terms)"
             + (";\n    variable_gradient[d * L + i] = dP/dx_d (layout [D][L])." if variable_gradient else "."),
-            '    """',
-            "    cdef Py_ssize_t i",
-            "    cdef floating " + ", ".join(self._locals(variable_gradient)),
-            "    for i in range(VECTOR_LENGTH):",
         ]
-        lines += ["        " + line for line in self._basis_lines("i", variable_gradient)]
-        lines.append("        s = <floating>0")
+        lines += self._lane_loop(variable_gradient)
         if variable_gradient:
             lines += [f"        g{d} = <floating>0" for d in range(self.dimensions)]
         if self.preprocessor_order:

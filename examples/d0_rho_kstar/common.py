@@ -26,9 +26,6 @@ of both assignments of the :math:`\pi^+`
 (:meth:`vecampfit.cascades.CascadeModel.event_records`).
 """
 
-import json
-import os
-
 import numpy as np
 
 from vecampfit import command_line
@@ -124,18 +121,13 @@ def write_sample(path, momenta):
 
 
 def read_json(path):
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path} not found: run generate.py (and fit.py) with the same "
-                                "--directory first")
-    with open(path) as f:
-        return json.load(f)
+    """A JSON file of an earlier step (:func:`vecampfit.command_line.read_json`)."""
+    return command_line.read_json(path, missing="run generate.py (and fit.py) with the same "
+                                  "--directory first")
 
 
-def write_json(path, content):
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(content, f, indent=1)
-    os.replace(tmp, path)
+#: Write a JSON file atomically (:func:`vecampfit.command_line.write_json`).
+write_json = command_line.write_json
 
 
 def compile_model(model, vector_length, build_dir=None):
@@ -159,12 +151,8 @@ def parser(description):
 
 
 def add_common_options(p):
-    """Options every program takes."""
+    """Options every program takes (with :func:`vecampfit.command_line.add_model_options`:
+    ``--vector-length``, ``--threads``, ``--model-cache``)."""
     p.add_argument("--directory", default="d0_rho_kstar_output",
                    help="folder of the input and output files")
-    p.add_argument("--model-cache", default=None,
-                   help="folder for compiled models (default: vecampfit's cache)")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--threads", type=int, default=None,
-                   help="OpenMP threads (default: all CPUs)")
-    return p
+    return command_line.add_model_options(p, precision=False)

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import common
+from vecampfit import command_line
 from vecampfit.amplitudes import fit_fractions
 from vecampfit.fitter import Fitter, Likelihood
 
@@ -81,44 +82,13 @@ def parse(argv=None):
     return p.parse_args(argv)
 
 
-def pulls_table(names, values, errors, truth):
-    lines = [f"{'parameter':10s} {'value':>9s} {'error':>8s}"
-             + (f" {'truth':>9s} {'pull':>6s}" if truth else "")]
-    for n in names:
-        line = f"{n:10s} {values[n]:9.4f} {errors[n]:8.4f}"
-        if truth:
-            line += f" {truth[n]:9.4f} {(values[n] - truth[n]) / errors[n]:6.2f}"
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def fractions_text(model, mc, fitted, cov, truth, result):
-    """The table of the wave fractions (in ``result`` too)."""
-    groups = common.wave_groups(model)
-    ff = fit_fractions(model, mc, groups, params=fitted, covariance=cov, covariance_names=FREE)
-    text = ff.table(interference=True)
-    result["fractions"] = {g: [float(ff.matrix[k, k]), float(ff.errors[k, k]),
-                               float(ff.normalization_errors[k, k])]
-                           for k, g in enumerate(ff.components)}
-    if truth:
-        ft = fit_fractions(model, mc, groups, params=truth)
-        result["truth_fractions"] = {g: float(ft.matrix[k, k])
-                                     for k, g in enumerate(ft.components)}
-        lines = text.split("\n")
-        lines[0] += f" {'truth %':>9s}"
-        for k, g in enumerate(ff.components):
-            lines[k + 1] += f" {100 * ft.matrix[k, k]:9.3f}"
-        text = "\n".join(lines)
-    return text
-
-
 def main(argv=None):
     args = parse(argv)
     d = args.directory
     t0 = time.perf_counter()
     truth_path = os.path.join(d, common.TRUTH_FILE)
     truth = common.read_json(truth_path)["values"] if os.path.exists(truth_path) else None
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    seed = command_line.seed_or_random(args.seed)
     rng = np.random.default_rng(seed)
     if args.start == "random":
         print(f"random start, seed {seed}")
@@ -133,16 +103,11 @@ def main(argv=None):
     fitter.migrad()
     fitter.hesse()
     m = fitter.minuit
-    fitted = dict(values)
-    fitted.update(zip(m.parameters, (float(v) for v in m.values)))
-    errors = {n: float(m.errors[n]) for n in FREE}
-    cov = np.array([[m.covariance[a, b] for b in FREE] for a in FREE])
+    result = command_line.fit_summary(fitter, values, FREE)
     print(f"F = {m.fval:.3f}, valid minimum: {m.valid}, EDM {m.fmin.edm:.2e}; "
           f"fit {fitter.wall_time:.2f} s wall, {fitter.cpu_time:.2f} s CPU")
-    print(pulls_table(FREE, fitted, errors, truth))
-    result = {"free": FREE, "values": fitted, "errors": errors, "covariance": cov.tolist(),
-              "fval": float(m.fval), "valid": bool(m.valid), "edm": float(m.fmin.edm),
-              "fit_wall_time": fitter.wall_time, "seed": seed, "start": args.start}
+    print(command_line.values_table(FREE, result["values"], result["errors"], truth))
+    result.update(seed=seed, start=args.start)
     fitter.write_results(parameters=os.path.join(d, "parameters_result.dat"),
                          text=os.path.join(d, "results.txt"))
     if not args.no_fractions:
@@ -150,9 +115,15 @@ def main(argv=None):
         mc = common.read_sample(os.path.join(d, common.MC_FILE), cascade)
         n = min(args.fraction_events, len(mc[common.BRANCHES[0]]))
         mc = {k: v[:n] for k, v in mc.items()}
-        text = fractions_text(model, mc, fitted, cov, truth, result)
+        groups = common.wave_groups(model)
+        ff = fit_fractions(model, mc, groups, params=result["values"],
+                           covariance=np.array(result["covariance"]), covariance_names=FREE)
+        ft = fit_fractions(model, mc, groups, params=truth) if truth else None
+        text, numbers = command_line.fractions_report(ff, ft, interference=True)
+        result.update(numbers)
         text = (f"Fit fractions of the waves over {n} normalization events "
-                f"(fit error from the error matrix, norm error from the finite sample)\n" + text)
+                "(fit error from the error matrix, norm error from the finite "
+                "sample)\n" + text)
         print(text)
         print(f"fit fractions took {time.perf_counter() - t1:.1f} s")
         with open(os.path.join(d, "results.txt"), "a") as f:

@@ -24,8 +24,8 @@ import os
 import numpy as np
 
 import common
+from vecampfit import plotting
 
-COLORS = {"S": "tab:orange", "P": "tab:green", "D": "tab:red"}
 #: Projection -> (axis label, range).
 AXES = {"m(pi+pi-)": (r"$m(\pi^+\pi^-)$ [GeV]", None),
         "m(K-pi+)": (r"$m(K^-\pi^+)$ [GeV]", None),
@@ -85,48 +85,18 @@ def projections(data, mc, total, parts, bins):
     return out
 
 
-def pulls(n, mu):
-    """:math:`(n_i - \\mu_i)/\\sqrt{\\mu_i}`, 0 where :math:`\\mu_i = 0`."""
-    out = np.zeros_like(mu)
-    ok = mu > 0
-    out[ok] = (n[ok] - mu[ok]) / np.sqrt(mu[ok])
-    return out
-
-
 def draw(hists, labels, path_stem, title):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
-    fig = Figure(figsize=(4.4 * len(hists), 5.5))
-    FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(2, len(hists), height_ratios=(3, 1), hspace=0.05, wspace=0.3,
-                            left=0.05, right=0.99, bottom=0.11, top=0.9)
-    for k, (name, h) in enumerate(hists.items()):
-        top = fig.add_subplot(grid[0, k])
-        bottom = fig.add_subplot(grid[1, k], sharex=top)
-        e = h["edges"]
-        c = 0.5 * (e[1:] + e[:-1])
-        shown = h["data"] > 0
-        top.errorbar(c[shown], h["data"][shown], yerr=np.sqrt(h["data"][shown]), fmt="o", ms=3,
-                     color="k", label="data (2 entries/event)", zorder=3)
-        top.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
-        for wave, part in h["parts"].items():
-            top.stairs(part, e, color=COLORS[wave], ls="--", lw=1.2, label=labels[wave])
+    fig, panels = plotting.projection_panels(len(hists), (4.4 * len(hists), 5.5), left=0.05,
+                                             right=0.99, bottom=0.11, top=0.9)
+    for k, ((name, h), (top, bottom)) in enumerate(zip(hists.items(), panels)):
+        plotting.draw_projection(top, bottom, h["edges"], h["data"], h["fit"], h["parts"],
+                                 labels=labels, data_label="data (2 entries/event)",
+                                 xlabel=AXES[name][0])
         top.set_ylabel("entries / bin")
         top.set_ylim(bottom=0)
-        top.tick_params(labelbottom=False)
         if k == 1:
             top.legend(frameon=False, fontsize="small", loc="upper right")
-        r = pulls(h["data"], h["fit"])
-        bottom.bar(c, r, width=np.diff(e), color="tab:blue", alpha=0.6)
-        bottom.axhline(0, color="k", lw=0.8)
-        for s in (-2, 2):
-            bottom.axhline(s, color="k", lw=0.6, ls=":")
-        lim = max(3.0, 1.1 * float(np.max(np.abs(r))))
-        bottom.set_ylim(-lim, lim)
-        bottom.set_ylabel("pull")
-        bottom.set_xlabel(AXES[name][0])
-        bottom.set_xlim(e[0], e[-1])
         bottom.xaxis.set_major_locator(MaxNLocator(5))
     fig.suptitle(title)
     for ext in ("png", "pdf"):
@@ -163,7 +133,7 @@ def main(argv=None):
          f"$D^0 \\to \\rho^0 \\bar K^{{*0}}$, {n} events, {title}")
     for name, h in hists.items():
         use = h["fit"] > 0
-        chi2 = float(np.sum(pulls(h["data"], h["fit"])[use] ** 2))
+        chi2 = float(np.sum(plotting.pulls(h["data"], h["fit"])[use] ** 2))
         print(f"{name}: chi2 = {chi2:.1f} over {int(np.sum(use))} bins (two entries per event)")
     print(f"wrote projections.png and projections.pdf in {os.path.abspath(d)}")
     return hists

@@ -14,6 +14,7 @@ import common
 import fit
 import generate
 import plot
+from vecampfit import command_line
 
 
 def main(argv=None):
@@ -26,19 +27,14 @@ def main(argv=None):
                    help="D-wave coupling of the pseudo-data, relative to the S wave's (1)")
     p.add_argument("--seed", type=int, default=1, help="seed of the generation and the start")
     args = p.parse_args(argv)
-    shared = ["--directory", args.directory, "--vector-length", str(args.vector_length)]
-    if args.model_cache:
-        shared += ["--model-cache", args.model_cache]
-    if args.threads:
-        shared += ["--threads", str(args.threads)]
+    shared = command_line.forward_options(args, ("directory", "vector_length"),
+                                          optional=("model_cache", "threads"))
     t0 = time.perf_counter()
     print("== generate")
-    generate.main(shared + ["--events", str(args.events), "--mc-events", str(args.mc_events),
-                            "--seed", str(args.seed),
-                            "--p-wave", *(str(x) for x in args.p_wave),
-                            "--d-wave", *(str(x) for x in args.d_wave)])
+    generate.main(shared + command_line.forward_options(
+        args, ("events", "mc_events", "seed", "p_wave", "d_wave")))
     print("== fit")
-    result = fit.main(shared + ["--seed", str(args.seed)])
+    result = fit.main(shared + command_line.forward_options(args, ("seed",)))
     print("== plot")
     plot.main(shared)
     print(f"done in {time.perf_counter() - t0:.0f} s; results in "

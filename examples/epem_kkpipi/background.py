@@ -12,8 +12,6 @@ level, so the fit recovers those coefficients up to the (small) effect of
 the resolution.
 """
 
-import os
-
 import numpy as np
 
 import common_kkpipi as common
@@ -57,11 +55,10 @@ def truth():
 
 
 def compile_density(vector_lengths, build_dir=None, verbose=False):
-    """Compile ``background_density.pyx`` (``{L: module}``)."""
-    from vecampfit.model_compiler import compile_model
-    return compile_model(os.path.join(common.HERE, "background_density.pyx"),
-                         list(vector_lengths), build_dir=build_dir, include_dirs=(common.HERE,),
-                         verbose=verbose)
+    """Compile ``background_density.pyx`` with the polynomial tool's code
+    (``common.compile_polynomial_density``; ``{L: module}``)."""
+    return common.compile_polynomial_density("background_density.pyx", vector_lengths,
+                                             build_dir, verbose)
 
 
 def density(point, modules=None, precision="float64", vector_length=None):

@@ -5,30 +5,20 @@
 #       --name background_polynomial --prefix BKG
 #   vecampfit-polynomial-parameters 2 7 --gradient background_polynomial_gradient.pxd
 #       --name background_polynomial --prefix BKG
-# and used as generated.  Model protocol; no parameter buffer, no constants.
+# and used as generated (background.compile_density writes them into the
+# model cache when it compiles this file: common.polynomial_code).  Model
+# protocol; no parameter buffer, no constants.
 from cython cimport floating
 
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport model_description
+from vecampfit.polynomial_parameters import exponents
 
 from background_polynomial cimport background_polynomial
 from background_polynomial_gradient cimport background_polynomial_gradient
 
 
-def _exponents():
-    out = []
-    for total in (0, 1, 2):
-        def rec(prefix, left, dims):
-            if dims == 1:
-                out.append(tuple(prefix + [left]))
-                return
-            for k in range(left, -1, -1):
-                rec(prefix + [k], left - k, dims - 1)
-        rec([], total, 7)
-    return out
-
-
-PARAMETERS = tuple("BKG_" + "_".join(str(k) for k in e) for e in _exponents())
+PARAMETERS = tuple("BKG_" + "_".join(str(k) for k in e) for e in exponents(2, 7))
 EVENT_FIELDS = tuple(f"v{d}" for d in range(7))
 CONSTANTS = {}
 

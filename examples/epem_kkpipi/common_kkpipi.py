@@ -153,6 +153,89 @@ def parser(description):
     return p
 
 
+def add_fit_options(p, numpy_help="use the numpy density instead of the compiled one"):
+    """Options of the programs that fit one point at a time: ``--numpy``, the
+    model options without ``--threads`` and ``--no-gradient``
+    (:mod:`vecampfit.command_line`)."""
+    p.add_argument("--numpy", action="store_true", help=numpy_help)
+    command_line.add_model_options(p, threads=False)
+    return command_line.add_start_options(p, seed=False, fixed_seed=False)
+
+
+def add_plot_options(p):
+    """``--plot`` and ``--no-plot`` (see :func:`plots`)."""
+    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
+    p.add_argument("--no-plot", action="store_true", help="no plots")
+    return p
+
+
+def plots(args, point):
+    """Whether a program plots ``point``: every point with ``--plot``, none
+    with ``--no-plot``, else those at 2000 MeV."""
+    return not args.no_plot and (args.plot or point.energy_mev == 2000)
+
+
+def chi2_summary(histograms):
+    """``name chi2/bins, ...`` of histograms (dicts with ``chi2`` and ``ndf``), for one line."""
+    return ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in histograms.items())
+
+
+def chi2_lines(histograms, what):
+    """One line per histogram, ``<what> <name>: chi2 = X for N bins``, for a result file."""
+    return [f"{what} {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins"
+            for name, h in histograms.items()]
+
+
+def fit_points(args, compile_density, fit, describe, what="projection"):
+    """Fit the points that ``--process`` and ``--energy`` select, one after the other.
+
+    The density is compiled once, for ``--vector-length`` into
+    ``--model-cache``, unless ``--numpy`` asks for its numpy form.  Prints
+    a line per point: its name, ``describe(*result)``, the time the fit took
+    and the chi2 of its histograms (:func:`chi2_summary`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        With ``process`` and ``energy`` (:func:`parser`) and the options of
+        :func:`add_fit_options`.
+    compile_density : callable
+        ``compile_density(vector_lengths, build_dir=...) -> {L: module}``.
+    fit : callable
+        ``fit(point, modules) -> result`` (``modules`` None with
+        ``--numpy``), a tuple whose last item is the point's histograms
+        (name -> dict with ``chi2`` and ``ndf``).
+    describe : callable
+        ``describe(*result) -> str``, what the line says about the fit.
+    what : str
+        What the histograms are, in the line.
+
+    Returns
+    -------
+    dict
+        Point name -> ``result``.
+    """
+    import time
+
+    import config
+    modules = None if args.numpy else compile_density([args.vector_length],
+                                                      build_dir=args.model_cache)
+    results = {}
+    for point in config.select(args.process, args.energy):
+        t = time.perf_counter()
+        results[point.name] = result = fit(point, modules)
+        print(f"{point.name}: {describe(*result)}, {time.perf_counter() - t:.1f} s; "
+              f"{what} chi2/bins: {chi2_summary(result[-1])}")
+    return results
+
+
+def write_report(path, lines):
+    """Write a fit's text report, one line each (a fit program's
+    ``<kind>_<point>.txt``)."""
+    with open(path, "w") as f:
+        f.writelines(line + "\n" for line in lines)
+
+
 def plot_comparison(panels, path, title, measured, fitted, ylabel):
     """Panels side by side, each a measured histogram (points with errors)
     and a fitted curve, with the chi2 of the panel in its title.
@@ -273,10 +356,75 @@ def signal_density_cython(modules, point, precision="float64", vector_length=Non
                               name=f"signal {point.name}")
 
 
-def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
-    """Compile ``efficiency_density.pyx`` (with the polynomial tool's ``.pxd``
-    files of this folder and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+#: The polynomial code the compiled efficiency and background densities
+#: cimport: file name -> the arguments of ``vecampfit-polynomial-parameters``
+#: that write it (``{}`` stands for the file).  The efficiency correction
+#: P_1(Phi) is the paper's call (orders 1 and 2, the active order fixed when
+#: compiling); the background is the full second-order polynomial P_2(Phi).
+POLYNOMIAL_CODE = {
+    "efficiency_correction_polynomial.pxd":
+        "2 7 --minimum-order=1 --preprocessor-order --subroutine {} "
+        "--name efficiency_correction --prefix EFFCOR",
+    "efficiency_correction_polynomial_gradient.pxd":
+        "2 7 --minimum-order=1 --preprocessor-order --gradient {} "
+        "--name efficiency_correction --prefix EFFCOR",
+    "background_polynomial.pxd": "2 7 --subroutine {} --name background_polynomial --prefix BKG",
+    "background_polynomial_gradient.pxd":
+        "2 7 --gradient {} --name background_polynomial --prefix BKG",
+}
+
+
+def polynomial_code(build_dir=None):
+    """Write the polynomial tool's code of :data:`POLYNOMIAL_CODE` and return its folder.
+
+    The ``.pxd`` files are emitted by ``vecampfit-polynomial-parameters``
+    (:func:`vecampfit.polynomial_parameters.main`) into the folder
+    ``epem_kkpipi_polynomial_code`` of the model cache, each time a density
+    is compiled, so that the compiled code is always the tool's current
+    output; each file is replaced whole, so that programs compiling at the
+    same time never read a half-written one.
+
+    Parameters
+    ----------
+    build_dir : str, optional
+        Folder of the compiled models (default: vecampfit's cache,
+        :func:`vecampfit.model_compiler.default_cache_dir`).
+
+    Returns
+    -------
+    str
+        The folder holding the ``.pxd`` files.
+
+    Raises
+    ------
+    RuntimeError
+        If the tool could not write a file.
+    """
+    from vecampfit.model_compiler import default_cache_dir
+    from vecampfit.polynomial_parameters import main
+    folder = os.path.join(os.path.abspath(build_dir) if build_dir is not None
+                          else default_cache_dir(), "epem_kkpipi_polynomial_code")
+    os.makedirs(folder, exist_ok=True)
+    for name, arguments in POLYNOMIAL_CODE.items():
+        if main(arguments.format(os.path.join(folder, name)).split()) != 0:
+            raise RuntimeError(f"vecampfit-polynomial-parameters could not write {name} "
+                               f"in {folder}")
+    return folder
+
+
+def compile_polynomial_density(source, vector_lengths, build_dir=None, verbose=False,
+                               extra_compile_args=()):
+    """Compile a density of this folder that cimports the code of
+    :data:`POLYNOMIAL_CODE` (written by :func:`polynomial_code`); returns
+    ``{L: module}`` (``vecampfit.model_compiler.compile_model``)."""
     from vecampfit.model_compiler import compile_model
-    return compile_model(os.path.join(HERE, "efficiency_density.pyx"), list(vector_lengths),
-                         build_dir=build_dir, include_dirs=(HERE,),
-                         extra_compile_args=["-DPOLYNOMIAL_ORDER=1"], verbose=verbose)
+    return compile_model(os.path.join(HERE, source), list(vector_lengths), build_dir=build_dir,
+                         include_dirs=(polynomial_code(build_dir),),
+                         extra_compile_args=list(extra_compile_args), verbose=verbose)
+
+
+def compile_efficiency_density(vector_lengths, build_dir=None, verbose=False):
+    """Compile ``efficiency_density.pyx`` (with the polynomial tool's code,
+    :func:`polynomial_code`, and ``-DPOLYNOMIAL_ORDER=1``); returns ``{L: module}``."""
+    return compile_polynomial_density("efficiency_density.pyx", vector_lengths, build_dir,
+                                      verbose, extra_compile_args=["-DPOLYNOMIAL_ORDER=1"])

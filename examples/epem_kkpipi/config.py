@@ -97,6 +97,10 @@ class Point:
         """Centre-of-mass energy (GeV)."""
         return self.energy_mev / 1000.0
 
+    def title(self, what):
+        """Title of a plot of the point: ``K+ K- pi+ pi-, 2000 MeV, <what>``."""
+        return f"{PROCESS_LABELS[self.process]}, {self.energy_mev} MeV, {what}"
+
     def file(self, kind):
         """File name of a sample: ``kind`` in ``mc``, ``data``, ``background``."""
         if kind not in ("mc", "data", "background"):

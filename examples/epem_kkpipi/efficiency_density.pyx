@@ -10,8 +10,9 @@
 #       --subroutine efficiency_correction_polynomial.pxd (and --gradient
 #       efficiency_correction_polynomial_gradient.pxd) --name efficiency_correction
 #       --prefix EFFCOR
-# used as generated; compile with -DPOLYNOMIAL_ORDER=1 (the paper's active
-# order; common.compile_efficiency_density does).
+# used as generated (common.compile_efficiency_density writes them into the
+# model cache when it compiles this file: common.polynomial_code); compile
+# with -DPOLYNOMIAL_ORDER=1 (the paper's active order; it does).
 #
 # Event block: efficiency.EVENT_FIELDS (x_pt and cos(theta) of the four
 # tracks, the seven normalized Phi, the reconstructed flag r, the weight w).
@@ -23,6 +24,7 @@ from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH
 from vecampfit.fitter.density cimport model_description
 from vecampfit.mathematical_functions cimport chebyshev_basis, log_scalar, logistic_scalar
+from vecampfit.polynomial_parameters import exponents
 
 from efficiency_correction_polynomial cimport efficiency_correction
 from efficiency_correction_polynomial_gradient cimport efficiency_correction_gradient
@@ -35,19 +37,6 @@ EVENT_FIELDS = (tuple(f"{v}_{t}" for t in TRACKS for v in ("x", "c"))
 CONSTANTS = {"ORDER": 4.0}
 
 
-def _exponents():
-    out = []
-    for total in (1, 2):
-        def rec(prefix, left, dims):
-            if dims == 1:
-                out.append(tuple(prefix + [left]))
-                return
-            for k in range(left, -1, -1):
-                rec(prefix + [k], left - k, dims - 1)
-        rec([], total, 7)
-    return out
-
-
 def chebyshev_terms(order):
     """(i, j), i + j <= order, by total order then descending i (efficiency.chebyshev_terms)."""
     return [(i, s - i) for s in range(order + 1) for i in range(s, -1, -1)]
@@ -55,7 +44,8 @@ def chebyshev_terms(order):
 
 def parameter_names(order):
     return tuple([f"EFF_C_{i}_{j}" for i, j in chebyshev_terms(order)] + list(THRESHOLDS)
-                 + ["EFFCOR_" + "_".join(str(k) for k in e) for e in _exponents()])
+                 + ["EFFCOR_" + "_".join(str(k) for k in e)
+                    for e in exponents(2, 7, minimum_order=1)])
 
 
 cdef enum:

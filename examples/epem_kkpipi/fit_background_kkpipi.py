@@ -12,14 +12,11 @@ Run ``python fit_background_kkpipi.py --help``.
 """
 
 import os
-import time
 
 import numpy as np
 
 import background  # noqa: E402
 import common_kkpipi as common  # noqa: E402
-import config  # noqa: E402
-from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -94,43 +91,31 @@ def fit_point(point, directory, *, modules=None, vector_length=8, precision="flo
     write_parameter_file(os.path.join(directory, f"parameters_background_{point.name}.dat"),
                          likelihood.parameters, x)
     m = fitter.minuit
-    with open(os.path.join(directory, f"background_{point.name}.txt"), "w") as f:
-        f.write(f"{point.name} background: F = {m.fval:.6f}, valid = {m.valid}, "
-                f"calls = {m.nfcn}\n")
-        for name, h in proj.items():
-            f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        f.write("name value error truth pull\n")
-        for name, v, e, t, pull in zip(likelihood.parameters.names, x, err, truth, pulls):
-            f.write(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}\n")
+    common.write_report(
+        os.path.join(directory, f"background_{point.name}.txt"),
+        [f"{point.name} background: F = {m.fval:.6f}, valid = {m.valid}, calls = {m.nfcn}",
+         *common.chi2_lines(proj, "projection"), "name value error truth pull",
+         *(f"{name} {v:.6g} {e:.3g} {t:.6g} {pull:.2f}"
+           for name, v, e, t, pull in zip(likelihood.parameters.names, x, err, truth, pulls))])
     if make_plot:
         plot_projections(proj, os.path.join(directory, f"background_{point.name}.png"),
-             f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, background")
+                         point.title("background"))
     return fitter, pulls, proj
 
 
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--numpy", action="store_true", help="numpy density instead of the compiled one")
-    command_line.add_model_options(p, threads=False)
-    command_line.add_start_options(p, seed=False, fixed_seed=False)
-    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
-    p.add_argument("--no-plot", action="store_true", help="no plots")
+    common.add_fit_options(p, numpy_help="numpy density instead of the compiled one")
+    common.add_plot_options(p)
     args = p.parse_args(argv)
-    modules = None if args.numpy else background.compile_density([args.vector_length],
-                                                                 build_dir=args.model_cache)
-    results = {}
-    for point in config.select(args.process, args.energy):
-        t = time.perf_counter()
-        fitter, pulls, proj = fit_point(
+    return common.fit_points(
+        args, background.compile_density,
+        lambda point, modules: fit_point(
             point, args.directory, modules=modules, vector_length=args.vector_length,
             precision=args.precision, gradient=not args.no_gradient,
-            make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000))
-        chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in proj.items())
-        print(f"{point.name}: valid = {fitter.minuit.valid}, largest |pull| "
-              f"{np.max(np.abs(pulls)):.2f}, {time.perf_counter() - t:.1f} s; "
-              f"projection chi2/bins: {chi2}")
-        results[point.name] = (fitter, pulls, proj)
-    return results
+            make_plot=common.plots(args, point)),
+        lambda fitter, pulls, proj: f"valid = {fitter.minuit.valid}, largest |pull| "
+                                    f"{np.max(np.abs(pulls)):.2f}")
 
 
 if __name__ == "__main__":

@@ -14,14 +14,11 @@ Run ``python fit_efficiency.py --help``.
 """
 
 import os
-import time
 
 import numpy as np
 
 import common_kkpipi as common  # noqa: E402
-import config  # noqa: E402
 import efficiency  # noqa: E402
-from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -103,16 +100,15 @@ def fit_point(point, directory, *, data_efficiency=False, gradient=True, max_eve
     e = efficiency.efficiency(fields, x, point)
     proj = projections(records, fields, e, data_efficiency=data_efficiency)
     m = fitter.minuit
-    with open(os.path.join(directory, f"efficiency_{kind}_{point.name}.txt"), "w") as f:
-        f.write(f"{point.name} {kind} efficiency: F = {m.fval:.6f}, valid = {m.valid}, "
-                f"calls = {m.nfcn}, gradient = {gradient}\n")
-        for name, h in proj.items():
-            f.write(f"projection {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, error in zip(likelihood.parameters.names, x, err):
-            f.write(f"{name} {v:.8g} {error:.3g}\n")
+    common.write_report(
+        os.path.join(directory, f"efficiency_{kind}_{point.name}.txt"),
+        [f"{point.name} {kind} efficiency: F = {m.fval:.6f}, valid = {m.valid}, "
+         f"calls = {m.nfcn}, gradient = {gradient}", *common.chi2_lines(proj, "projection"),
+         *(f"{name} {v:.8g} {error:.3g}"
+           for name, v, error in zip(likelihood.parameters.names, x, err))])
     if make_plot:
         plot(proj, os.path.join(directory, f"efficiency_{kind}_{point.name}.png"),
-             f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, {kind} efficiency")
+             point.title(f"{kind} efficiency"))
     return fitter, proj
 
 
@@ -120,31 +116,20 @@ def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--data-efficiency", action="store_true",
                    help="fit the data efficiency (weights w = R) instead of the MC efficiency")
-    p.add_argument("--numpy", action="store_true",
-                   help="use the numpy density instead of the compiled one")
-    command_line.add_model_options(p, threads=False)
-    command_line.add_start_options(p, seed=False, fixed_seed=False)
+    common.add_fit_options(p)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many MC events per point")
-    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
-    p.add_argument("--no-plot", action="store_true", help="no plots")
+    common.add_plot_options(p)
     args = p.parse_args(argv)
-    results = {}
-    modules = None if args.numpy else common.compile_efficiency_density(
-        [args.vector_length], build_dir=args.model_cache)
-    for point in config.select(args.process, args.energy):
-        t = time.perf_counter()
-        fitter, proj = fit_point(point, args.directory, data_efficiency=args.data_efficiency,
-                                 gradient=not args.no_gradient, max_events=args.max_events,
-                                 make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000),
-                                 modules=modules, vector_length=args.vector_length,
-                                 precision=args.precision)
-        m = fitter.minuit
-        chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in proj.items())
-        print(f"{point.name}: F = {m.fval:.3f}, valid = {m.valid}, {m.nfcn} calls, "
-              f"{time.perf_counter() - t:.1f} s; projection chi2/bins: {chi2}")
-        results[point.name] = (fitter, proj)
-    return results
+    return common.fit_points(
+        args, common.compile_efficiency_density,
+        lambda point, modules: fit_point(
+            point, args.directory, data_efficiency=args.data_efficiency,
+            gradient=not args.no_gradient, max_events=args.max_events,
+            make_plot=common.plots(args, point), modules=modules,
+            vector_length=args.vector_length, precision=args.precision),
+        lambda fitter, proj: f"F = {fitter.minuit.fval:.3f}, valid = {fitter.minuit.valid}, "
+                             f"{fitter.minuit.nfcn} calls")
 
 
 if __name__ == "__main__":

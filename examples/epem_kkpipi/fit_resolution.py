@@ -18,17 +18,14 @@ point with --plot).  Run ``python fit_resolution.py --help``.
 """
 
 import os
-import time
 
 import numpy as np
 
 import common_kkpipi as common  # noqa: E402
-import config  # noqa: E402
 import detector  # noqa: E402
 import generation_models  # noqa: E402
 import model_kkpipi as model  # noqa: E402
 import resolution  # noqa: E402
-from vecampfit import command_line  # noqa: E402
 from vecampfit.fitter import Fitter, Likelihood, Stage, results  # noqa: E402
 from vecampfit.fitter.parameters import read_parameter_file, write_parameter_file  # noqa: E402
 from vecampfit.root_io import read_events  # noqa: E402
@@ -126,50 +123,43 @@ def fit_point(point, directory, *, gradient=True, max_events=None, make_plot=Fal
     sim_q = resolution_quantities(gen, common.momenta_of(records))
     hist = histograms(sim_q, fit_q)
     m = fitter.minuit
-    with open(os.path.join(directory, f"resolution_{point.name}.txt"), "w") as f:
-        f.write(f"{point.name} resolution: F = {m.fval:.6f}, valid = {m.valid}, "
-                f"calls = {m.nfcn}, events = {len(records['weight'])}\n")
-        f.write("width <fitted/simulated> std(x/sigma_fit)\n")
-        for name, (ratio, spread) in summary.items():
-            f.write(f"{name} {ratio:.4f} {spread:.4f}\n")
-        for name, h in hist.items():
-            f.write(f"fit-result histogram {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins\n")
-        for name, v, e in zip(likelihood.parameters.names, x, err):
-            f.write(f"{name} {v:.6g} {e:.3g}\n")
+    common.write_report(
+        os.path.join(directory, f"resolution_{point.name}.txt"),
+        [f"{point.name} resolution: F = {m.fval:.6f}, valid = {m.valid}, "
+         f"calls = {m.nfcn}, events = {len(records['weight'])}",
+         "width <fitted/simulated> std(x/sigma_fit)",
+         *(f"{name} {ratio:.4f} {spread:.4f}" for name, (ratio, spread) in summary.items()),
+         *common.chi2_lines(hist, "fit-result histogram"),
+         *(f"{name} {v:.6g} {e:.3g}" for name, v, e in zip(likelihood.parameters.names, x, err))])
     if make_plot:
         plot(hist, os.path.join(directory, f"resolution_{point.name}.png"),
-             f"{config.PROCESS_LABELS[point.process]}, {point.energy_mev} MeV, resolution")
+             point.title("resolution"))
     return fitter, summary, hist
+
+
+def describe(fitter, summary, hist):
+    """What the program prints about the fit of a point: its validity and the
+    range of the fitted widths over the simulated ones."""
+    ratios = np.array([r for r, _ in summary.values()])
+    return (f"valid = {fitter.minuit.valid}, fitted/simulated widths "
+            f"{ratios.min():.3f}-{ratios.max():.3f}")
 
 
 def main(argv=None):
     p = common.parser(__doc__.split("\n\n")[0])
-    p.add_argument("--numpy", action="store_true",
-                   help="use the numpy density instead of the compiled one")
-    command_line.add_model_options(p, threads=False)
-    command_line.add_start_options(p, seed=False, fixed_seed=False)
+    common.add_fit_options(p)
     p.add_argument("--max-events", type=int, default=None,
                    help="use at most this many reconstructed MC events per point")
     p.add_argument("--seed", type=int, default=1, help="seed of the fit-result sample")
-    p.add_argument("--plot", action="store_true", help="plot every point (default: 2000 MeV)")
-    p.add_argument("--no-plot", action="store_true", help="no plots")
+    common.add_plot_options(p)
     args = p.parse_args(argv)
-    results = {}
-    modules = None if args.numpy else resolution.compile_density([args.vector_length],
-                                                                 build_dir=args.model_cache)
-    for point in config.select(args.process, args.energy):
-        t = time.perf_counter()
-        fitter, summary, hist = fit_point(
+    return common.fit_points(
+        args, resolution.compile_density,
+        lambda point, modules: fit_point(
             point, args.directory, gradient=not args.no_gradient, max_events=args.max_events,
-            make_plot=not args.no_plot and (args.plot or point.energy_mev == 2000), seed=args.seed,
-            modules=modules, vector_length=args.vector_length, precision=args.precision)
-        ratios = np.array([r for r, _ in summary.values()])
-        chi2 = ", ".join(f"{k} {h['chi2']:.1f}/{h['ndf']}" for k, h in hist.items())
-        print(f"{point.name}: valid = {fitter.minuit.valid}, fitted/simulated widths "
-              f"{ratios.min():.3f}-{ratios.max():.3f}, {time.perf_counter() - t:.1f} s; "
-              f"histogram chi2/bins: {chi2}")
-        results[point.name] = (fitter, summary, hist)
-    return results
+            make_plot=common.plots(args, point), seed=args.seed, modules=modules,
+            vector_length=args.vector_length, precision=args.precision),
+        describe, what="histogram")
 
 
 if __name__ == "__main__":

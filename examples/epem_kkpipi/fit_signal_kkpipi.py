@@ -512,13 +512,10 @@ def main(argv=None):
             proj = projections(fitter, decl, k, mc_events=args.mc_events)
             fit_background.plot_projections(
                 proj, os.path.join(d, f"signal_projections_{decl.name}.png"),
-                f"{config.PROCESS_LABELS[decl.point.process]}, {decl.point.energy_mev} MeV, "
-                f"signal fit", components=("background",))
-            lines += [f"{decl.name} {name}: chi2 = {h['chi2']:.2f} for {h['ndf']} bins"
-                      for name, h in proj.items()]
+                decl.point.title("signal fit"), components=("background",))
+            lines += common.chi2_lines(proj, decl.name)
         if lines:
-            with open(os.path.join(d, "signal_projections.txt"), "w") as f:
-                f.write("\n".join(lines) + "\n")
+            common.write_report(os.path.join(d, "signal_projections.txt"), lines)
             print("\n".join(lines))
     print(f"fit time: {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU, "
           f"{fitter.likelihood.n_calls} likelihood calls; total {time.perf_counter() - t0:.1f} s")

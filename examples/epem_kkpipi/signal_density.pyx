@@ -175,6 +175,48 @@ cdef inline void _bw2(floating *re, floating *im, const floating *m, const float
             im[i] = o32.im[i]
 
 
+cdef inline void _top_d_functions(floating *dtop, const floating *ev) noexcept nogil:
+    """d^1_{lg lam}(theta_top) for lg = -1, +1 and lam = -1, 0, 1, as
+    dtop[(3 lg + lam) L + i] (indices 0, 1 and 0, 1, 2)."""
+    cdef const floating *node = ev + EV_TOP * VECTOR_LENGTH
+    cdef int lg, lam
+    for lg in range(2):
+        for lam in range(3):
+            d_function(&dtop[(3 * lg + lam) * VECTOR_LENGTH], 2, 4 * lg - 2, 2 * lam - 2,
+                       node, node + VECTOR_LENGTH)
+
+
+cdef inline void _path(floating *d1, floating *tre, floating *tim, const floating *ev,
+                       const floating *pb, int p) noexcept nogil:
+    """The parts of path p that do not depend on the helicity amplitudes:
+    d1[(3 lam + mu) L + i] = d^1_{lam mu}(theta_p1) and the two-body part
+    t_mu = e^{i mu phi_p2} d^1_{mu 0}(theta_p2) B_p (tre, tim[mu L + i])."""
+    cdef floating d2[3 * VECTOR_LENGTH]         # d^1_{mu 0}(theta_p2)
+    cdef floating bre[VECTOR_LENGTH]
+    cdef floating bim[VECTOR_LENGTH]
+    cdef const floating *node = ev + (EV_NODE + 8 * p) * VECTOR_LENGTH
+    cdef const floating *node2 = node + 4 * VECTOR_LENGTH
+    cdef const floating *two = pb + PB_TWO + (0 if p < 2 else 5)
+    cdef floating xr, xi, cp, sp
+    cdef int i, lam, mu
+    _bw2(bre, bim, ev + (EV_MQ + 2 * p) * VECTOR_LENGTH,
+         ev + (EV_MQ + 2 * p + 1) * VECTOR_LENGTH, two)
+    for mu in range(3):
+        d_function(&d2[mu * VECTOR_LENGTH], 2, 2 * mu - 2, 0, node2, node2 + VECTOR_LENGTH)
+        for lam in range(3):
+            d_function(&d1[(3 * lam + mu) * VECTOR_LENGTH], 2, 2 * lam - 2, 2 * mu - 2,
+                       node, node + VECTOR_LENGTH)
+    for mu in range(3):
+        for i in range(VECTOR_LENGTH):
+            # e^{i mu phi} = cos(phi) + i mu sin(phi) for mu = +-1, 1 for mu = 0
+            cp = 1 if mu == 1 else node2[2 * VECTOR_LENGTH + i]
+            sp = (mu - 1) * node2[3 * VECTOR_LENGTH + i]
+            xr = d2[mu * VECTOR_LENGTH + i] * bre[i]
+            xi = d2[mu * VECTOR_LENGTH + i] * bim[i]
+            tre[mu * VECTOR_LENGTH + i] = cp * xr - sp * xi
+            tim[mu * VECTOR_LENGTH + i] = cp * xi + sp * xr
+
+
 cdef inline void _chain(floating *a_re, floating *a_im, const floating *ev,
                         const floating *pb) noexcept nogil:
     """Chain amplitude for lg = -1 (a_re[0:L], a_im[0:L]) and lg = +1 (a_re[L:2L], ...).
@@ -182,9 +224,6 @@ cdef inline void _chain(floating *a_re, floating *a_im, const floating *ev,
     ev points at the chain's 35 fields."""
     cdef floating dtop[6 * VECTOR_LENGTH]       # d^1_{lg lam}(theta_top), (lg, lam) row-major
     cdef floating d1[9 * VECTOR_LENGTH]         # d^1_{lam mu}(theta_p1)
-    cdef floating d2[3 * VECTOR_LENGTH]         # d^1_{mu 0}(theta_p2)
-    cdef floating bre[VECTOR_LENGTH]
-    cdef floating bim[VECTOR_LENGTH]
     cdef floating tre[3 * VECTOR_LENGTH]        # two-body part per mu
     cdef floating tim[3 * VECTOR_LENGTH]
     # decay part per K1 and lam: D[k][lam] = sum_p c_p e^{i lam phi_p1} sum_mu ...
@@ -193,16 +232,10 @@ cdef inline void _chain(floating *a_re, floating *a_im, const floating *ev,
     cdef floating b3re[VECTOR_LENGTH]
     cdef floating b3im[VECTOR_LENGTH]
     cdef const floating *node
-    cdef const floating *node2
     cdef const floating *h
-    cdef const floating *two
     cdef floating c, yr, yi, xr, xi, cp, sp, ur, ui, wr, wi, hr, hi
     cdef int i, p, lg, lam, mu, k
-    node = ev + EV_TOP * VECTOR_LENGTH
-    for lg in range(2):
-        for lam in range(3):
-            d_function(&dtop[(3 * lg + lam) * VECTOR_LENGTH], 2, 4 * lg - 2, 2 * lam - 2,
-                       node, node + VECTOR_LENGTH)
+    _top_d_functions(dtop, ev)
     for i in range(6 * VECTOR_LENGTH):
         dre[i] = 0
         dim[i] = 0
@@ -211,25 +244,8 @@ cdef inline void _chain(floating *a_re, floating *a_im, const floating *ev,
         if c == 0:
             continue
         node = ev + (EV_NODE + 8 * p) * VECTOR_LENGTH
-        node2 = node + 4 * VECTOR_LENGTH
-        two = pb + PB_TWO + (0 if p < 2 else 5)
-        _bw2(bre, bim, ev + (EV_MQ + 2 * p) * VECTOR_LENGTH,
-             ev + (EV_MQ + 2 * p + 1) * VECTOR_LENGTH, two)
-        for mu in range(3):
-            d_function(&d2[mu * VECTOR_LENGTH], 2, 2 * mu - 2, 0, node2, node2 + VECTOR_LENGTH)
-            for lam in range(3):
-                d_function(&d1[(3 * lam + mu) * VECTOR_LENGTH], 2, 2 * lam - 2, 2 * mu - 2,
-                           node, node + VECTOR_LENGTH)
-        # t_mu = e^{i mu phi_p2} d^1_{mu 0}(theta_p2) B_p
-        for mu in range(3):
-            for i in range(VECTOR_LENGTH):
-                # e^{i mu phi} = cos(phi) + i mu sin(phi) for mu = +-1, 1 for mu = 0
-                cp = 1 if mu == 1 else node2[2 * VECTOR_LENGTH + i]
-                sp = (mu - 1) * node2[3 * VECTOR_LENGTH + i]
-                xr = d2[mu * VECTOR_LENGTH + i] * bre[i]
-                xi = d2[mu * VECTOR_LENGTH + i] * bim[i]
-                tre[mu * VECTOR_LENGTH + i] = cp * xr - sp * xi
-                tim[mu * VECTOR_LENGTH + i] = cp * xi + sp * xr
+        # d1 and t_mu = e^{i mu phi_p2} d^1_{mu 0}(theta_p2) B_p
+        _path(d1, tre, tim, ev, pb, p)
         for k in range(2):
             h = pb + k * PB_K1 + (PB_HK if p < 2 else PB_HR)
             for lam in range(3):
@@ -319,9 +335,6 @@ cdef inline void _chain_gradient(floating *a_re, floating *a_im, floating *g_re,
     """A_lg (a_re[lg L + i]) and dA_lg/dp_q (g_re[(lg N_PARAMETERS + q) L + i]) of one chain."""
     cdef floating dtop[6 * VECTOR_LENGTH]
     cdef floating d1[9 * VECTOR_LENGTH]
-    cdef floating d2[3 * VECTOR_LENGTH]
-    cdef floating bre[VECTOR_LENGTH]
-    cdef floating bim[VECTOR_LENGTH]
     cdef floating tre[3 * VECTOR_LENGTH]
     cdef floating tim[3 * VECTOR_LENGTH]
     cdef floating yre[18 * VECTOR_LENGTH]       # [r][lam][mu]
@@ -331,16 +344,10 @@ cdef inline void _chain_gradient(floating *a_re, floating *a_im, floating *g_re,
     cdef floating ere[4]                        # sum_mu c_w(mu) Y[r][lam][mu], index 2 r + w
     cdef floating eim[4]
     cdef const floating *node
-    cdef const floating *node2
     cdef const floating *h
-    cdef const floating *two
     cdef floating c, xr, xi, cp, sp, dr, di, tr, ti, hr, hi, qr, qi, cw, yr, yi
     cdef int i, p, r, lg, lam, mu, k, w, q, base
-    node = ev + EV_TOP * VECTOR_LENGTH
-    for lg in range(2):
-        for lam in range(3):
-            d_function(&dtop[(3 * lg + lam) * VECTOR_LENGTH], 2, 4 * lg - 2, 2 * lam - 2,
-                       node, node + VECTOR_LENGTH)
+    _top_d_functions(dtop, ev)
     for i in range(18 * VECTOR_LENGTH):
         yre[i] = 0
         yim[i] = 0
@@ -350,23 +357,7 @@ cdef inline void _chain_gradient(floating *a_re, floating *a_im, floating *g_re,
             continue
         r = 0 if p < 2 else 1
         node = ev + (EV_NODE + 8 * p) * VECTOR_LENGTH
-        node2 = node + 4 * VECTOR_LENGTH
-        two = pb + PB_TWO + (0 if p < 2 else 5)
-        _bw2(bre, bim, ev + (EV_MQ + 2 * p) * VECTOR_LENGTH,
-             ev + (EV_MQ + 2 * p + 1) * VECTOR_LENGTH, two)
-        for mu in range(3):
-            d_function(&d2[mu * VECTOR_LENGTH], 2, 2 * mu - 2, 0, node2, node2 + VECTOR_LENGTH)
-            for lam in range(3):
-                d_function(&d1[(3 * lam + mu) * VECTOR_LENGTH], 2, 2 * lam - 2, 2 * mu - 2,
-                           node, node + VECTOR_LENGTH)
-        for mu in range(3):
-            for i in range(VECTOR_LENGTH):
-                cp = 1 if mu == 1 else node2[2 * VECTOR_LENGTH + i]
-                sp = (mu - 1) * node2[3 * VECTOR_LENGTH + i]
-                xr = d2[mu * VECTOR_LENGTH + i] * bre[i]
-                xi = d2[mu * VECTOR_LENGTH + i] * bim[i]
-                tre[mu * VECTOR_LENGTH + i] = cp * xr - sp * xi
-                tim[mu * VECTOR_LENGTH + i] = cp * xi + sp * xr
+        _path(d1, tre, tim, ev, pb, p)
         for lam in range(3):
             for mu in range(3):
                 for i in range(VECTOR_LENGTH):

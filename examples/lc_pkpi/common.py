@@ -16,7 +16,6 @@ Dalitz variables and the orientation of the decay plane
 (:func:`event_variables`).
 """
 
-import json
 import os
 
 import numpy as np
@@ -111,16 +110,8 @@ def write_sample(path, momenta):
     write_tree(path, {b: np.asarray(momenta[b], dtype=np.float64) for b in BRANCHES}, TREE)
 
 
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def write_json(path, content):
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(content, f, indent=1)
-    os.replace(tmp, path)
+#: JSON files between the steps (:mod:`vecampfit.command_line`).
+read_json, write_json = command_line.read_json, command_line.write_json
 
 
 def compile_model(model, vector_length, build_dir=None, free=()):
@@ -151,13 +142,9 @@ def parser(description):
 
 
 def add_common_options(p):
-    """Options every program takes."""
+    """Options every program takes (with :func:`vecampfit.command_line.add_model_options`:
+    ``--vector-length``, ``--threads``, ``--model-cache``)."""
     p.add_argument("--directory", default="lc_output", help="folder of the input and output files")
     p.add_argument("--model", default=None,
                    help="model file in the exchange format (default: the LHCb model in model/)")
-    p.add_argument("--model-cache", default=None,
-                   help="folder for compiled models (default: vecampfit's cache)")
-    p.add_argument("--vector-length", type=int, default=8, help="vector length L")
-    p.add_argument("--threads", type=int, default=None,
-                   help="OpenMP threads (default: all CPUs)")
-    return p
+    return command_line.add_model_options(p, precision=False)

@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 import common
+from vecampfit import command_line
 from vecampfit.amplitudes import fit_fractions
 from vecampfit.fitter import Fitter, Likelihood, ParameterTable
 
@@ -111,17 +112,6 @@ def parse(argv=None):
     return p.parse_args(argv)
 
 
-def pulls_table(names, values, errors, truth):
-    lines = [f"{'parameter':16s} {'value':>11s} {'error':>9s}"
-             + (f" {'truth':>11s} {'pull':>6s}" if truth else "")]
-    for n in names:
-        line = f"{n:16s} {values[n]:11.4f} {errors[n]:9.4f}"
-        if truth:
-            line += f" {truth[n]:11.4f} {(values[n] - truth[n]) / errors[n]:6.2f}"
-        lines.append(line)
-    return "\n".join(lines)
-
-
 def main(argv=None):
     args = parse(argv)
     d = args.directory
@@ -130,7 +120,7 @@ def main(argv=None):
     free = free_parameters(model, args.free)
     truth_path = os.path.join(d, common.TRUTH_FILE)
     truth = common.read_json(truth_path)["values"] if os.path.exists(truth_path) else None
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    seed = command_line.seed_or_random(args.seed)
     rng = np.random.default_rng(seed)
     if args.start == "random":
         print(f"random start, seed {seed}")
@@ -142,16 +132,12 @@ def main(argv=None):
     fitter.migrad()
     fitter.hesse()
     m = fitter.minuit
-    fitted = dict(values)
-    fitted.update(zip(m.parameters, (float(v) for v in m.values)))
-    errors = {n: float(m.errors[n]) for n in free}
-    cov = np.array([[m.covariance[a, b] for b in free] for a in free])
+    result = command_line.fit_summary(fitter, values, free)
     print(f"F = {m.fval:.3f}, valid minimum: {m.valid}, EDM {m.fmin.edm:.2e}; "
           f"fit {fitter.wall_time:.1f} s wall, {fitter.cpu_time:.1f} s CPU")
-    print(pulls_table(free, fitted, errors, truth))
-    result = {"free": free, "values": fitted, "errors": errors, "covariance": cov.tolist(),
-              "fval": float(m.fval), "valid": bool(m.valid), "edm": float(m.fmin.edm),
-              "fit_wall_time": fitter.wall_time, "seed": seed, "start": args.start}
+    print(command_line.values_table(free, result["values"], result["errors"], truth,
+                                    widths=(16, 11, 9)))
+    result.update(seed=seed, start=args.start)
     fitter.write_results(parameters=os.path.join(d, "parameters_result.dat"),
                          text=os.path.join(d, "results.txt"))
     if not args.no_fractions:
@@ -160,23 +146,14 @@ def main(argv=None):
         n = min(args.fraction_events, len(mc["sigma1"]))
         mc = {k: v[:n] for k, v in mc.items()}
         groups = common.groups(dist, model)
-        ff = fit_fractions(model, mc, groups, params=fitted, covariance=cov,
-                           covariance_names=free)
-        text = ff.table()
-        result["fractions"] = {g: [float(ff.matrix[k, k]), float(ff.errors[k, k]),
-                                   float(ff.normalization_errors[k, k])]
-                               for k, g in enumerate(ff.components)}
-        if truth is not None:
-            ft = fit_fractions(model, mc, groups, params=truth)
-            result["truth_fractions"] = {g: float(ft.matrix[k, k])
-                                         for k, g in enumerate(ft.components)}
-            lines = text.split("\n")
-            lines[0] += f" {'truth %':>9s}"
-            for k, g in enumerate(ff.components):
-                lines[k + 1] += f" {100 * ft.matrix[k, k]:9.3f}"
-            text = "\n".join(lines)
-        text = (f"Fit fractions of the resonances over {n} normalization events "
-                f"(fit error from the error matrix, norm error from the finite sample)\n" + text)
+        ff = fit_fractions(model, mc, groups, params=result["values"],
+                           covariance=np.array(result["covariance"]), covariance_names=free)
+        ft = fit_fractions(model, mc, groups, params=truth) if truth is not None else None
+        text, numbers = command_line.fractions_report(ff, ft)
+        result.update(numbers)
+        text = (f"Fit fractions of the resonances over {n} normalization "
+                "events (fit error from the error matrix, norm error from the "
+                "finite sample)\n" + text)
         print(text)
         print(f"fit fractions took {time.perf_counter() - t1:.1f} s")
         with open(os.path.join(d, "results.txt"), "a") as f:

@@ -16,9 +16,8 @@ import os
 import numpy as np
 
 import common
+from vecampfit import plotting
 
-COLORS = ("tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
-          "tab:olive", "tab:cyan", "tab:gray")
 LABELS = {"m(pK-)": r"$m(pK^-)$ [GeV]", "m(K-pi+)": r"$m(K^-\pi^+)$ [GeV]",
           "m(ppi+)": r"$m(p\pi^+)$ [GeV]"}
 
@@ -51,46 +50,16 @@ def projections(data, mc, total, parts, bins):
     return out
 
 
-def pulls(n, mu):
-    """:math:`(n_i - \\mu_i)/\\sqrt{\\mu_i}`, 0 where :math:`\\mu_i = 0`."""
-    out = np.zeros_like(mu)
-    ok = mu > 0
-    out[ok] = (n[ok] - mu[ok]) / np.sqrt(mu[ok])
-    return out
-
-
 def draw(hists, path_stem, title):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(15, 5.5))
-    FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(2, len(hists), height_ratios=(3, 1), hspace=0.05, wspace=0.3)
-    for k, (label, h) in enumerate(hists.items()):
-        top = fig.add_subplot(grid[0, k])
-        bottom = fig.add_subplot(grid[1, k], sharex=top)
+    fig, panels = plotting.projection_panels(len(hists), (15, 5.5))
+    for k, ((label, h), (top, bottom)) in enumerate(zip(hists.items(), panels)):
         e = h["edges"]
-        c = 0.5 * (e[1:] + e[:-1])
-        shown = h["data"] > 0
-        top.errorbar(c[shown], h["data"][shown], yerr=np.sqrt(h["data"][shown]), fmt="o", ms=3,
-                     color="k", label="data", zorder=3)
-        top.stairs(h["fit"], e, color="tab:blue", lw=1.5, label="fit")
-        for j, (g, part) in enumerate(h["parts"].items()):
-            top.stairs(part, e, color=COLORS[j % len(COLORS)], ls="--", lw=1.2, label=g)
+        plotting.draw_projection(top, bottom, e, h["data"], h["fit"], h["parts"],
+                                 xlabel=LABELS.get(label, label))
         top.set_ylabel(f"events / {1000 * (e[1] - e[0]):.1f} MeV")
         top.set_ylim(bottom=0)
-        top.tick_params(labelbottom=False)
         if k == 0:
             top.legend(frameon=False, fontsize="small")
-        r = pulls(h["data"], h["fit"])
-        bottom.bar(c, r, width=np.diff(e), color="tab:blue", alpha=0.6)
-        bottom.axhline(0, color="k", lw=0.8)
-        for s in (-2, 2):
-            bottom.axhline(s, color="k", lw=0.6, ls=":")
-        lim = max(3.0, 1.1 * float(np.max(np.abs(r))))
-        bottom.set_ylim(-lim, lim)
-        bottom.set_ylabel("pull")
-        bottom.set_xlabel(LABELS.get(label, label))
-        bottom.set_xlim(e[0], e[-1])
     fig.suptitle(title)
     for ext in ("png", "pdf"):
         fig.savefig(f"{path_stem}.{ext}", dpi=110)
@@ -128,7 +97,7 @@ def main(argv=None):
          f"$\\Lambda_c^+ \\to p K^- \\pi^+$, {len(data['sigma1'])} events, {title} ({pol})")
     for label, h in hists.items():
         use = h["fit"] > 0
-        chi2 = float(np.sum(pulls(h["data"], h["fit"])[use] ** 2))
+        chi2 = float(np.sum(plotting.pulls(h["data"], h["fit"])[use] ** 2))
         print(f"{label}: chi2 = {chi2:.1f} over {int(np.sum(use))} bins")
     print(f"wrote projections.png and projections.pdf in {os.path.abspath(d)}")
     return hists

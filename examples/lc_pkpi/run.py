@@ -14,6 +14,7 @@ import common
 import fit
 import generate
 import plot
+from vecampfit import command_line
 
 
 def main(argv=None):
@@ -27,21 +28,14 @@ def main(argv=None):
                         "and the polarization)")
     p.add_argument("--seed", type=int, default=1, help="seed of the generation and the start")
     args = p.parse_args(argv)
-    shared = ["--directory", args.directory, "--vector-length", str(args.vector_length)]
-    if args.model:
-        shared += ["--model", args.model]
-    if args.model_cache:
-        shared += ["--model-cache", args.model_cache]
-    if args.threads:
-        shared += ["--threads", str(args.threads)]
+    shared = command_line.forward_options(args, ("directory", "vector_length"),
+                                          optional=("model", "model_cache", "threads"))
     t0 = time.perf_counter()
     print("== generate")
-    generate.main(shared + ["--events", str(args.events), "--mc-events", str(args.mc_events),
-                            "--seed", str(args.seed), "--polarization",
-                            *(str(x) for x in args.polarization)])
+    generate.main(shared + command_line.forward_options(
+        args, ("events", "mc_events", "seed", "polarization")))
     print("== fit")
-    result = fit.main(shared + ["--seed", str(args.seed)]
-                      + (["--free", *args.free] if args.free else []))
+    result = fit.main(shared + command_line.forward_options(args, ("seed",), optional=("free",)))
     print("== plot")
     plot.main(shared)
     print(f"done in {time.perf_counter() - t0:.0f} s; results in {os.path.abspath(args.directory)}: "
