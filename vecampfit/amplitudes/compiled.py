@@ -392,8 +392,17 @@ def density_weights(model, rho, parameters, constants, names=None):
     derivatives = [(parameters.index(p), [derivative(rho[key], p) for key in keys])
                    for p in used]
     constants = dict(constants)
+    last = {}
 
     def function(params):
+        key = np.asarray(params, dtype=np.float64).tobytes()
+        if key in last:
+            return last[key]
+        last.clear()
+        last[key] = _weights(params)
+        return last[key]
+
+    def _weights(params):
         values = dict(zip(parameters, params))
         values.update(constants)
         memo = {}

@@ -477,8 +477,14 @@ def fit_fractions(model, records, groups=None, weights=None, params=None, covari
     s_nn = np.zeros((ng, ng))
     s_nd = np.zeros((ng, ng))
     s_dd = 0.0
+    # The component vectors do not depend on the density matrix: a derivative
+    # with respect to a polarization parameter reuses them.
+    keep = covariance is not None and bool(ev.density_parameters - ev.shape_parameters)
+    kept = [] if keep else None
     for start, stop, chunk in ev.chunks():
         v = ev.vectors(chunk, values)
+        if keep:
+            kept.append(v)
         rho = ev.density(chunk, values)
         w = ev.weights[start:stop]
         for i, j, key in ev.pairs:
@@ -519,8 +525,10 @@ def fit_fractions(model, records, groups=None, weights=None, params=None, covari
             for sign in (1, -1):
                 moved = dict(values)
                 moved[p] = values[p] + sign * h
-                if p in ev.shape_parameters or p in ev.density_parameters:
+                if p in ev.shape_parameters:
                     mm = ev.integrals(moved)
+                elif p in ev.density_parameters:
+                    mm = ev.integrals(moved, kept)
                 else:
                     mm = m
                 out.append(_fraction_matrix(mm, ev.couplings(moved), index))
