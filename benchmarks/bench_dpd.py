@@ -139,8 +139,54 @@ def vecampfit_setup(key, build_dir, clock):
     cm = clock("compile", am.compile, (8,), build_dir=build_dir)
     am_s = clock("build (masses, widths free)", dist.amplitude_model, free=couplings + shapes)
     cm_s = clock("compile (masses, widths free)", am_s.compile, (8,), build_dir=build_dir)
-    return dict(dist=dist, am=am, cm=cm, am_s=am_s, cm_s=cm_s, couplings=couplings,
-                shapes=shapes)
+    out = dict(dist=dist, am=am, cm=cm, am_s=am_s, cm_s=cm_s, couplings=couplings,
+               shapes=shapes)
+    if dist.model.two_spins[0] % 2:
+        # a polarized parent: couplings and polarization free
+        out["am_p"] = clock("build (polarized)", dist.amplitude_model, polarized=True)
+        out["cm_p"] = clock("compile (polarized)", out["am_p"].compile, (8,),
+                            build_dir=build_dir)
+    return out
+
+
+def oriented(records, seed):
+    """The records with an orientation of the decay plane, uniform (alpha,
+    cos beta, gamma)."""
+    rng = np.random.default_rng(seed)
+    n = len(records["sigma1"])
+    return dict(records, alpha=rng.uniform(-np.pi, np.pi, n), cos_beta=rng.uniform(-1, 1, n),
+                gamma=rng.uniform(-np.pi, np.pi, n))
+
+
+def polarized_calls(s, data, mc, repeat):
+    """Likelihood calls of the polarized model, couplings and Px, Py, Pz free, on the
+    full path and from the cached components (the orientation folded in)."""
+    data, mc = oriented(data, 3), oriented(mc, 4)
+    out = {}
+    for cache in ("never", "always"):
+        lk = build_likelihood(s["am_p"], s["cm_p"], data, mc, cache=cache)
+        names = [p.name for p in lk.parameters if p.step > 0]
+        x1 = lk.initial_values.copy()
+        x1[[names.index(n) for n in ("Px", "Py", "Pz")]] = (0.2, 0.1, -0.6)
+        free = [i for i, p in enumerate(lk.parameters) if p.step > 0]
+        x2 = x1.copy()
+        x2[free] = x1[free] * 1.01
+        t0 = time.process_time()
+        f1 = lk.evaluate(x1, free=names)[0]
+        out[f"first call {cache}"] = time.process_time() - t0
+        out[f"F {cache}"] = f1
+        pts, st = [x1, x2], {"k": 0}
+
+        def nxt():
+            st["k"] ^= 1
+            return pts[st["k"]]
+        out[cache] = interleaved(
+            {"value": lambda: lk.evaluate(nxt(), free=names),
+             "value + gradient": lambda: lk.evaluate(nxt(), True, free=names)}, repeat)
+        out["n_free"] = len(names)
+        del lk
+        gc.collect()
+    return out
 
 
 def build_likelihood(model, compiled, data, mc, cache="never"):
@@ -239,6 +285,8 @@ def vecampfit_measure(s, data, mc, repeat, clock):
          "value + gradient": lambda: lk.evaluate(nxt_cached(), True, free=names)}, repeat)
     del lk
     gc.collect()
+    if "cm_p" in s:
+        res["polarized"] = polarized_calls(s, data, mc, repeat)
     return res
 
 
@@ -428,7 +476,11 @@ def main(argv=None):
     ap.add_argument("--no-profile", action="store_true",
                     help="skip the gradient profile (two more compilations of the Lambda_c model)")
     ap.add_argument("--output", default=os.path.join(HERE, "results", "dpd.md"))
+    ap.add_argument("--cpu", type=int, default=None,
+                    help="run the whole process on this one CPU (JAX's own threads included)")
     args = ap.parse_args(argv)
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})
     argv = sys.argv[1:] if argv is None else argv
     cmdline = "OMP_NUM_THREADS=1 python benchmarks/bench_dpd.py" + "".join(
         " " + a for a in argv)
@@ -499,7 +551,8 @@ def report(args, cmdline, res, load0, load1):
       f"**shared with other jobs** (load average {' '.join(f'{x:.2f}' for x in load0)} at the "
       f"start of the run, {' '.join(f'{x:.2f}' for x in load1)} at its end); Python "
       f"{platform.python_version()}, vecampfit at {v.get('commit', '?')} (float64, L = 8, one "
-      f"OpenMP thread), ampform-dpd {v.get('ampform_dpd', '?')}, tensorwaves "
+      f"OpenMP thread{'' if args.cpu is None else f'; the whole process on CPU {args.cpu}'}), "
+      f"ampform-dpd {v.get('ampform_dpd', '?')}, tensorwaves "
       f"{v.get('tensorwaves', '?')}, JAX {v.get('jax', '?')} (`XLA_FLAGS="
       f"{os.environ.get('XLA_FLAGS')}`, float64), sympy {v.get('sympy', '?')}.  "
       f"{args.data} data + {args.mc} normalization events per model, both uniform in the "
@@ -658,6 +711,12 @@ def body(args, res, n):
                 f"components", wc(L_["value"]))
             row(f"vecampfit likelihood value + gradient, {lc['couplings']} couplings free, "
                 f"cached components", wc(L_["value + gradient"]))
+        pol = r.get("polarized")
+        if pol:
+            for cache, how in (("never", "full path"), ("always", "cached components")):
+                for what in ("value", "value + gradient"):
+                    row(f"vecampfit likelihood {what}, polarized, {pol['n_free'] - 3} couplings "
+                        f"and Px, Py, Pz free, {how}", wc(pol[cache][what]))
         if a:
             row("ampform-dpd + tensorwaves (JAX) intensity", wc(a["calls"]["intensity"]))
             row(f"ampform-dpd + tensorwaves (JAX) likelihood value (`UnbinnedNLL`, "
@@ -678,6 +737,14 @@ def body(args, res, n):
           f"the matrix of the normalization events, built by a first call in "
           f"{r['cache_build']:.2f} s of CPU; its F at the file's values "
           f"{r['F_cached'][0]:.6f} against {r['F_cached'][1]:.6f} on the full path.)")
+        pol = r.get("polarized")
+        if pol:
+            w("")
+            w("(The polarized rows: the data and normalization events with a uniform "
+              "orientation of the decay plane; the cached path stores the components with the "
+              "orientation folded in and one normalization matrix per entry of the spin-density "
+              f"matrix, built by a first call in {pol['first call always']:.2f} s of CPU; its F "
+              f"{pol['F always']:.6f} against {pol['F never']:.6f} on the full path.)")
         w("")
         if a:
             w("### Ratios in this run")
@@ -693,7 +760,11 @@ def body(args, res, n):
                      a["calls"]["likelihood value"], r["lk_couplings"]["value"], ">= 50x", "ge"),
                     ("ampform-dpd likelihood value / vecampfit likelihood value (couplings free, "
                      "cached components)", a["calls"]["likelihood value"],
-                     r["lk_cached"]["value"], ">= 50x", "ge")):
+                     r["lk_cached"]["value"], ">= 50x", "ge")) + ((
+                    ("ampform-dpd likelihood value (unpolarized) / vecampfit likelihood value "
+                     "(polarized, couplings and polarization free, cached components)",
+                     a["calls"]["likelihood value"], r["polarized"]["always"]["value"],
+                     ">= 50x", "ge"),) if r.get("polarized") else ()):
                 rw, rc = num[0] / den[0], num[1] / den[1]
                 ok = min(rw, rc) >= 50
                 row(what, f"{rw:.1f}x", f"{rc:.1f}x", target, "**yes**" if ok else "**no**")
