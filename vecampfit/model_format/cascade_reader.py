@@ -423,21 +423,7 @@ class CascadeDistribution:
         """The parameters as :class:`~vecampfit.amplitudes.ModelParameter`, as
         :meth:`vecampfit.model_format.Distribution.fit_parameters` (default: every
         chain weight free except the first chain's, the lineshapes fixed)."""
-        from ..amplitudes import ModelParameter
-        if free is None:
-            first = self.weight_names[0] if self.weight_names else None
-            free = {n for n in self.parameters if n not in self.shape_parameters
-                    and n not in (f"{first}_re", f"{first}_im")}
-        free = set(free)
-        unknown = free - set(self.parameters)
-        if unknown:
-            raise ValueError(f"distribution {self.name!r}: unknown parameter(s) {sorted(unknown)}")
-        out = []
-        for n, v in self.parameters.items():
-            step = max(abs(v) * 0.01, 1e-3) if n in self.shape_parameters else \
-                max(abs(v) * 0.05, 0.01)
-            out.append(ModelParameter(n, v, step=step, fixed=n not in free))
-        return out
+        return _reader._fit_parameters(self, free)
 
     def amplitude_model(self, free=None):
         """The compilable :class:`~vecampfit.amplitudes.AmplitudeModel` with the fit

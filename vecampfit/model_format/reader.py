@@ -268,6 +268,48 @@ def _topology(ctx, value, path):
     return k, (i, j)
 
 
+def _fit_parameters(distribution, free=None):
+    """The parameters of a distribution read from a model file as
+    :class:`~vecampfit.amplitudes.ModelParameter` for fits.
+
+    Parameters
+    ----------
+    distribution : Distribution or CascadeDistribution
+        Its ``name``, ``parameters`` (name -> the file's value),
+        ``shape_parameters`` and ``weight_names``.
+    free : iterable of str or None
+        As :meth:`Distribution.fit_parameters`.
+
+    Returns
+    -------
+    list of ModelParameter
+        In the order of ``distribution.parameters``, each with the file's
+        value and a step of :math:`\\max(0.01 |v|, 10^{-3})` for a lineshape
+        parameter, :math:`\\max(0.05 |v|, 0.01)` for a chain weight.
+
+    Raises
+    ------
+    ValueError
+        A free name that is not a parameter of the distribution.
+    """
+    from ..amplitudes import ModelParameter
+    parameters, shape = distribution.parameters, distribution.shape_parameters
+    if free is None:
+        first = distribution.weight_names[0] if distribution.weight_names else None
+        free = {n for n in parameters if n not in shape
+                and n not in (f"{first}_re", f"{first}_im")}
+    free = set(free)
+    unknown = free - set(parameters)
+    if unknown:
+        raise ValueError(f"distribution {distribution.name!r}: unknown parameter(s) "
+                         f"{sorted(unknown)}")
+    out = []
+    for n, v in parameters.items():
+        step = max(abs(v) * 0.01, 1e-3) if n in shape else max(abs(v) * 0.05, 0.01)
+        out.append(ModelParameter(n, v, step=step, fixed=n not in free))
+    return out
+
+
 class Distribution:
     """One distribution of a model file: the decay model and its variables.
 
@@ -313,21 +355,7 @@ class Distribution:
         -------
         list of ModelParameter
         """
-        from ..amplitudes import ModelParameter
-        if free is None:
-            first = self.weight_names[0] if self.weight_names else None
-            free = {n for n in self.parameters if n not in self.shape_parameters
-                    and n not in (f"{first}_re", f"{first}_im")}
-        free = set(free)
-        unknown = free - set(self.parameters)
-        if unknown:
-            raise ValueError(f"distribution {self.name!r}: unknown parameter(s) {sorted(unknown)}")
-        out = []
-        for n, v in self.parameters.items():
-            step = max(abs(v) * 0.01, 1e-3) if n in self.shape_parameters else \
-                max(abs(v) * 0.05, 0.01)
-            out.append(ModelParameter(n, v, step=step, fixed=n not in free))
-        return out
+        return _fit_parameters(self, free)
 
     def amplitude_model(self, free=None, polarized=False):
         """The distribution as a compilable :class:`~vecampfit.amplitudes.AmplitudeModel`.
