@@ -374,8 +374,9 @@ def _chunk_records(arrays, path, tree, entry_start, entry_stop, wanted, read, *,
 
     Returns
     -------
-    records : dict of numpy.ndarray
-    weights : numpy.ndarray or None
+    tuple
+        ``(records, weights)`` of the chunk, as :func:`iterate_events`
+        yields them.
 
     Raises
     ------
