@@ -268,15 +268,23 @@ def _coefficient(term):
     return 1.0, term
 
 
+def _flattened(op, operands):
+    """The operands as :class:`Expr`, each of operation ``op`` replaced by
+    its arguments (a sum of sums is one sum, a product of products one
+    product)."""
+    flat = []
+    for x in operands:
+        x = as_expr(x)
+        if x.op == op:
+            flat.extend(x.args)
+        else:
+            flat.append(x)
+    return flat
+
+
 def add(*terms):
     """The sum of the terms, flattened, with equal terms merged (2 x + x = 3 x)."""
-    flat = []
-    for t in terms:
-        t = as_expr(t)
-        if t.op == "add":
-            flat.extend(t.args)
-        else:
-            flat.append(t)
+    flat = _flattened("add", terms)
     total = 0.0
     coefs = {}
     for t in flat:
@@ -314,13 +322,7 @@ def _exponent(e):
 def mul(*factors):
     """The product of the factors, flattened, with equal bases merged into
     powers (x x^2 = x^3) and numbers folded into one leading coefficient."""
-    flat = []
-    for f in factors:
-        f = as_expr(f)
-        if f.op == "mul":
-            flat.extend(f.args)
-        else:
-            flat.append(f)
+    flat = _flattened("mul", factors)
     coef = 1.0
     exps = {}
     for f in flat:
