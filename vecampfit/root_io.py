@@ -9,6 +9,7 @@ function.  Both TTrees and RNTuples are read; trees are written as TTrees
 """
 
 import os
+import textwrap
 
 import numpy as np
 
@@ -266,17 +267,154 @@ def select_events(arrays, weights, select, path, tree, entry_start, entry_stop):
             None if weights is None else weights[mask])
 
 
+#: The parameters of :func:`iterate_events` and :func:`read_events` that name
+#: the tree and its branches (numpydoc lines; see :func:`_with_tree_parameters`).
+_TREE_PARAMETERS = """\
+path : str or os.PathLike
+tree : str
+    Tree (or RNTuple) name.
+branches : sequence of str, optional
+    Branches to read (default: all except the weight branch)."""
+
+
+def _with_tree_parameters(function):
+    """``function`` with the line ``{tree_parameters}`` of its docstring
+    replaced by :data:`_TREE_PARAMETERS`, indented as a function's
+    docstring."""
+    if function.__doc__ is not None:
+        function.__doc__ = function.__doc__.replace(
+            "{tree_parameters}", textwrap.indent(_TREE_PARAMETERS, "    ").lstrip())
+    return function
+
+
+def _branches_to_read(obj, path, tree, branches, weight_branch):
+    """The branches of the records and all the branches to read.
+
+    Parameters
+    ----------
+    obj : uproot tree
+    path, tree
+        Where the tree comes from (for messages).
+    branches : sequence of str or None
+        Branches of the records (None: all except the weight branch).
+    weight_branch : str or None
+
+    Returns
+    -------
+    wanted : list of str
+        The branches of the records.
+    read : list of str
+        ``wanted`` and the weight branch.
+
+    Raises
+    ------
+    RootIOError
+        A branch the tree does not have (named, with those it has).
+    """
+    available = _branch_names(obj)
+    wanted = list(branches) if branches is not None else \
+        [b for b in available if b != weight_branch]
+    for b in wanted + ([weight_branch] if weight_branch else []):
+        if b not in available:
+            raise RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
+                              f"(branches: {', '.join(available)})")
+    read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
+    return wanted, read
+
+
+def _chunk_error(exc, obj, path, tree, read, entry_start, entry_stop, asked=None):
+    """The error to raise for a chunk that uproot could not read.
+
+    Parameters
+    ----------
+    exc : Exception
+        uproot's error.
+    obj : uproot tree
+    path, tree
+        Where the chunk comes from (for messages).
+    read : list of str
+        The branches read.
+    entry_start, entry_stop : int
+        The chunk, ``entry_start <= entry < entry_stop``, named in a
+        :class:`RootReadError`.
+    asked : tuple of int, optional
+        ``(start, stop)``, the entries of the chunk that were asked for,
+        named in a ``MemoryError`` with the bytes they need (default: the
+        whole chunk).
+
+    Returns
+    -------
+    MemoryError or RootReadError
+        A ``MemoryError`` if memory ran out, else a :class:`RootReadError`
+        naming the first branch that cannot be read alone over the chunk.
+    """
+    cause = _memory_error(exc)
+    if cause is not None:
+        lo, hi = (entry_start, entry_stop) if asked is None else asked
+        return _out_of_memory(path, tree, None, lo, hi, _bytes_wanted(obj, read, lo, hi), cause)
+    branch = _failing_branch(obj, read, entry_start, entry_stop)
+    return RootReadError(path, tree, branch, entry_start, entry_stop,
+                         f"cannot read: {_describe(exc)}")
+
+
+def _chunk_records(arrays, path, tree, entry_start, entry_stop, wanted, read, *,
+                   weight_branch=None, map_records=None, shapes=None, select=None):
+    """The event records and weights of one chunk that uproot read.
+
+    Parameters
+    ----------
+    arrays : dict of array_like
+        The branches ``read`` of the chunk.
+    path, tree, entry_start, entry_stop
+        Where the chunk comes from (for messages).
+    wanted, read : list of str
+        As :func:`_branches_to_read` returns them.
+    weight_branch, map_records, shapes, select
+        As :func:`iterate_events`.
+
+    Returns
+    -------
+    tuple
+        ``(records, weights)`` of the chunk, as :func:`iterate_events`
+        yields them.
+
+    Raises
+    ------
+    RootReadError
+        A jagged branch without ``map_records`` (or a jagged weight
+        branch), or a branch of another shape than ``shapes`` says.
+    ValueError
+        A mask of ``select`` that is not one boolean per event.
+    """
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    if map_records is None:
+        _check_fixed_shape(arrays, read, path, tree, entry_start, entry_stop)
+    elif weight_branch:
+        _check_fixed_shape(arrays, [weight_branch], path, tree, entry_start, entry_stop)
+    for name, shape in (shapes or {}).items():
+        a = arrays.get(name)
+        if a is not None and a.shape[1:] != tuple(shape):
+            raise RootReadError(path, tree, name, entry_start, entry_stop,
+                                f"shape {a.shape[1:]} per event, expected "
+                                f"{tuple(shape)}")
+    weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
+    if select is not None:
+        arrays, weights = select_events(arrays, weights, select, path, tree,
+                                        entry_start, entry_stop)
+    records = {k: arrays[k] for k in wanted}
+    if map_records is not None:
+        records = map_records(records)
+    return records, weights
+
+
+@_with_tree_parameters
 def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_records=None,
                    step_size="100 MB", shapes=None, select=None):
     """Read event records from a ROOT tree in chunks.
 
     Parameters
     ----------
-    path : str or os.PathLike
-    tree : str
-        Tree (or RNTuple) name.
-    branches : sequence of str, optional
-        Branches to read (default: all except the weight branch).
+    {tree_parameters}
     weight_branch : str, optional
         Branch with per-event weights.
     map_records : callable, optional
@@ -321,14 +459,7 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
     path = os.fspath(path)
     f, obj = _open_tree(path, tree)
     with f:
-        available = _branch_names(obj)
-        wanted = list(branches) if branches is not None else \
-            [b for b in available if b != weight_branch]
-        for b in wanted + ([weight_branch] if weight_branch else []):
-            if b not in available:
-                raise RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
-                                  f"(branches: {', '.join(available)})")
-        read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
+        wanted, read = _branches_to_read(obj, path, tree, branches, weight_branch)
         n_entries = int(obj.num_entries)
         if hasattr(obj, "iterate"):
             chunks = obj.iterate(read, library="np", step_size=step_size, report=True)
@@ -343,49 +474,24 @@ def iterate_events(path, tree="tree", branches=None, *, weight_branch=None, map_
             except Exception as exc:
                 step = _entry_step(obj, read, step_size)
                 entry_stop = n_entries if step is None else min(entry_start + step, n_entries)
-                if _memory_error(exc) is not None:
-                    raise _out_of_memory(path, tree, None, entry_start, entry_stop,
-                                         _bytes_wanted(obj, read, entry_start, entry_stop),
-                                         _memory_error(exc)) from exc
-                branch = _failing_branch(obj, read, entry_start, entry_stop)
-                raise RootReadError(path, tree, branch, entry_start, entry_stop,
-                                    f"cannot read: {_describe(exc)}") from exc
+                raise _chunk_error(exc, obj, path, tree, read, entry_start, entry_stop) from exc
             if report is not None:
                 chunk_start, chunk_stop = int(report.tree_entry_start), int(report.tree_entry_stop)
             else:
                 chunk_start, chunk_stop = 0, n_entries
             entry_start = chunk_stop
-            arrays = {k: np.asarray(v) for k, v in arrays.items()}
-            if map_records is None:
-                _check_fixed_shape(arrays, read, path, tree, chunk_start, chunk_stop)
-            elif weight_branch:
-                _check_fixed_shape(arrays, [weight_branch], path, tree, chunk_start, chunk_stop)
-            for name, shape in (shapes or {}).items():
-                a = arrays.get(name)
-                if a is not None and a.shape[1:] != tuple(shape):
-                    raise RootReadError(path, tree, name, chunk_start, chunk_stop,
-                                        f"shape {a.shape[1:]} per event, expected "
-                                        f"{tuple(shape)}")
-            weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
-            if select is not None:
-                arrays, weights = select_events(arrays, weights, select, path, tree,
-                                                chunk_start, chunk_stop)
-            records = {k: arrays[k] for k in wanted}
-            if map_records is not None:
-                records = map_records(records)
-            yield records, weights
+            yield _chunk_records(arrays, path, tree, chunk_start, chunk_stop, wanted, read,
+                                 weight_branch=weight_branch, map_records=map_records,
+                                 shapes=shapes, select=select)
 
 
+@_with_tree_parameters
 def read_events(path, tree="tree", branches=None, **kwargs):
     """All event records of a tree at once (see :func:`iterate_events`).
 
     Parameters
     ----------
-    path : str or os.PathLike
-    tree : str
-        Tree (or RNTuple) name.
-    branches : sequence of str, optional
-        Branches to read (default: all except the weight branch).
+    {tree_parameters}
     **kwargs
         ``weight_branch``, ``map_records``, ``step_size``, ``shapes``,
         ``select`` of :func:`iterate_events`.

@@ -54,6 +54,33 @@ _UNARY = {
 _CLASS_ORDER = {"number": 0, "parameter": 1, "event": 2, "mixed": 3}
 
 
+def _real_operators(combine):
+    """A binary operator of :class:`Expr` and its reflected form.
+
+    Parameters
+    ----------
+    combine : callable
+        ``combine(x, y)`` of two :class:`Expr`, e.g. :math:`x + y`.
+
+    Returns
+    -------
+    operator, reflected : function
+        ``x <op> other`` gives ``combine(x, other)`` and ``other <op> x``
+        gives ``combine(other, x)``, a number ``other`` as :func:`num`; the
+        operator leaves a :class:`ComplexExpr` ``other`` to its reflected
+        form in :class:`ComplexExpr` (``NotImplemented``).
+    """
+    def operator(self, other):
+        if isinstance(other, ComplexExpr):
+            return NotImplemented
+        return combine(self, as_expr(other))
+
+    def reflected(self, other):
+        return combine(as_expr(other), self)
+
+    return operator, reflected
+
+
 class Expr:
     """A real-valued expression node (see the module description).
 
@@ -103,30 +130,27 @@ class Expr:
         return not self.__eq__(other)
 
     # -- dependencies ----------------------------------------------------------
+    def _union_of_args(self, attribute):
+        """The union of the arguments' ``attribute`` (a frozenset each)."""
+        out = frozenset()
+        for a in self.args:
+            out |= getattr(a, attribute)
+        return out
+
     @property
     def parameters(self):
         """Names of the fit parameters the node depends on (frozenset)."""
         if self._parameters is None:
-            if self.op == "par":
-                self._parameters = frozenset((self.data,))
-            else:
-                out = frozenset()
-                for a in self.args:
-                    out |= a.parameters
-                self._parameters = out
+            self._parameters = (frozenset((self.data,)) if self.op == "par"
+                                else self._union_of_args("parameters"))
         return self._parameters
 
     @property
     def kinds(self):
         """Kinds of leaves below the node: a subset of {"par", "const", "event"}."""
         if self._kinds is None:
-            if self.op in ("par", "const", "event"):
-                self._kinds = frozenset((self.op,))
-            else:
-                out = frozenset()
-                for a in self.args:
-                    out |= a.kinds
-                self._kinds = out
+            self._kinds = (frozenset((self.op,)) if self.op in ("par", "const", "event")
+                           else self._union_of_args("kinds"))
         return self._kinds
 
     @property
@@ -153,37 +177,10 @@ class Expr:
         return (_CLASS_ORDER[self.dependency], self.digest)
 
     # -- Python operators --------------------------------------------------------
-    def __add__(self, other):
-        if isinstance(other, ComplexExpr):
-            return NotImplemented
-        return add(self, as_expr(other))
-
-    def __radd__(self, other):
-        return add(as_expr(other), self)
-
-    def __sub__(self, other):
-        if isinstance(other, ComplexExpr):
-            return NotImplemented
-        return add(self, mul(-1.0, as_expr(other)))
-
-    def __rsub__(self, other):
-        return add(as_expr(other), mul(-1.0, self))
-
-    def __mul__(self, other):
-        if isinstance(other, ComplexExpr):
-            return NotImplemented
-        return mul(self, as_expr(other))
-
-    def __rmul__(self, other):
-        return mul(as_expr(other), self)
-
-    def __truediv__(self, other):
-        if isinstance(other, ComplexExpr):
-            return NotImplemented
-        return mul(self, power(as_expr(other), -1))
-
-    def __rtruediv__(self, other):
-        return mul(as_expr(other), power(self, -1))
+    __add__, __radd__ = _real_operators(lambda x, y: add(x, y))
+    __sub__, __rsub__ = _real_operators(lambda x, y: add(x, mul(-1.0, y)))
+    __mul__, __rmul__ = _real_operators(lambda x, y: mul(x, y))
+    __truediv__, __rtruediv__ = _real_operators(lambda x, y: mul(x, power(y, -1)))
 
     def __neg__(self):
         return mul(-1.0, self)
@@ -271,15 +268,23 @@ def _coefficient(term):
     return 1.0, term
 
 
+def _flattened(op, operands):
+    """The operands as :class:`Expr`, each of operation ``op`` replaced by
+    its arguments (a sum of sums is one sum, a product of products one
+    product)."""
+    flat = []
+    for x in operands:
+        x = as_expr(x)
+        if x.op == op:
+            flat.extend(x.args)
+        else:
+            flat.append(x)
+    return flat
+
+
 def add(*terms):
     """The sum of the terms, flattened, with equal terms merged (2 x + x = 3 x)."""
-    flat = []
-    for t in terms:
-        t = as_expr(t)
-        if t.op == "add":
-            flat.extend(t.args)
-        else:
-            flat.append(t)
+    flat = _flattened("add", terms)
     total = 0.0
     coefs = {}
     for t in flat:
@@ -317,13 +322,7 @@ def _exponent(e):
 def mul(*factors):
     """The product of the factors, flattened, with equal bases merged into
     powers (x x^2 = x^3) and numbers folded into one leading coefficient."""
-    flat = []
-    for f in factors:
-        f = as_expr(f)
-        if f.op == "mul":
-            flat.extend(f.args)
-        else:
-            flat.append(f)
+    flat = _flattened("mul", factors)
     coef = 1.0
     exps = {}
     for f in flat:

@@ -152,6 +152,20 @@ cdef inline object _declared_names(object names, Py_ssize_t count, str what):
     return names
 
 
+cdef inline object _precision_functions(density_function density,
+                                        density_gradient_function gradient,
+                                        fill_parameter_buffer_function fill):
+    """The block functions of one precision (``model_description``'s
+    ``functions[precision]``): scipy.LowLevelCallables by kind, None for a
+    gradient or a filler that is NULL."""
+    return {
+        "density": density_callable(density),
+        "density_gradient": density_gradient_callable(gradient) if gradient != NULL else None,
+        "fill_parameter_buffer": (fill_parameter_buffer_callable(fill) if fill != NULL
+                                  else None),
+    }
+
+
 cdef inline object model_description(
         object parameters, object event_fields, object constants,
         Py_ssize_t n_parameters, Py_ssize_t n_event_fields,
@@ -185,21 +199,11 @@ cdef inline object model_description(
                              f"parameter-buffer filler that receives them")
     functions = {}
     if density_float64 != NULL:
-        functions["float64"] = {
-            "density": density_callable(density_float64),
-            "density_gradient": (density_gradient_callable(gradient_float64)
-                                 if gradient_float64 != NULL else None),
-            "fill_parameter_buffer": (fill_parameter_buffer_callable(fill_float64)
-                                      if fill_float64 != NULL else None),
-        }
+        functions["float64"] = _precision_functions(density_float64, gradient_float64,
+                                                    fill_float64)
     if density_float32 != NULL:
-        functions["float32"] = {
-            "density": density_callable(density_float32),
-            "density_gradient": (density_gradient_callable(gradient_float32)
-                                 if gradient_float32 != NULL else None),
-            "fill_parameter_buffer": (fill_parameter_buffer_callable(fill_float32)
-                                      if fill_float32 != NULL else None),
-        }
+        functions["float32"] = _precision_functions(density_float32, gradient_float32,
+                                                    fill_float32)
     if not functions:
         raise ValueError("model has no density function")
     return {"protocol": 1, "parameters": parameters, "event_fields": event_fields,
@@ -207,19 +211,26 @@ cdef inline object model_description(
             "vector_length": _CAPSULE_VECTOR_LENGTH, "functions": functions}
 
 
+cdef inline object _components_callables(density_function_float64 components_float64,
+                                         density_function_float32 components_float32):
+    """Component functions (all components or one) by precision, as
+    scipy.LowLevelCallables named as such; a NULL function is left out."""
+    functions = {}
+    if components_float64 != NULL:
+        functions["float64"] = _low_level_callable(<void *> components_float64,
+                                                   _NAME_COMPONENTS_FLOAT64)
+    if components_float32 != NULL:
+        functions["float32"] = _low_level_callable(<void *> components_float32,
+                                                   _NAME_COMPONENTS_FLOAT32)
+    return functions
+
+
 cdef inline object single_component_functions(density_function_float64 component_float64,
                                               density_function_float32 component_float32):
     """One component's block function alone, by precision (an element of
     ``component_description``'s ``single``): it writes X_k of lane i to
     out[i] (real part) and out[L + i] (imaginary part)."""
-    functions = {}
-    if component_float64 != NULL:
-        functions["float64"] = _low_level_callable(<void *> component_float64,
-                                                   _NAME_COMPONENTS_FLOAT64)
-    if component_float32 != NULL:
-        functions["float32"] = _low_level_callable(<void *> component_float32,
-                                                   _NAME_COMPONENTS_FLOAT32)
-    return functions
+    return _components_callables(component_float64, component_float32)
 
 
 cdef inline object component_description(
@@ -251,15 +262,8 @@ cdef inline object component_description(
     if len(couplings) != n_components:
         raise ValueError(f"model declares {len(couplings)} couplings for {n_components} "
                          f"components")
-    functions = {}
-    if components_float64 != NULL:
-        functions["float64"] = _low_level_callable(<void *> components_float64,
-                                                   _NAME_COMPONENTS_FLOAT64)
-    if components_float32 != NULL:
-        functions["float32"] = _low_level_callable(<void *> components_float32,
-                                                   _NAME_COMPONENTS_FLOAT32)
     desc = {"names": names, "couplings": couplings, "vector_length": _CAPSULE_VECTOR_LENGTH,
-            "functions": functions}
+            "functions": _components_callables(components_float64, components_float32)}
     if (depends is None) != (single is None):
         raise ValueError("model components: give both depends and single, or neither")
     if depends is not None:

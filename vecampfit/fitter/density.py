@@ -182,13 +182,9 @@ class Density:
                 if gllc is None:
                     raise DensityError(f"{self.name}: the density is a block function, so its "
                                        f"gradient must be one too")
-                precision, length = parse_signature(gllc.signature, "density_gradient")
-                if precision != self.precision:
-                    raise DensityError(f"{self.name}: density is {self.precision} but its "
-                                       f"gradient is {precision}")
-                self._set_length(length, "gradient")
+                self.gradient_pointer = self._companion(gllc, "density_gradient", "gradient",
+                                                        "its gradient")
                 self.gradient = gllc
-                self.gradient_pointer = function_pointer(gllc)
             else:
                 if gllc is not None or not callable(gradient):
                     raise DensityError(f"{self.name}: the density is a Python function, so its "
@@ -203,13 +199,10 @@ class Density:
                 if self.kind != "block":
                     raise DensityError(f"{self.name}: a Python density takes a Python "
                                        f"parameter-buffer filler")
-                precision, length = parse_signature(fllc.signature, "fill_parameter_buffer")
-                if precision != self.precision:
-                    raise DensityError(f"{self.name}: density is {self.precision} but the "
-                                       f"parameter-buffer filler is {precision}")
-                self._set_length(length, "parameter-buffer filler")
+                self.fill_parameter_buffer_pointer = self._companion(
+                    fllc, "fill_parameter_buffer", "parameter-buffer filler",
+                    "the parameter-buffer filler")
                 self.fill_parameter_buffer = fllc
-                self.fill_parameter_buffer_pointer = function_pointer(fllc)
             elif callable(fill_parameter_buffer):
                 self.fill_parameter_buffer = fill_parameter_buffer
             else:
@@ -320,6 +313,40 @@ class Density:
         density.components = components_from_description(desc, precision, desc["parameters"],
                                                          label, values)
         return density
+
+    def _companion(self, llc, kind, what, subject):
+        """Check a block function given with a block density; return its address.
+
+        Parameters
+        ----------
+        llc : scipy.LowLevelCallable
+            The gradient or the parameter-buffer filler.
+        kind : str
+            Its kind in the signature (``"density_gradient"``,
+            ``"fill_parameter_buffer"``).
+        what : str
+            Its name in the message on a vector length that differs from
+            the density's.
+        subject : str
+            Its name in the message on a precision that differs from the
+            density's.
+
+        Returns
+        -------
+        int
+            The address of the C function.
+
+        Raises
+        ------
+        DensityError
+            Another precision or vector length than the density's.
+        """
+        precision, length = parse_signature(llc.signature, kind)
+        if precision != self.precision:
+            raise DensityError(f"{self.name}: density is {self.precision} but {subject} is "
+                               f"{precision}")
+        self._set_length(length, what)
+        return function_pointer(llc)
 
     def _set_length(self, length, what):
         if length is None:

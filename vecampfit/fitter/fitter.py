@@ -87,6 +87,41 @@ def _deprecated(old, new, stacklevel=3):
                   stacklevel=stacklevel)
 
 
+def _likelihood_attribute(name, attribute=None, replacement=None, *, settable=False):
+    """A deprecated property of :class:`Fitter` that gives an attribute of
+    its likelihood, warning that it is deprecated on each use.
+
+    Parameters
+    ----------
+    name : str
+        The property's name on the fitter.
+    attribute : str, optional
+        The likelihood's attribute (default: ``name``).
+    replacement : str, optional
+        What the warning says to use instead (default:
+        ``fitter.likelihood.<attribute>``).
+    settable : bool
+        Whether setting the property sets the likelihood's attribute.
+
+    Returns
+    -------
+    property
+    """
+    attribute = name if attribute is None else attribute
+    replacement = f"fitter.likelihood.{attribute}" if replacement is None else replacement
+
+    def get(self):
+        _deprecated(name, replacement)
+        return getattr(self.likelihood, attribute)
+
+    def set(self, value):
+        _deprecated(name, replacement)
+        setattr(self.likelihood, attribute, value)
+
+    return property(get, set if settable else None,
+                    doc=f"Deprecated: ``fitter.likelihood.{attribute}``.")
+
+
 @dataclass(frozen=True)
 class Stage:
     """One stage of a fit: fix and release parameters, then run MIGRAD,
@@ -600,17 +635,8 @@ class Fitter:
 
     # -- deprecated: the likelihood's and Minuit's attributes ----------------------
 
-    @property
-    def parameters(self):
-        """Deprecated: ``fitter.likelihood.parameters``."""
-        _deprecated("parameters", "fitter.likelihood.parameters")
-        return self.likelihood.parameters
-
-    @property
-    def points(self):
-        """Deprecated: ``fitter.likelihood.points``."""
-        _deprecated("points", "fitter.likelihood.points")
-        return self.likelihood.points
+    parameters = _likelihood_attribute("parameters")
+    points = _likelihood_attribute("points")
 
     def point(self, index):
         """Deprecated: ``fitter.likelihood.points[index]``."""
@@ -622,47 +648,14 @@ class Fitter:
                              + (f" (0..{n - 1})" if n else ""))
         return self.likelihood.points[int(index)]
 
-    @property
-    def precision(self):
-        """Deprecated: ``fitter.likelihood.density_precision``."""
-        _deprecated("precision", "fitter.likelihood.density_precision (the precision of the "
-                    "densities)")
-        return self.likelihood.density_precision
-
-    @property
-    def vector_length(self):
-        """Deprecated: ``fitter.likelihood.vector_length``."""
-        _deprecated("vector_length", "fitter.likelihood.vector_length")
-        return self.likelihood.vector_length
-
-    @property
-    def threads(self):
-        """Deprecated: ``fitter.likelihood.threads``."""
-        _deprecated("threads", "fitter.likelihood.threads")
-        return self.likelihood.threads
-
-    @threads.setter
-    def threads(self, n):
-        _deprecated("threads", "fitter.likelihood.threads")
-        self.likelihood.threads = n
-
-    @property
-    def extended(self):
-        """Deprecated: ``fitter.likelihood.extended``."""
-        _deprecated("extended", "fitter.likelihood.extended")
-        return self.likelihood.extended
-
-    @property
-    def n_calls(self):
-        """Deprecated: ``fitter.likelihood.n_calls``."""
-        _deprecated("n_calls", "fitter.likelihood.n_calls")
-        return self.likelihood.n_calls
-
-    @property
-    def has_gradient(self):
-        """Deprecated: ``fitter.likelihood.has_gradient``."""
-        _deprecated("has_gradient", "fitter.likelihood.has_gradient")
-        return self.likelihood.has_gradient
+    precision = _likelihood_attribute(
+        "precision", "density_precision",
+        "fitter.likelihood.density_precision (the precision of the densities)")
+    vector_length = _likelihood_attribute("vector_length")
+    threads = _likelihood_attribute("threads", settable=True)
+    extended = _likelihood_attribute("extended")
+    n_calls = _likelihood_attribute("n_calls")
+    has_gradient = _likelihood_attribute("has_gradient")
 
     def parameter_index(self, name):
         """Deprecated: ``fitter.likelihood.parameter_index(name)``."""

@@ -56,10 +56,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import _reduction
-from ..root_io import (RootIOError, RootReadError, _branch_names, _bytes_wanted,
-                       _check_fixed_shape, _describe, _entry_step, _failing_branch,
-                       _memory_error, _open_tree, _out_of_memory, count_entries,
-                       select_events)
+from ..root_io import (_branches_to_read, _chunk_error, _chunk_records, _entry_step,
+                       _open_tree, count_entries)
 from ._reduction import add_rows
 
 __all__ = ["ChunkLayout", "Communicator", "serve"]
@@ -603,14 +601,7 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
     path = os.fspath(path)
     f, obj = _open_tree(path, tree)
     with f:
-        available = _branch_names(obj)
-        wanted = list(branches) if branches is not None else \
-            [b for b in available if b != weight_branch]
-        for b in wanted + ([weight_branch] if weight_branch else []):
-            if b not in available:
-                raise RootIOError(f"{path}: tree {tree!r} has no branch {b!r} "
-                                          f"(branches: {', '.join(available)})")
-        read = wanted + ([weight_branch] if weight_branch and weight_branch not in wanted else [])
+        wanted, read = _branches_to_read(obj, path, tree, branches, weight_branch)
         n_entries = int(obj.num_entries)
         stop = n_entries if entry_stop is None else min(int(entry_stop), n_entries)
         start = int(entry_start)
@@ -627,26 +618,11 @@ def iterate_entry_range(path, tree="tree", branches=None, *, weight_branch=None,
             try:
                 arrays = obj.arrays(read, library="np", entry_start=lo, entry_stop=hi)
             except Exception as exc:
-                end = min(first + step, n_entries)
-                if _memory_error(exc) is not None:
-                    raise _out_of_memory(path, tree, None, lo, hi,
-                                                 _bytes_wanted(obj, read, lo, hi),
-                                                 _memory_error(exc)) from exc
-                branch = _failing_branch(obj, read, first, end)
-                raise RootReadError(path, tree, branch, first, end,
-                                            f"cannot read: {_describe(exc)}") from exc
-            arrays = {k: np.asarray(v) for k, v in arrays.items()}
-            _check_fixed_shape(arrays, read if map_records is None else
-                                       [weight_branch] if weight_branch else [], path, tree,
-                                       lo, hi)
-            weights = arrays[weight_branch].astype(np.float64) if weight_branch else None
-            if select is not None:
-                arrays, weights = select_events(arrays, weights, select, path, tree,
-                                                        lo, hi)
-            records = {k: arrays[k] for k in wanted}
-            if map_records is not None:
-                records = map_records(records)
-            yield records, weights
+                raise _chunk_error(exc, obj, path, tree, read, first,
+                                   min(first + step, n_entries), asked=(lo, hi)) from exc
+            yield _chunk_records(arrays, path, tree, lo, hi, wanted, read,
+                                 weight_branch=weight_branch, map_records=map_records,
+                                 select=select)
 
 
 def read_entry_share(path, tree, branches, weight_branch, map_records, step_size, rank, size,

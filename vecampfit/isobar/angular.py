@@ -171,7 +171,38 @@ def zemach_coefficients(j):
             for k in range(j // 2 + 1)]
 
 
-class LauraSpinFactor(RealFactor):
+class _EventSpinFactor(RealFactor):
+    """Base of the spin factors that depend on the event only (no roles):
+    a function of the kinematics of the pair AB and the spin J, computed in
+    numpy into the event buffer."""
+
+    kind = "spin factor"
+
+    def numpy(self, kin, comp, inst, values):
+        a, b, _ = inst
+        return self.of_pair(kin, a, b, comp.spin)
+
+    def of_pair(self, kin, a, b, spin):
+        """The factor of the events in numpy (dimensionless).
+
+        Parameters
+        ----------
+        kin : vecampfit.isobar._kinematics.DalitzKinematics
+            The events' pair masses, momenta and angles.
+        a, b : int
+            The daughters A and B of the term (the resonance in AB).
+        spin : int
+            The resonance spin J.
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per event.
+        """
+        raise NotImplementedError
+
+
+class LauraSpinFactor(_EventSpinFactor):
     """Laura++'s covariant spin factor (paper section 9.2, the GenFit3K example).
 
     .. math::
@@ -189,18 +220,15 @@ class LauraSpinFactor(RealFactor):
     """
 
     name = "laura"
-    kind = "spin factor"
-    roles = ()
     max_spin = 4
 
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
+    def of_pair(self, kin, a, b, spin):
         return hep.covariant_angular_distribution(kin.p(a, b), kin.q(a, b),
                                                   kin.covariant_factor(a, b),
-                                                  kin.cos_helicity(a, b), comp.spin)
+                                                  kin.cos_helicity(a, b), spin)
 
 
-class HelicitySpinFactor(RealFactor):
+class HelicitySpinFactor(_EventSpinFactor):
     """Helicity spin factor :math:`P_J(\\cos\\theta)`.
 
     :math:`P_J` the Legendre polynomial (``high_energy_physics.legendre``)
@@ -210,13 +238,10 @@ class HelicitySpinFactor(RealFactor):
     """
 
     name = "helicity"
-    kind = "spin factor"
-    roles = ()
     max_spin = 5
 
-    def numpy(self, kin, comp, inst, values):
-        a, b, _ = inst
-        return hep.legendre(kin.cos_helicity(a, b), comp.spin)
+    def of_pair(self, kin, a, b, spin):
+        return hep.legendre(kin.cos_helicity(a, b), spin)
 
 
 #: Spin factors by name.

@@ -108,7 +108,24 @@ def quantity_from_dict(d):
     raise ValueError(f"quantity {d!r}: kind must be 'parameter' or 'constant', got {kind!r}")
 
 
-class Polar:
+class _CouplingForm:
+    """Base of the coupling forms (:class:`Polar`, :class:`Cartesian`): a
+    coupling from its parts by role and an optional constant scale."""
+
+    @staticmethod
+    def expression(parts, scale=None):
+        """The coupling on the expression layer from its parts (dict role ->
+        expression) and an optional scale."""
+        raise NotImplementedError
+
+    @classmethod
+    def value(cls, parts, n=1.0):
+        """Complex coupling from the numeric parts (dict role -> value)."""
+        return complex(_ex.evaluate(cls.expression(
+            {r: _ex.num(float(v)) for r, v in parts.items()}, _ex.num(float(n))), {}))
+
+
+class Polar(_CouplingForm):
     """Coupling in magnitude and phase: :math:`c = n\\, a\\, e^{i \\phi \\pi/180}`.
 
     Parameters
@@ -140,14 +157,8 @@ class Polar:
         n = parts["magnitude"] if scale is None else _ex.mul(scale, parts["magnitude"])
         return _ex.ComplexExpr(_ex.mul(n, _ex.cos(phi)), _ex.mul(n, _ex.sin(phi)))
 
-    @classmethod
-    def value(cls, parts, n=1.0):
-        """Complex coupling from the numeric parts (dict role -> value)."""
-        return complex(_ex.evaluate(cls.expression(
-            {r: _ex.num(float(v)) for r, v in parts.items()}, _ex.num(float(n))), {}))
 
-
-class Cartesian:
+class Cartesian(_CouplingForm):
     """Coupling in real and imaginary parts: :math:`c = n\\,(x + i y)`.
 
     Parameters
@@ -172,12 +183,6 @@ class Cartesian:
         """The coupling on the expression layer: :math:`n (x + i y)`."""
         c = _ex.ComplexExpr(parts["re"], parts["im"])
         return c if scale is None else c * scale
-
-    @classmethod
-    def value(cls, parts, n=1.0):
-        """Complex coupling from the numeric parts (dict role -> value)."""
-        return complex(_ex.evaluate(cls.expression(
-            {r: _ex.num(float(v)) for r, v in parts.items()}, _ex.num(float(n))), {}))
 
 
 COUPLING_FORMS = {"polar": Polar, "cartesian": Cartesian}

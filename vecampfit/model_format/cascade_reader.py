@@ -280,12 +280,7 @@ def read_cascade_distribution(ctx, dist, path, functions, name, kin_json, dp):
                                    _shape(fn.lineshape, extra[node], const))
             for pname, value in fn.parameters.items():
                 shapes[pname] = value
-        label, k = _reader._safe(chain_name), 1
-        base = label
-        while label in used:
-            k += 1
-            label = f"{base}_{k}"
-        used.add(label)
+        label = _reader._unique_label(chain_name, used)
         labels.append(label)
         params[f"{label}_re"], params[f"{label}_im"] = weight.real, weight.imag
         w = ComplexExpr(parameter(f"{label}_re"), parameter(f"{label}_im"))
@@ -293,21 +288,10 @@ def read_cascade_distribution(ctx, dist, path, functions, name, kin_json, dp):
             cascade.add_chain(top, isobars, vertices, factor=w, name=chain_name)
         except (ValueError, TypeError) as e:
             ctx.fail(cp, str(e))
-    for shape_name in shapes:
-        if shape_name in params:
-            ctx.fail(f"{dp}.chains", f"a lineshape parameter and a chain weight are both "
-                     f"named {shape_name!r}")
-    params.update(shapes)
+    _reader._add_shape_parameters(ctx, params, shapes, dp)
     for pname, value in params.items():
         cascade.set_parameter(pname, value)
-    variables = {}
-    for k, var in enumerate(dist.get("variables", [])):
-        vp = f"{path}.variables[{k}]"
-        node = ctx.get(var, "node", vp)
-        names = ctx.get(var, "mass_phi_costheta", vp, list)
-        if len(names) != 3:
-            ctx.fail(f"{vp}.mass_phi_costheta", "expected three names")
-        variables[json.dumps(node)] = tuple(names)
+    variables = _reader._read_variables(ctx, dist, path)
     try:
         model = cascade.amplitude_model()
     except (NotImplementedError, ValueError) as e:
@@ -423,21 +407,7 @@ class CascadeDistribution:
         """The parameters as :class:`~vecampfit.amplitudes.ModelParameter`, as
         :meth:`vecampfit.model_format.Distribution.fit_parameters` (default: every
         chain weight free except the first chain's, the lineshapes fixed)."""
-        from ..amplitudes import ModelParameter
-        if free is None:
-            first = self.weight_names[0] if self.weight_names else None
-            free = {n for n in self.parameters if n not in self.shape_parameters
-                    and n not in (f"{first}_re", f"{first}_im")}
-        free = set(free)
-        unknown = free - set(self.parameters)
-        if unknown:
-            raise ValueError(f"distribution {self.name!r}: unknown parameter(s) {sorted(unknown)}")
-        out = []
-        for n, v in self.parameters.items():
-            step = max(abs(v) * 0.01, 1e-3) if n in self.shape_parameters else \
-                max(abs(v) * 0.05, 0.01)
-            out.append(ModelParameter(n, v, step=step, fixed=n not in free))
-        return out
+        return _reader._fit_parameters(self, free)
 
     def amplitude_model(self, free=None):
         """The compilable :class:`~vecampfit.amplitudes.AmplitudeModel` with the fit

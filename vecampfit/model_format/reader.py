@@ -255,6 +255,19 @@ def _safe(name):
     return out if out and not out[0].isdigit() else "c_" + out
 
 
+def _unique_label(name, used):
+    """The label of a chain named ``name``: :func:`_safe` of the name, with
+    ``_2``, ``_3``, ... appended until it is not in ``used`` (a set, to
+    which it is added)."""
+    base = _safe(name)
+    label, n = base, 1
+    while label in used:
+        n += 1
+        label = f"{base}_{n}"
+    used.add(label)
+    return label
+
+
 def _topology(ctx, value, path):
     """A topology [[i, j], k] of three daughters as (k, (i, j))."""
     ok = (isinstance(value, list) and len(value) == 2 and isinstance(value[0], list)
@@ -266,6 +279,48 @@ def _topology(ctx, value, path):
     if sorted((i, j, k)) != [1, 2, 3]:
         ctx.fail(path, f"topology {json.dumps(value)} is not a partition of the final state 1, 2, 3")
     return k, (i, j)
+
+
+def _fit_parameters(distribution, free=None):
+    """The parameters of a distribution read from a model file as
+    :class:`~vecampfit.amplitudes.ModelParameter` for fits.
+
+    Parameters
+    ----------
+    distribution : Distribution or CascadeDistribution
+        Its ``name``, ``parameters`` (name -> the file's value),
+        ``shape_parameters`` and ``weight_names``.
+    free : iterable of str or None
+        As :meth:`Distribution.fit_parameters`.
+
+    Returns
+    -------
+    list of ModelParameter
+        In the order of ``distribution.parameters``, each with the file's
+        value and a step of :math:`\\max(0.01 |v|, 10^{-3})` for a lineshape
+        parameter, :math:`\\max(0.05 |v|, 0.01)` for a chain weight.
+
+    Raises
+    ------
+    ValueError
+        A free name that is not a parameter of the distribution.
+    """
+    from ..amplitudes import ModelParameter
+    parameters, shape = distribution.parameters, distribution.shape_parameters
+    if free is None:
+        first = distribution.weight_names[0] if distribution.weight_names else None
+        free = {n for n in parameters if n not in shape
+                and n not in (f"{first}_re", f"{first}_im")}
+    free = set(free)
+    unknown = free - set(parameters)
+    if unknown:
+        raise ValueError(f"distribution {distribution.name!r}: unknown parameter(s) "
+                         f"{sorted(unknown)}")
+    out = []
+    for n, v in parameters.items():
+        step = max(abs(v) * 0.01, 1e-3) if n in shape else max(abs(v) * 0.05, 0.01)
+        out.append(ModelParameter(n, v, step=step, fixed=n not in free))
+    return out
 
 
 class Distribution:
@@ -313,21 +368,7 @@ class Distribution:
         -------
         list of ModelParameter
         """
-        from ..amplitudes import ModelParameter
-        if free is None:
-            first = self.weight_names[0] if self.weight_names else None
-            free = {n for n in self.parameters if n not in self.shape_parameters
-                    and n not in (f"{first}_re", f"{first}_im")}
-        free = set(free)
-        unknown = free - set(self.parameters)
-        if unknown:
-            raise ValueError(f"distribution {self.name!r}: unknown parameter(s) {sorted(unknown)}")
-        out = []
-        for n, v in self.parameters.items():
-            step = max(abs(v) * 0.01, 1e-3) if n in self.shape_parameters else \
-                max(abs(v) * 0.05, 0.01)
-            out.append(ModelParameter(n, v, step=step, fixed=n not in free))
-        return out
+        return _fit_parameters(self, free)
 
     def amplitude_model(self, free=None, polarized=False):
         """The distribution as a compilable :class:`~vecampfit.amplitudes.AmplitudeModel`.
@@ -517,18 +558,38 @@ def _read_chain(ctx, ch, path, functions, masses, spins, used_names):
     for role in ("production", "decay"):
         if role not in found:
             ctx.fail(f"{path}.vertices", f"missing the {role} vertex")
-    base = _safe(name)
-    label, n = base, 1
-    while label in used_names:
-        n += 1
-        label = f"{base}_{n}"
-    used_names.add(label)
+    label = _unique_label(name, used_names)
     w = ComplexExpr(parameter(f"{label}_re"), parameter(f"{label}_im"))
     shape_parameters = dict(lineshape.parameters)
     chain = DecayChain(k, two_j, lineshape.lineshape, found["production"][0], found["decay"][0],
                        weight=w, production_form_factor=found["production"][1],
                        decay_form_factor=found["decay"][1], name=name)
     return chain, label, {f"{label}_re": weight.real, f"{label}_im": weight.imag}, shape_parameters
+
+
+def _add_shape_parameters(ctx, params, shapes, dp):
+    """Add the lineshapes' parameters ``shapes`` (name -> value) to the
+    chain weights ``params``; a name that is both fails, naming the
+    decay description ``dp``'s chains."""
+    for shape_name in shapes:
+        if shape_name in params:
+            ctx.fail(f"{dp}.chains", f"a lineshape parameter and a chain weight are both "
+                     f"named {shape_name!r}")
+    params.update(shapes)
+
+
+def _read_variables(ctx, dist, path):
+    """The variables of the distribution ``dist`` at ``path``: node (as
+    JSON text) -> its three names (mass, phi, cos theta)."""
+    variables = {}
+    for n, var in enumerate(dist.get("variables", [])):
+        vp = f"{path}.variables[{n}]"
+        node = ctx.get(var, "node", vp)
+        names = ctx.get(var, "mass_phi_costheta", vp, list)
+        if len(names) != 3:
+            ctx.fail(f"{vp}.mass_phi_costheta", "expected three names")
+        variables[json.dumps(node)] = tuple(names)
+    return variables
 
 
 def _read_distribution(ctx, dist, path, functions, three_body="dpd"):
@@ -556,19 +617,8 @@ def _read_distribution(ctx, dist, path, functions, three_body="dpd"):
         labels.append(label)
         params.update(p)
         shapes.update(shape)
-    for shape_name in shapes:
-        if shape_name in params:
-            ctx.fail(f"{dp}.chains", f"a lineshape parameter and a chain weight are both "
-                     f"named {shape_name!r}")
-    params.update(shapes)
-    variables = {}
-    for n, var in enumerate(dist.get("variables", [])):
-        vp = f"{path}.variables[{n}]"
-        node = ctx.get(var, "node", vp)
-        names = ctx.get(var, "mass_phi_costheta", vp, list)
-        if len(names) != 3:
-            ctx.fail(f"{vp}.mass_phi_costheta", "expected three names")
-        variables[json.dumps(node)] = (names[0], names[1], names[2])
+    _add_shape_parameters(ctx, params, shapes, dp)
+    variables = _read_variables(ctx, dist, path)
     if json.dumps(list(ref_pair)) not in variables:
         ctx.fail(f"{path}.variables", f"no variables for the reference node {list(ref_pair)}")
     # The published values align the parent's helicity to chain 1 (the pair
