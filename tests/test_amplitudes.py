@@ -390,3 +390,22 @@ def test_the_cached_likelihood_of_a_polarized_model_equals_the_full_path(lc_pola
     print(f"polarized, cached against full: F {err_f:.1e}, gradient {err_g:.1e}, "
           f"polarization gradient {err_p:.1e}")
     assert err_f < 1e-12 and err_g < 1e-10 and err_p < 1e-10
+
+
+def test_density_at_takes_the_fixed_parameters_as_constants(lc):
+    """CompiledAmplitudeModel.density_at: the fixed parameters' values become the density's
+    constants and the free ones its parameter vector; the intensity equals the numpy model's
+    at those values, and a missing value is named."""
+    dist, model, compiled = lc
+    values = model.values()
+    fixed = [n for n in model.parameters if n not in compiled.parameters]
+    assert fixed
+    values[fixed[0]] = 1.1 * values[fixed[0]] + 0.01
+    density, p = compiled.density_at(values, gradient=False)
+    assert list(p) == [values[n] for n in compiled.parameters]
+    rec = _dalitz_points(dist.model.masses, 50, 9)
+    got = density.evaluate(density.event_buffer(rec, records=True), p)
+    assert np.allclose(got, model.intensity(rec, values), rtol=1e-12)
+    del values[fixed[0]]
+    with pytest.raises(KeyError, match=fixed[0]):
+        compiled.density_at(values)

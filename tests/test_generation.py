@@ -278,3 +278,30 @@ def test_band_accept_reject_follows_the_density():
     assert len(gen.accept_reject(lambda x, y: x, prop, 0, bound=2.0)[0]) == 0
     with pytest.raises(ValueError, match="above the bound"):
         gen.accept_reject(lambda x, y: x * y, prop, 1000, bound=0.1, seed=1)
+
+
+def test_accept_reject_restarts_with_a_larger_maximum():
+    """With ``restarts``, a density above the assumed maximum starts the generation again
+    with twice the maximum (a RuntimeWarning each time), discarding what was accepted; without
+    restarts left the error is raised."""
+    calls = []
+
+    def density(ev):
+        # 2.5 on the third batch and 4.5 on the fifth, 0.9 elsewhere: events are
+        # accepted before each restart
+        calls.append(1)
+        return np.full(len(ev["p1"]), {3: 2.5, 5: 4.5}.get(len(calls), 0.9))
+    with pytest.warns(RuntimeWarning) as record:
+        ev = gen.generate_events(density, MD, (MK, MPI), 250, maximum=1.0, seed=3,
+                                 batch_size=100, restarts=2)
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 2 and "starting again with 2.0" in messages[0] \
+        and "starting again with 4.0" in messages[1]
+    assert ev["p1"].shape == (250, 4)
+    calls.clear()
+    with pytest.raises(ValueError, match="above the assumed maximum"):
+        with pytest.warns(RuntimeWarning):
+            gen.generate_events(density, MD, (MK, MPI), 250, maximum=1.0, seed=3,
+                                batch_size=100, restarts=1)
+    with pytest.raises(ValueError, match="restarts must be a non-negative integer"):
+        gen.generate_events(density, MD, (MK, MPI), 10, maximum=1.0, restarts=-1)

@@ -50,6 +50,7 @@ import math
 import numbers
 import sys
 import time
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -393,7 +394,7 @@ class _Progress:
 
 def generate_events(density, parent, masses, n_events, params=None, *, names=None,
                     variables=None, maximum=None, seed=None, batch_size=100_000,
-                    progress=False, max_trials=None, stream=None):
+                    progress=False, max_trials=None, stream=None, restarts=0):
     """Unweighted events distributed as ``density`` times phase space (accept-reject).
 
     Phase-space events are generated in batches with :func:`phase_space`; an
@@ -438,6 +439,12 @@ def generate_events(density, parent, masses, n_events, params=None, *, names=Non
         Give up (RuntimeError) after this many phase-space events.
     stream : file, optional
         Where the progress bar goes (default ``sys.stderr``).
+    restarts : int, optional
+        When the density exceeds the assumed maximum, discard the events
+        accepted so far and start again with twice the maximum, up to this
+        many times, each with a
+        :class:`RuntimeWarning`; starting again keeps the sample unbiased.
+        Default 0: raise instead.
 
     Returns
     -------
@@ -466,6 +473,8 @@ def generate_events(density, parent, masses, n_events, params=None, *, names=Non
         raise ValueError(f"maximum must be a positive finite number, got {maximum!r}")
     if not (isinstance(parent, numbers.Real) or np.shape(parent) == (4,)):
         raise ValueError("parent: expected a mass or one four-momentum (4,)")
+    if isinstance(restarts, bool) or not isinstance(restarts, numbers.Integral) or restarts < 0:
+        raise ValueError(f"restarts must be a non-negative integer, got {restarts!r}")
     rng = random_generator(seed)
     bar = _Progress(n_total, progress, stream)
     accepted = {name: [] for name in names}
@@ -496,6 +505,16 @@ def generate_events(density, parent, masses, n_events, params=None, *, names=Non
                 raise ValueError("density is zero on the whole first batch; pass maximum")
         largest = float(f.max())
         if largest > maximum:
+            if restarts > 0:
+                restarts -= 1
+                new = 2.0 * maximum
+                warnings.warn(f"accept-reject: the density reaches {largest!r}, above the "
+                              f"assumed maximum {maximum!r}; starting again with {new!r}",
+                              RuntimeWarning, stacklevel=2)
+                maximum = new
+                accepted = {name: [] for name in names}
+                done = 0
+                continue
             bar.close(done, trials)
             raise ValueError(f"density reaches {largest!r}, above the assumed maximum {maximum!r}; "
                              f"pass a larger maximum")

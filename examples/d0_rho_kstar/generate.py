@@ -42,24 +42,16 @@ def generate(compiled, cascade, values, n, rng, top=None, progress=False):
     If an event exceeds the assumed maximum, the generation starts again
     with a larger one (starting again keeps the sample unbiased).
     """
-    density, pvec = common.density(compiled, values, gradient=False)
+    density, pvec = compiled.density_at(values, gradient=False)
 
     def intensity(momenta, params):
         rec = common.event_records(cascade, momenta)
         return density.evaluate(density.event_buffer(rec, records=True), params)
 
     top = top or maximum(compiled, cascade, values, rng)
-    for _ in range(5):
-        try:
-            return generation.generate_events(intensity, common.M_D0, common.MASSES, n, pvec,
-                                              names=common.BRANCHES, maximum=top, seed=rng,
-                                              progress=progress)
-        except ValueError as exc:
-            if "maximum" not in str(exc):
-                raise
-            top *= 2
-            print(f"the intensity exceeded the assumed maximum; starting again with {top:.4g}")
-    raise RuntimeError("accept-reject: the intensity kept exceeding its assumed maximum")
+    return generation.generate_events(intensity, common.M_D0, common.MASSES, n, pvec,
+                                     names=common.BRANCHES, maximum=top, seed=rng,
+                                     progress=progress, restarts=4)
 
 
 def main(argv=None):

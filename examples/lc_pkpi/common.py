@@ -127,15 +127,6 @@ def compile_model(model, vector_length, build_dir=None, free=()):
     return model.compile((vector_length,), build_dir=build_dir)
 
 
-def density(compiled, values, precision="float64", vector_length=None, gradient=True):
-    """The compiled density with the fixed parameters at ``values`` (its
-    constants), and the vector of its parameters at ``values``."""
-    constants = {n: float(values[n]) for n in compiled.model.parameters
-                 if n not in compiled.parameters}
-    d = compiled.density(precision, vector_length, constants=constants, gradient=gradient)
-    return d, np.array([values[n] for n in compiled.parameters], dtype=np.float64)
-
-
 def parser(description):
     """The programs' argument parser (:func:`vecampfit.command_line.parser`)."""
     return command_line.parser(description)

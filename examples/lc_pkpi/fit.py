@@ -81,7 +81,7 @@ def build(args, dist, model, free, values):
                             if p.name in compiled.parameters], source="Lambda_c model")
     likelihood = Likelihood(table, precision=args.precision, vector_length=args.vector_length,
                             threads=args.threads, on_invalid="large")
-    density, _ = common.density(compiled, values, args.precision, args.vector_length)
+    density, _ = compiled.density_at(values, args.precision, args.vector_length)
     point = likelihood.add_point(density)
     mapper = common.record_mapper(dist)
     point.load_normalization_file(os.path.join(args.directory, common.MC_FILE), common.TREE,

@@ -45,24 +45,16 @@ def generate(compiled, dist, values, n, rng, top=None, progress=False):
     """
     masses = dist.model.masses
     reference = dist.model.references[0]
-    density, pvec = common.density(compiled, values, gradient=False)
+    density, pvec = compiled.density_at(values, gradient=False)
 
     def intensity(momenta, params):
         buffer = density.event_buffer(common.event_variables(momenta, reference), records=True)
         return density.evaluate(buffer, params)
 
     top = top or maximum(compiled, dist, values, rng)
-    for _ in range(5):
-        try:
-            return generation.generate_events(intensity, masses[0], masses[1:], n, pvec,
-                                              names=common.BRANCHES, maximum=top, seed=rng,
-                                              progress=progress)
-        except ValueError as exc:
-            if "maximum" not in str(exc):
-                raise
-            top *= 2
-            print(f"the intensity exceeded the assumed maximum; starting again with {top:.4g}")
-    raise RuntimeError("accept-reject: the intensity kept exceeding its assumed maximum")
+    return generation.generate_events(intensity, masses[0], masses[1:], n, pvec,
+                                     names=common.BRANCHES, maximum=top, seed=rng,
+                                     progress=progress, restarts=4)
 
 
 def main(argv=None):

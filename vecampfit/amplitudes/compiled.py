@@ -183,6 +183,41 @@ class CompiledAmplitudeModel:
         density.components = self._components(module, precision, density)
         return density
 
+    def density_at(self, values, precision="float64", vector_length=None, *, gradient=True):
+        """The density with the model's fixed parameters at ``values`` (its
+        constants) and the vector of its parameters there: what generation at
+        a chosen point, or a fit that starts from one, needs.
+
+        Parameters
+        ----------
+        values : dict
+            Parameter name -> value, for every parameter of the model (free
+            and fixed; masses in GeV, widths in GeV, couplings dimensionless).
+        precision : {"float64", "float32"}
+        vector_length : int, optional
+            Which compiled module (default the longest).
+        gradient : bool
+            Use the analytic gradient.
+
+        Returns
+        -------
+        density : vecampfit.fitter.Density
+        params : numpy.ndarray
+            The density's parameters at ``values``, in its order.
+
+        Raises
+        ------
+        KeyError
+            A parameter of the model missing from ``values`` (named).
+        """
+        missing = [n for n in self.model.parameters if n not in values]
+        if missing:
+            raise KeyError(f"model {self.model.name!r}: no value for {missing}")
+        constants = {n: float(values[n]) for n in self.model.parameters
+                     if n not in self.parameters}
+        density = self.density(precision, vector_length, constants=constants, gradient=gradient)
+        return density, np.array([values[n] for n in self.parameters], dtype=np.float64)
+
     def _components(self, module, precision, density):
         """The density's components for the fitter's cached evaluation
         (:class:`vecampfit.fitter.components.Components` with one channel per
