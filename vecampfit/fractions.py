@@ -32,7 +32,45 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Fractions", "fractions"]
+__all__ = ["Fractions", "covariance_matrix", "fractions"]
+
+
+def covariance_matrix(covariance, names, known, owner="the model"):
+    """A fit's covariance matrix checked against the parameters it is for.
+
+    Parameters
+    ----------
+    covariance : array_like
+        (n, n) covariance of the fit parameters ``names`` (units: those of
+        the parameters, squared).
+    names : sequence of str
+        The parameters of the rows and columns, in order.
+    known : container of str
+        The parameters of the model.
+    owner : str
+        The model, for the messages.
+
+    Returns
+    -------
+    cov : numpy.ndarray
+        float64, (n, n).
+    names : list of str
+
+    Raises
+    ------
+    ValueError
+        A matrix of the wrong shape, or a name that is not a parameter of
+        the model (named).
+    """
+    names = list(names)
+    cov = np.asarray(covariance, dtype=np.float64)
+    if cov.shape != (len(names), len(names)):
+        raise ValueError(f"covariance: expected shape ({len(names)}, {len(names)}), "
+                         f"got {cov.shape}")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"covariance names {unknown} are not parameters of {owner}")
+    return cov, names
 
 
 @dataclass

@@ -35,7 +35,7 @@ import tempfile
 from . import _build_config, get_include_dirs
 from .atomic_files import atomic_write, atomic_write_text
 
-__all__ = ["ModelCompileError", "compile_model", "default_cache_dir"]
+__all__ = ["ModelCompileError", "compile_model", "default_cache_dir", "module_for_length"]
 
 
 class ModelCompileError(RuntimeError):
@@ -459,3 +459,33 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
                 shutil.rmtree(workdir, ignore_errors=True)
         modules[length] = _load(module_name, final_path)
     return modules
+
+
+def module_for_length(modules, vector_length, owner):
+    """The compiled module of one vector length.
+
+    Parameters
+    ----------
+    modules : dict of int to module
+        Modules by vector length (what :func:`compile_model` returns).
+    vector_length : int or None
+        The vector length L (lanes per block); None: the longest compiled.
+    owner : str
+        The model's name, for the message.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ValueError
+        The model is not compiled for ``vector_length`` (the message lists
+        the lengths it is compiled for).
+    """
+    if vector_length is None:
+        vector_length = max(modules)
+    if vector_length not in modules:
+        raise ValueError(f"model {owner!r} is not compiled for vector length "
+                         f"{vector_length} (compiled: {sorted(modules)})")
+    return modules[vector_length]

@@ -117,12 +117,8 @@ class CompiledAmplitudeModel:
         return tuple(self.layout.fields)
 
     def _module(self, vector_length):
-        if vector_length is None:
-            vector_length = max(self.modules)
-        if vector_length not in self.modules:
-            raise ValueError(f"model {self.model.name!r} is not compiled for vector length "
-                             f"{vector_length} (compiled: {sorted(self.modules)})")
-        return self.modules[vector_length]
+        from vecampfit.model_compiler import module_for_length
+        return module_for_length(self.modules, vector_length, self.model.name)
 
     def fill_event_buffer(self, records, constants=None):
         """The event-buffer fields (dict name -> float64 array) from event

@@ -73,6 +73,7 @@ import re
 import numpy as np
 
 from ..expressions.evaluate import evaluate
+from ..fractions import covariance_matrix
 from ..isobar.fractions import FitFractions
 from .model import _rotate
 
@@ -507,15 +508,9 @@ def fit_fractions(model, records, groups=None, weights=None, params=None, covari
 
     errors = None
     if covariance is not None:
-        cov_names = list(covariance_names if covariance_names is not None else values)
-        cov = np.asarray(covariance, dtype=np.float64)
-        if cov.shape != (len(cov_names), len(cov_names)):
-            raise ValueError(f"covariance: expected shape ({len(cov_names)}, {len(cov_names)}), "
-                             f"got {cov.shape}")
-        unknown = [n for n in cov_names if n not in values]
-        if unknown:
-            raise ValueError(f"covariance names {unknown} are not parameters of model "
-                             f"{model.name!r}")
+        cov, cov_names = covariance_matrix(
+            covariance, covariance_names if covariance_names is not None else values, values,
+            f"model {model.name!r}")
         jac = np.zeros((len(cov_names), ng, ng))
         for r, p in enumerate(cov_names):
             if not np.any(cov[r]):

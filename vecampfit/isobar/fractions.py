@@ -30,6 +30,8 @@ Two uncertainties are reported separately:
 
 import numpy as np
 
+from ..fractions import covariance_matrix
+
 __all__ = ["FitFractions", "component_densities", "fit_fractions", "unit_normalization"]
 
 
@@ -321,14 +323,7 @@ def fit_fractions(model, records, weights=None, params=None, covariance=None,
     m, norm_err = _matrix(x, couplings(values), w)
     errors = None
     if covariance is not None:
-        cov_names = list(covariance_names or names)
-        cov = np.asarray(covariance, dtype=np.float64)
-        if cov.shape != (len(cov_names), len(cov_names)):
-            raise ValueError(f"covariance: expected shape ({len(cov_names)}, {len(cov_names)}), "
-                             f"got {cov.shape}")
-        unknown = [n for n in cov_names if n not in values]
-        if unknown:
-            raise ValueError(f"covariance names {unknown} are not parameters of the model")
+        cov, cov_names = covariance_matrix(covariance, covariance_names or names, values)
         jac = np.zeros((len(cov_names),) + m.shape)
         gram = _gram(x, w)
         for k, p in enumerate(cov_names):

@@ -1190,12 +1190,8 @@ class CompiledIsobarModel:
         return tuple(self._layout.parameters)
 
     def _module(self, vector_length):
-        if vector_length is None:
-            vector_length = max(self.modules)
-        if vector_length not in self.modules:
-            raise ValueError(f"model {self.model.name!r} is not compiled for vector length "
-                             f"{vector_length} (compiled: {sorted(self.modules)})")
-        return self.modules[vector_length]
+        from vecampfit.model_compiler import module_for_length
+        return module_for_length(self.modules, vector_length, self.model.name)
 
     def fill_event_buffer(self, records, constants):
         """Event-buffer fields from event records (the density's ``fill_event_buffer``)."""
