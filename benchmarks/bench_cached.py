@@ -21,7 +21,7 @@ import os
 import time
 
 import bench_dz_kmpippiz as dz
-from timing import benchmark_parser, best_time, load_average, processor, write_report
+from timing import benchmark_parser, best_time, load_average, cpu_description, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -66,7 +66,7 @@ def main(argv=None):
     lines = [
         "# D0 -> K- pi+ pi0: cached fits\n",
         f"Measured by `python benchmarks/bench_cached.py --fits {args.fits}` on "
-        f"{processor()}, {os.cpu_count()} CPUs, load average "
+        f"{cpu_description()}, {os.cpu_count()} CPUs, load average "
         f"before the run {load}; {c['events']} events (data + MC), float64, L = 8.\n",
         "## Likelihood call (only the couplings and the background fraction free)\n",
         "| path | value (ms) | with gradient (ms) |", "|---|---|---|",

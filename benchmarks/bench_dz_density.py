@@ -21,7 +21,7 @@ import tempfile
 
 import numpy as np
 
-from timing import benchmark_parser, best_time, load_average, processor
+from timing import benchmark_parser, best_time, load_average, cpu_description
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "dz_handwritten"))
@@ -144,7 +144,7 @@ def main():
             f.write("# D0 -> K- pi+ pi0: the signal density alone\n\n"
                     f"Measured by `python benchmarks/bench_dz_density.py --events {n} "
                     f"--lengths {args.lengths}{' --portable' if args.portable else ''}` on "
-                    f"{processor()}, {os.cpu_count()} CPUs, load "
+                    f"{cpu_description()}, {os.cpu_count()} CPUs, load "
                     f"average before the run {load}; best of {args.repeat} runs, one thread. "
                     "ns per event; the gradient columns include copying the 38 derivatives "
                     "of every event out of the blocks.\n\n```\n" + "\n".join(lines) + "\n```\n")

@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from timing import benchmark_parser, best_time, load_average, processor, write_report
+from timing import benchmark_parser, best_time, load_average, cpu_description, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
@@ -276,7 +276,7 @@ def markdown(args, calls, fits, load):
     from vecampfit.fitter._dispatch import target as kernel_target
     lines = ["# D0 -> K- pi+ pi0: performance", "",
              f"Measured by `python benchmarks/bench_dz_kmpippiz.py --data {args.data} --mc "
-             f"{args.mc} --fits {args.fits}` on {processor()}, "
+             f"{args.mc} --fits {args.fits}` on {cpu_description()}, "
              f"{os.cpu_count()} CPUs, load average before the run {load}, likelihood "
              f"kernels {kernel_target}. "
              f"Times per event per likelihood call ({args.data} data + {args.mc} MC events, "

@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 
-from timing import (best_time, interleaved_samples, load_average, medians, processor,
+from timing import (best_time, interleaved_samples, load_average, medians, cpu_description,
                     write_report)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -224,7 +224,7 @@ def simultaneous(args):
         f"python benchmarks/bench_epem_kkpipi.py --simultaneous --data-events "
         f"{args.data_events} --mc-events {args.mc_events} --fits {args.fits} --repeat "
         f"{args.repeat} --fit-max-seconds {args.fit_max_seconds:.0f}` on "
-        f"{processor()}, {os.cpu_count()} CPUs **shared with "
+        f"{cpu_description()}, {os.cpu_count()} CPUs **shared with "
         f"other jobs** (load average before the run {load}; OMP_WAIT_POLICY="
         f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}).  Ten points (K+ K- pi+ pi- and "
         f"KS KS pi+ pi- at five energies), {args.data_events} data and {args.mc_events} "
@@ -415,7 +415,7 @@ def main(argv=None):
         return declared(args)
     lengths = [int(x) for x in args.lengths.split(",")]
     lines = ["# e+e- -> K K-bar pi pi: signal density and efficiency likelihood",
-             "", f"{processor()}, one thread, "
+             "", f"{cpu_description()}, one thread, "
              f"{args.events} events, best of {args.repeat}", ""]
 
     def say(s=""):

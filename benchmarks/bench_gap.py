@@ -29,6 +29,7 @@ Uses the samples of ``bench_dz_kmpippiz.py`` (generated if missing).
 
 import ctypes
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,7 @@ import bench_laddu  # noqa: E402  (records and fields as read for laddu)
 import dz_reference as model  # noqa: E402  (on the path through bench_dz_kmpippiz)
 import handwritten  # noqa: E402
 from timing import (benchmark_parser, interleaved_samples, load_average, medians,  # noqa: E402
-                    processor, write_report)
+                    cpu_description, write_report)
 
 from vecampfit import _build_config  # noqa: E402
 
@@ -52,8 +53,9 @@ FLAGS = {"-O3 -march=native -ffast-math": ["-O3", "-march=native", "-ffast-math"
          "-Ofast -flto -march=native": ["-Ofast", "-flto", "-march=native"]}
 
 
-def compile_kernels():
-    """{(flags label, dtype): (likelihood function, density function)}."""
+def compile_kernels(extra=()):
+    """{(flags label, dtype): (likelihood function, density function)}, each
+    built with its flags and then ``extra``."""
     folder = tempfile.mkdtemp(prefix="vecampfit_gap_")
     out = {}
     for label, flags in FLAGS.items():
@@ -61,7 +63,8 @@ def compile_kernels():
                                                                    "float")):
             tag = "_".join(f.strip("-") for f in flags) + suffix
             lib = os.path.join(folder, f"gap_{tag}.so")
-            subprocess.run([os.environ.get("CC", "cc"), *flags, "-fPIC", "-shared", *define,
+            subprocess.run([os.environ.get("CC", "cc"), *flags, *extra, "-fPIC", "-shared",
+                            *define,
                             "-I", HERE, "-o", lib, os.path.join(HERE, "dz_likelihood_kernel.c"),
                             "-lm"], check=True)
             so = ctypes.CDLL(lib)
@@ -154,6 +157,10 @@ def main(argv=None):
                           lengths=",".join(str(x) for x in _build_config.VECTOR_LENGTHS),
                           directory=os.path.join(HERE, "results", "dz_samples"),
                           output=os.path.join(HERE, "results", "gap.md"))
+    ap.add_argument("--extra-args", default="",
+                    help="compiler arguments added to every build, vecampfit's models (through "
+                         "VECAMPFIT_COMPILE_ARGS) and the C kernels alike: '-mno-avx512f' "
+                         "measures an AVX-512 host as one without it")
     ap.add_argument("--overhead-check", metavar="SMALL_DIRECTORY",
                     help="only measure the per-call cost that does not grow with the events, "
                          "with the samples of SMALL_DIRECTORY (generate.py --events 1000 "
@@ -165,8 +172,11 @@ def main(argv=None):
     dz.signal_samples(d)
     load = load_average()
     lengths = [int(x) for x in args.lengths.split(",")]
+    extra = shlex.split(args.extra_args)
+    if extra:
+        os.environ["VECAMPFIT_COMPILE_ARGS"] = args.extra_args
     handwritten.compile_signal(lengths)
-    kernels = compile_kernels()
+    kernels = compile_kernels(extra)
     data_f = model.record_fields(bench_laddu.read_records(
         os.path.join(d, "data_signal.root")))
     mc_f = model.record_fields(bench_laddu.read_records(
@@ -261,7 +271,10 @@ def main(argv=None):
     lines = [
         "# D0 -> K- pi+ pi0: vecampfit's full likelihood against a hand-written C limit\n",
         f"Measured by `python benchmarks/bench_gap.py --repeat {args.repeat} --lengths "
-        f"{args.lengths}` on {processor()}, "
+        f"{args.lengths}" + (f" --extra-args='{args.extra_args}'" if extra else "") +
+        f"` on {cpu_description()}" + (f" (every build, vecampfit's and C's, with "
+                                 f"`{args.extra_args}` after its flags)" if extra else "") +
+        ", "
         f"{os.cpu_count()} CPUs **shared with other jobs** (load average before the run "
         f"{load}), {os.environ.get('CC', 'cc')} "
         f"({subprocess.run([os.environ.get('CC', 'cc'), '--version'], capture_output=True, text=True).stdout.splitlines()[0]}); "

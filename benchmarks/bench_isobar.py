@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from timing import benchmark_parser, interleaved_samples, minima, processor, write_report
+from timing import benchmark_parser, interleaved_samples, minima, cpu_description, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -161,7 +161,7 @@ def run(setup, lengths, n, repeat, seed):
 
 def report(results, lengths, n, repeat):
     out = ["# Generated isobar densities against hand-written ones", "",
-           f"{n} events, one thread, {processor()}, "
+           f"{n} events, one thread, {cpu_description()}, "
            f"ns per event (best of {repeat} interleaved rounds).", ""]
     for title, rows in results:
         out += [f"## {title}", "",

@@ -25,13 +25,12 @@ Writes ``benchmarks/results/laura_genfit3k.md``::
 
 import argparse
 import os
-import platform
 import sys
 import time
 
 import numpy as np
 
-from timing import best_time  # noqa: E402
+from timing import best_time, cpu_description  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "laura_genfit3k")
@@ -145,7 +144,7 @@ def markdown(args, per_length, grids, n_fits, n_points, info, load):
         "# B+ -> K+ K+ K- (Laura++'s GenFit3K): performance", "",
         f"Measured by `python benchmarks/bench_laura_genfit3k.py --lengths {args.lengths} "
         f"--experiments {args.experiments}{' --random-start' if args.random_start else ''}` on "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{cpu_description()}, {os.cpu_count()} CPUs, load average "
         f"before the run {load}. One thread, float64, analytic gradient or Minuit's numerical "
         f"one. Fits: Laura++'s {n_fits} GenFit3K pseudoexperiments of 5000 events "
         f"(examples/laura_genfit3k/data), Laura++'s two-stage sequence {start}, HESSE. "

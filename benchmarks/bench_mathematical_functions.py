@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from timing import benchmark_parser, best_time, processor
+from timing import benchmark_parser, best_time, cpu_description
 
 from vecampfit import _build_config
 from vecampfit.model_compiler import compile_model
@@ -41,7 +41,7 @@ def main():
         ("log", np.float32): lambda: np.exp(rng.uniform(-87, 88, n)),
     }
     print(f"vecampfit block exp/log vs numpy, {n} values, best of {args.repeat}; "
-          f"{processor()}, numpy {np.__version__}, "
+          f"{cpu_description()}, numpy {np.__version__}, "
           f"{'portable' if args.portable else 'native'} tuning")
     print(f"{'function':8s} {'dtype':8s} {'numpy ns':>9s} " + " ".join(f"{'L=' + str(L):>8s}" for L in lengths))
     for name, code, numpy_fn in (("exp", 0, np.exp), ("log", 1, np.log)):

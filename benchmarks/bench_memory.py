@@ -26,11 +26,13 @@ the difference of their buffers (target: at most 1.3).  Writes
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from timing import cpu_description  # noqa: E402
 EXAMPLE = os.path.join(HERE, "..", "examples", "dz_kmpippiz")
 
 CHILD = r"""
@@ -123,7 +125,7 @@ def main(argv=None):
             print(rows[-1], flush=True)
     text = ("# Memory of loading events\n\n"
             f"Measured by `python benchmarks/bench_memory.py --one-field {args.one_field} --d0 "
-            f"{args.d0}` on {platform.processor() or platform.machine()}; MiB; 'before' is the "
+            f"{args.d0}` on {cpu_description()}; MiB; 'before' is the "
             "resident memory before loading (interpreter, libraries, compiled models), "
             "'loaded' and 'prepared' the peak (VmHWM) after loading and after preparing the "
             "fit; growth = prepared - before = a * buffers + c, with a from the two runs of a "

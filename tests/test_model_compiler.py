@@ -205,3 +205,32 @@ def test_a_build_dir_that_is_a_file_is_named(tmp_path):
     not_a_folder.write_text("")
     with pytest.raises(NotADirectoryError, match=f"build_dir {not_a_folder} is a file"):
         compile_model(src, [4], build_dir=not_a_folder)
+
+
+FLAG_MODEL = """\
+cdef extern from *:
+    \"\"\"
+    #ifndef VECAMPFIT_TEST_FLAG
+    #define VECAMPFIT_TEST_FLAG 0
+    #endif
+    \"\"\"
+    int VECAMPFIT_TEST_FLAG
+
+
+def flag():
+    return VECAMPFIT_TEST_FLAG
+"""
+
+
+def test_compile_args_from_the_environment(tmp_path, monkeypatch):
+    """VECAMPFIT_COMPILE_ARGS reaches the compiler of every model (after the
+    function's own arguments) and is part of the cache key."""
+    src = tmp_path / "flag_model.pyx"
+    src.write_text(FLAG_MODEL)
+    cache = tmp_path / "cache"
+    monkeypatch.delenv("VECAMPFIT_COMPILE_ARGS", raising=False)
+    plain = compile_model(src, [1], build_dir=cache)[1]
+    assert plain.flag() == 0
+    monkeypatch.setenv("VECAMPFIT_COMPILE_ARGS", "-DVECAMPFIT_TEST_FLAG=7 -O2")
+    flagged = compile_model(src, [1], build_dir=cache)[1]
+    assert flagged.flag() == 7 and flagged.__file__ != plain.__file__

@@ -26,6 +26,7 @@ import importlib.util
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -376,7 +377,11 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     include_dirs : iterable of str
         Extra directories for both Cython (``cimport``) and C (``#include``).
     extra_compile_args, extra_link_args : iterable of str
-        Extra compiler and linker arguments.
+        Extra compiler and linker arguments.  The environment variable
+        ``VECAMPFIT_COMPILE_ARGS`` adds its arguments (split like a shell
+        command line) after these, for every model a process compiles: for
+        example ``-march=x86-64-v3`` for the oldest CPU of a cluster whose
+        nodes share one cache, or ``-mno-avx512f``.
     native : bool
         Tune for this CPU (``-march=native``, default True): a model is
         compiled on the machine that runs it, and the cache key includes
@@ -431,7 +436,8 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
     if openmp is None:
         openmp = _build_config.OPENMP
     include_dirs = [os.path.abspath(d) for d in include_dirs]
-    compile_args = _compile_args(native, openmp, list(extra_compile_args))
+    compile_args = _compile_args(native, openmp, list(extra_compile_args)
+                                 + shlex.split(os.environ.get("VECAMPFIT_COMPILE_ARGS", "")))
     link_args = (["-fopenmp"] if openmp else []) + list(extra_link_args)
     include_path = [_package_parent(), os.path.dirname(source), *include_dirs]
     c_include_dirs = [*get_include_dirs(), os.path.dirname(source), *include_dirs]
