@@ -64,7 +64,7 @@ import numbers
 
 import numpy as np
 
-from ._arguments import real_arrays as _arrays
+from ._arguments import apply_kernel as _apply, float64_array as _float64_array, real_arrays as _arrays
 from . import _mathematical_functions as _k
 
 __all__ = [
@@ -1010,10 +1010,7 @@ def chebyshev_series(x, coefficients):
             dtype = c.dtype
             x = x.astype(dtype)
     else:
-        try:
-            c = np.asarray(c, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"coefficients: expected real numbers, got {coefficients!r}") from exc
+        c = _float64_array(c, "coefficients")
     if c.ndim != 1 or c.shape[0] < 1:
         raise ValueError(f"coefficients must be a non-empty one-dimensional sequence, got shape {c.shape}")
     c = np.ascontiguousarray(c, dtype=dtype)

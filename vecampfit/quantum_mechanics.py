@@ -45,6 +45,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _quantum_mechanics as _k
+from ._arguments import float64_array as _float64_array
 
 __all__ = [
     "d_function",
@@ -122,10 +123,7 @@ def _real_array(value, name):
             return np.asarray(value)
         if value.dtype.kind not in "iu":
             raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-    try:
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
+    return _float64_array(value, name)
 
 
 def _method(method):
