@@ -1,5 +1,7 @@
 """Argument handling and docstring assembly shared by the modules' numpy-array routines (private)."""
 
+import inspect
+
 import numpy as np
 
 
@@ -136,3 +138,32 @@ def numpydoc(summary, details="", parameters=(), returns=(), raises=()):
                 lines += ["    " + line if line else "" for line in description.splitlines()]
             parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
+
+
+def documented(summary, details="", parameters=(), returns=(), raises=()):
+    """Decorator that gives a function the docstring :func:`numpydoc` assembles from the arguments."""
+    doc = numpydoc(summary, details, parameters, returns, raises)
+
+    def set_doc(function):
+        function.__doc__ = doc
+        return function
+    return set_doc
+
+
+#: Raises entries of a function of real arrays broadcast by :func:`real_arrays`.
+BROADCAST_RAISES = (
+    ("TypeError", "If an argument is not real or the arrays mix float32 and float64."),
+    ("ValueError", "If the shapes do not broadcast."),
+)
+
+
+def sections(parameters=(), returns=(), raises=()):
+    """Decorator that completes a function's docstring (summary and details) with numpydoc sections.
+
+    The sections are assembled by :func:`numpydoc` from the entries, so that
+    functions with the same parameters share their descriptions.
+    """
+    def add_sections(function):
+        function.__doc__ = numpydoc(inspect.cleandoc(function.__doc__ or ""), "", parameters, returns, raises)
+        return function
+    return add_sections
