@@ -167,3 +167,24 @@ def sections(parameters=(), returns=(), raises=()):
         function.__doc__ = numpydoc(inspect.cleandoc(function.__doc__ or ""), "", parameters, returns, raises)
         return function
     return add_sections
+
+
+def fill_doc(**pieces):
+    """Decorator that fills a docstring template with shared pieces of text.
+
+    A line of the docstring that is only ``%(name)s`` is replaced by the
+    lines of ``pieces[name]``, each indented like that line (the template
+    convention of SciPy's docstrings).
+    """
+    def fill(function):
+        lines = []
+        for line in (function.__doc__ or "").split("\n"):
+            key = line.strip()
+            if key.startswith("%(") and key.endswith(")s") and key[2:-2] in pieces:
+                indent = line[:len(line) - len(line.lstrip())]
+                lines += [indent + piece if piece else "" for piece in pieces[key[2:-2]].split("\n")]
+            else:
+                lines.append(line)
+        function.__doc__ = "\n".join(lines)
+        return function
+    return fill
