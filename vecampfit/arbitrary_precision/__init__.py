@@ -693,15 +693,20 @@ def power(x, y, precision=None, rounding=None):
 power.__doc__ += _PARAMS_DOC
 
 
+# The precision and rounding parameters of the functions that take them
+# explicitly (their docstrings have a line %(precision_rounding)s for them).
+_FIXED_PRECISION_DOC = {"precision_rounding": """precision : int
+        Precision in bits, a positive multiple of 64.
+    rounding : str
+        One of :data:`ROUNDING_MODES`."""}
+
+
 def pi(precision=64, rounding="nearest"):
     """The number pi, rounded to ``precision`` bits.
 
     Parameters
     ----------
-    precision : int
-        Precision in bits, a positive multiple of 64.
-    rounding : str
-        One of :data:`ROUNDING_MODES`.
+    %(precision_rounding)s
 
     Returns
     -------
@@ -717,6 +722,9 @@ def pi(precision=64, rounding="nearest"):
     p = _check_precision(precision)
     r = _check_rounding(rounding)
     return _new(_pi_raw(p, _RND[r]), p, r)
+
+
+pi.__doc__ %= _FIXED_PRECISION_DOC
 
 
 # ---- integer arithmetic ----------------------------------------------------
@@ -1031,6 +1039,13 @@ def _conversion_rounding(x, rounding):
     return _RND[_check_rounding(rounding)]
 
 
+# The rounding parameter of the conversions (their docstrings have a line
+# %(rounding_of_x)s for it).
+_CONVERSION_DOC = {"rounding_of_x": """rounding : str, optional
+        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
+        :class:`Real`, else ``"nearest"``."""}
+
+
 def to_bits(x, format="float64", rounding=None):
     """Round ``x`` to a binary interchange format and return its bit pattern.
 
@@ -1047,9 +1062,7 @@ def to_bits(x, format="float64", rounding=None):
         ``"x87_extended"`` (80 bits: sign, 15-bit exponent, 64-bit
         significand with an explicit integer bit) or ``"binary128"`` (IEEE
         quadruple: sign, 15-bit exponent, 112-bit fraction).
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1065,6 +1078,9 @@ def to_bits(x, format="float64", rounding=None):
     """
     rnd = _conversion_rounding(x, rounding)
     return _encode(_round_to_format(_exact_raw(x), format, rnd), format)
+
+
+to_bits.__doc__ %= _CONVERSION_DOC
 
 
 def from_bits(bits, format="float64", precision=128):
@@ -1135,9 +1151,7 @@ def to_float(x, dtype="float64", rounding=None):
         ``float32``, ``float64`` or ``longdouble``.  numpy's ``longdouble`` on
         x86-64 Linux is the x87 80-bit extended format (64-bit significand);
         where it is IEEE binary128 or float64, that format is used.
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1166,6 +1180,9 @@ def to_float(x, dtype="float64", rounding=None):
     raise ValueError(f"dtype must be float32, float64 or longdouble, got {dt}")
 
 
+to_float.__doc__ %= _CONVERSION_DOC
+
+
 def to_hex(x, format="float64", rounding=None):
     """C99 hexadecimal literal of ``x`` rounded to a binary format.
 
@@ -1175,9 +1192,7 @@ def to_hex(x, format="float64", rounding=None):
         The value, used exactly.
     format : str
         One of :data:`FORMATS`.
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1207,6 +1222,9 @@ def to_hex(x, format="float64", rounding=None):
     e += top
     digits = f"{frac << (4 * ndig - top):0{ndig}x}".rstrip("0") if ndig else ""
     return f"{s}0x1{'.' + digits if digits else ''}p{e:+d}"
+
+
+to_hex.__doc__ %= _CONVERSION_DOC
 
 
 # ---- Gauss-Legendre quadrature ---------------------------------------------
@@ -1295,10 +1313,7 @@ def gauss_legendre_mp(n, precision=128, rounding="nearest"):
     ----------
     n : int
         Number of nodes, at least 1.
-    precision : int
-        Precision in bits, a positive multiple of 64.
-    rounding : str
-        One of :data:`ROUNDING_MODES`.
+    %(precision_rounding)s
 
     Returns
     -------
@@ -1321,6 +1336,9 @@ def gauss_legendre_mp(n, precision=128, rounding="nearest"):
     with _gl_lock:
         nodes, weights = _gauss_legendre_cached(n, p, _RND[r])
     return [_new(x, p, r) for x in nodes], [_new(w, p, r) for w in weights]
+
+
+gauss_legendre_mp.__doc__ %= _FIXED_PRECISION_DOC
 
 
 @_functools.lru_cache(maxsize=256)
