@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from . import _complex_vector as _k
+from ._arguments import numpydoc as _numpydoc, public_function as _public_function
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "multiply_add",
@@ -141,212 +142,83 @@ def _unary(name, a, real_result=False):
     return out_re.reshape(a_arr.shape) if real_result else _join(out_re, out_im, a_arr.shape)
 
 
-def add(a, b):
-    """Sum :math:`a + b`.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector (complex64/complex128, or float32/float64 as complex).
-    b : array_like or scalar
-        Another complex vector, a real vector (float32/float64 array: block
-        routine ``add_real``), a real scalar (``add_real_scalar``) or a
-        complex scalar (``add_complex_scalar``).
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex array of the operands' precision and broadcast shape.
-    """
-    return _binary("add", a, b)
+# Docstring entries of the operands.
+_A = ("a : array_like", "Complex vector.")
+_B = ("b : array_like or scalar", "Complex vector, real vector, real scalar or complex scalar.")
+_RESULT = ("numpy.ndarray", "")
 
 
-def subtract(a, b):
-    """Difference :math:`a - b`; ``b`` as in :func:`add`.
+def _binary_function(name, summary, a=_A, b=_B, result=_RESULT):
+    """The public ``name(a, b)``: the block routine ``name`` and its variants (see :func:`_binary`)."""
+    def function(a, b):
+        return _binary(name, a, b)
 
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-    b : array_like or scalar
-        Complex vector, real vector, real scalar or complex scalar.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _binary("subtract", a, b)
+    doc = _numpydoc(summary, parameters=[a, b], returns=[result])
+    return _public_function(function, name, __name__, doc)
 
 
-def multiply(a, b):
-    """Product :math:`a b = (a_r b_r - a_i b_i) + i (a_r b_i + a_i b_r)`; ``b`` as in :func:`add`.
+def _unary_function(name, summary, details="", result=_RESULT, real_result=False):
+    """The public ``name(a)``: the block routine ``name`` applied to each element."""
+    def function(a):
+        return _unary(name, a, real_result=real_result)
 
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-    b : array_like or scalar
-        Complex vector, real vector, real scalar or complex scalar.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _binary("multiply", a, b)
+    doc = _numpydoc(summary, details, parameters=[_A], returns=[result])
+    return _public_function(function, name, __name__, doc)
 
 
-def divide(a, b):
-    """Quotient :math:`a / b = a \\bar b / |b|^2`.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-    b : array_like or scalar
-        Complex (or real) vector, or a scalar (then ``a`` is multiplied by
-        ``1/b``).  A zero divisor gives inf/NaN elements.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _binary("divide", a, b)
+add = _binary_function(
+    "add", "Sum :math:`a + b`.",
+    a=("a : array_like", "Complex vector (complex64/complex128, or float32/float64 as complex)."),
+    b=("b : array_like or scalar",
+       "Another complex vector, a real vector (float32/float64 array: block\n"
+       "routine ``add_real``), a real scalar (``add_real_scalar``) or a\n"
+       "complex scalar (``add_complex_scalar``)."),
+    result=("numpy.ndarray", "Complex array of the operands' precision and broadcast shape."))
+subtract = _binary_function("subtract", "Difference :math:`a - b`; ``b`` as in :func:`add`.")
+multiply = _binary_function(
+    "multiply",
+    "Product :math:`a b = (a_r b_r - a_i b_i) + i (a_r b_i + a_i b_r)`; ``b`` as in :func:`add`.")
+divide = _binary_function(
+    "divide", "Quotient :math:`a / b = a \\bar b / |b|^2`.",
+    b=("b : array_like or scalar",
+       "Complex (or real) vector, or a scalar (then ``a`` is multiplied by\n"
+       "``1/b``).  A zero divisor gives inf/NaN elements."))
 
 
 def multiply_add(out, a, b):
-    """Multiply-accumulate :math:`out + a b` (amplitude sums); ``b`` as in :func:`add`.
-
-    Parameters
-    ----------
-    out : array_like
-        The addend (not modified).
-    a : array_like
-        Complex vector.
-    b : array_like or scalar
-        Complex vector, real vector, or complex or real scalar.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
     if _is_scalar(b) and not np.iscomplexobj(b):
         b = complex(b)
     return _binary("multiply_add", a, b, addend=out)
 
 
-def negate(a):
-    """Negation :math:`-a`.
+multiply_add.__doc__ = _numpydoc(
+    "Multiply-accumulate :math:`out + a b` (amplitude sums); ``b`` as in :func:`add`.",
+    parameters=[("out : array_like", "The addend (not modified)."), _A,
+                ("b : array_like or scalar", "Complex vector, real vector, or complex or real scalar.")],
+    returns=[_RESULT])
 
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _unary("negate", a)
-
-
-def inverse(a):
-    """Inverse :math:`1/a = \\bar a / |a|^2`; zero gives inf/NaN.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _unary("inverse", a)
-
-
-def conjugate(a):
-    """Complex conjugate :math:`\\bar a`.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _unary("conjugate", a)
-
-
-def absolute_value(a):
-    """Modulus :math:`|a| = \\sqrt{a_r^2 + a_i^2}`.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-        Real array (float32 for complex64).
-    """
-    return _unary("absolute_value", a, real_result=True)
-
-
-def absolute_value_squared(a):
-    """Squared modulus :math:`|a|^2 = a_r^2 + a_i^2` (the density of an amplitude).
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-        Real array.
-    """
-    return _unary("absolute_value_squared", a, real_result=True)
-
-
-def sqrt_physical(a):
-    """Square root on the physical sheet, :math:`\\mathrm{Im}\\sqrt{a} \\ge 0`.
-
-    The branch cut is the positive real axis: for :math:`a = x > 0` the
-    value is :math:`+\\sqrt{x}` (the limit from :math:`\\mathrm{Im}\\, a > 0`,
-    whatever the sign of a zero imaginary part), just below the axis it is
-    close to :math:`-\\sqrt{x}`; for :math:`a = -x < 0` it is
-    :math:`+i\\sqrt{x}`, the breakup momentum below threshold.  It equals
-    the principal root where that has a non-negative imaginary part and
-    minus it elsewhere.
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _unary("sqrt_physical", a)
-
-
-def sqrt_unphysical(a):
-    """Square root on the unphysical sheet: :math:`-` :func:`sqrt_physical` (:math:`\\mathrm{Im} \\le 0`).
-
-    Parameters
-    ----------
-    a : array_like
-        Complex vector.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    return _unary("sqrt_unphysical", a)
+negate = _unary_function("negate", "Negation :math:`-a`.")
+inverse = _unary_function("inverse", "Inverse :math:`1/a = \\bar a / |a|^2`; zero gives inf/NaN.")
+conjugate = _unary_function("conjugate", "Complex conjugate :math:`\\bar a`.")
+absolute_value = _unary_function("absolute_value", "Modulus :math:`|a| = \\sqrt{a_r^2 + a_i^2}`.",
+                                 result=("numpy.ndarray", "Real array (float32 for complex64)."),
+                                 real_result=True)
+absolute_value_squared = _unary_function(
+    "absolute_value_squared",
+    "Squared modulus :math:`|a|^2 = a_r^2 + a_i^2` (the density of an amplitude).",
+    result=("numpy.ndarray", "Real array."), real_result=True)
+sqrt_physical = _unary_function(
+    "sqrt_physical", "Square root on the physical sheet, :math:`\\mathrm{Im}\\sqrt{a} \\ge 0`.",
+    details="The branch cut is the positive real axis: for :math:`a = x > 0` the\n"
+            "value is :math:`+\\sqrt{x}` (the limit from :math:`\\mathrm{Im}\\, a > 0`,\n"
+            "whatever the sign of a zero imaginary part), just below the axis it is\n"
+            "close to :math:`-\\sqrt{x}`; for :math:`a = -x < 0` it is\n"
+            ":math:`+i\\sqrt{x}`, the breakup momentum below threshold.  It equals\n"
+            "the principal root where that has a non-negative imaginary part and\n"
+            "minus it elsewhere.")
+sqrt_unphysical = _unary_function(
+    "sqrt_unphysical",
+    "Square root on the unphysical sheet: :math:`-` :func:`sqrt_physical` (:math:`\\mathrm{Im} \\le 0`).")
 
 
 def sum(a):

@@ -505,6 +505,31 @@ cdef inline void breit_wigner_q_f_gradient_scalar(
         dinverse_f0_dr, l, True, re, im, dm0_re, dm0_im, dgamma0_re, dgamma0_im, dr_re, dr_im)
 
 
+cdef inline void _breit_wigner_q_f_gradient_block(
+        complex_vector *out, complex_vector *d_dm0, complex_vector *d_dgamma0,
+        complex_vector *d_dr, const floating *m, const floating *q, floating m0,
+        floating gamma0, floating inverse_q0, floating dinverse_q0_dm0, floating r,
+        floating inverse_f0, floating dinverse_f0_dm0, floating dinverse_f0_dr,
+        int l, bint phase_space) noexcept nogil:
+    """The lanes of breit_wigner_q_f_nophsp_gradient (phase_space False) and
+    breit_wigner_q_f_gradient (True): _breit_wigner_q_f_gradient_lane per lane."""
+    cdef int i
+    cdef floating v[8]
+    for i in range(VECTOR_LENGTH):
+        _breit_wigner_q_f_gradient_lane(
+            m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
+            dinverse_f0_dm0, dinverse_f0_dr, l, phase_space, &v[0], &v[1], &v[2], &v[3], &v[4],
+            &v[5], &v[6], &v[7])
+        out.re[i] = v[0]
+        out.im[i] = v[1]
+        d_dm0.re[i] = v[2]
+        d_dm0.im[i] = v[3]
+        d_dgamma0.re[i] = v[4]
+        d_dgamma0.im[i] = v[5]
+        d_dr.re[i] = v[6]
+        d_dr.im[i] = v[7]
+
+
 cdef inline void breit_wigner_q_f_nophsp_gradient(
         complex_vector *out, complex_vector *d_dm0, complex_vector *d_dgamma0,
         complex_vector *d_dr, const floating *m, const floating *q, floating m0,
@@ -518,21 +543,9 @@ cdef inline void breit_wigner_q_f_nophsp_gradient(
     dinverse_f0_dr (see blatt_weisskopf_inverse_gradient_scalar).  The radius r
     here is the resonance's (in F(q) and F(q0)).
     """
-    cdef int i
-    cdef floating v[8]
-    for i in range(VECTOR_LENGTH):
-        breit_wigner_q_f_nophsp_gradient_scalar(
-            m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
-            dinverse_f0_dm0, dinverse_f0_dr, l, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-            &v[6], &v[7])
-        out.re[i] = v[0]
-        out.im[i] = v[1]
-        d_dm0.re[i] = v[2]
-        d_dm0.im[i] = v[3]
-        d_dgamma0.re[i] = v[4]
-        d_dgamma0.im[i] = v[5]
-        d_dr.re[i] = v[6]
-        d_dr.im[i] = v[7]
+    _breit_wigner_q_f_gradient_block(out, d_dm0, d_dgamma0, d_dr, m, q, m0, gamma0, inverse_q0,
+                                     dinverse_q0_dm0, r, inverse_f0, dinverse_f0_dm0, dinverse_f0_dr,
+                                     l, False)
 
 
 cdef inline void breit_wigner_q_f_gradient(
@@ -542,21 +555,9 @@ cdef inline void breit_wigner_q_f_gradient(
         floating inverse_f0, floating dinverse_f0_dm0, floating dinverse_f0_dr,
         int l) noexcept nogil:
     """breit_wigner_q_f and its derivatives with respect to m0, Gamma0 and r."""
-    cdef int i
-    cdef floating v[8]
-    for i in range(VECTOR_LENGTH):
-        breit_wigner_q_f_gradient_scalar(
-            m[i], q[i], m0, gamma0, inverse_q0, dinverse_q0_dm0, r, inverse_f0,
-            dinverse_f0_dm0, dinverse_f0_dr, l, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-            &v[6], &v[7])
-        out.re[i] = v[0]
-        out.im[i] = v[1]
-        d_dm0.re[i] = v[2]
-        d_dm0.im[i] = v[3]
-        d_dgamma0.re[i] = v[4]
-        d_dgamma0.im[i] = v[5]
-        d_dr.re[i] = v[6]
-        d_dr.im[i] = v[7]
+    _breit_wigner_q_f_gradient_block(out, d_dm0, d_dgamma0, d_dr, m, q, m0, gamma0, inverse_q0,
+                                     dinverse_q0_dm0, r, inverse_f0, dinverse_f0_dm0, dinverse_f0_dr,
+                                     l, True)
 
 
 # ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import numbers
 import numpy as np
 
 from ._arguments import real_arrays as _arrays
+from ._arguments import sections as _sections
 from . import _high_energy_physics as _k
 
 __all__ = [
@@ -71,6 +72,27 @@ MAX_ORBITAL_ANGULAR_MOMENTUM = 5
 MAX_COVARIANT_SPIN = 4
 
 
+# Docstring entries shared by the functions.
+_Q = ("q : array_like", "Breakup momentum (GeV).")
+_Q0 = ("q0 : float", "Breakup momentum at ``m0`` (GeV).")
+_Q0_POSITIVE = ("q0 : float", "Breakup momentum at the resonance mass (GeV), positive.")
+_R = ("r : float", "Effective radius (GeV^-1).")
+_RADIUS = ("r : float", "Resonance radius (GeV^-1).")
+_L = ("l : int", "Orbital angular momentum, 0 to 5.")
+_DEGREE = ("l : int", "Degree, 0 to 5.")
+_COSINE = ("x : array_like", "Argument (usually a cosine).")
+_M = ("m : array_like", "Invariant mass (GeV).")
+_M_Q = ("m, q : array_like", "Invariant mass and breakup momentum (GeV).")
+_M0_GAMMA0 = ("m0, gamma0 : float", "Resonance mass and width (GeV).")
+_Q0_M0_GAMMA0 = ("q0, m0, gamma0 : float", "Breakup momentum at ``m0``, resonance mass and width (GeV).")
+_S = ("s : array_like", "Mandelstam s, real (GeV^2).")
+_M_POLE = ("m_pole : float", "Bare pole mass :math:`m_R` (GeV).")
+_K = ("k : array_like", "Real symmetric K-matrix, shape ``(..., n, n)``, ``n`` = 1 or 2.")
+_RHO = ("rho : array_like", "Phase-space factors, complex, shape ``(..., n)``.")
+_ARRAY = ("numpy.ndarray", "")
+_AMPLITUDE = ("numpy.ndarray", "Complex amplitude (GeV^-2).")
+
+
 def _check_l(l, name="l", maximum=MAX_ORBITAL_ANGULAR_MOMENTUM):
     if isinstance(l, bool) or not isinstance(l, numbers.Integral) or not 0 <= l <= maximum:
         raise ValueError(f"{name} must be an integer from 0 to {maximum}, got {l!r}")
@@ -87,80 +109,58 @@ def _check_scalar(value, name, positive=False, non_negative=False):
     return float(value)
 
 
+def _formfactor(kernel, q, r, l, q0=None):
+    """Run a formfactor kernel on the breakup momenta ``q``: ``kernel(q, r, [1/F(q0),] l, out)``."""
+    (q,), shape, dtype = _arrays(q=q)
+    r = _check_scalar(r, "r", non_negative=True)
+    l = _check_l(l)
+    out = np.empty_like(q)
+    inverse_f0 = () if q0 is None else (_inverse_f0(q0, r, l, dtype),)
+    kernel(q, dtype.type(r), *inverse_f0, l, out)
+    return out.reshape(shape)
+
+
+@_sections(
+    parameters=[_Q, ("r : float", "Effective radius (GeV^-1), non-negative."), _L],
+    returns=[("numpy.ndarray", "F, of the precision of ``q``.")])
 def blatt_weisskopf(q, r, l):
-    """Blatt-Weisskopf formfactor :math:`F(q, r, l) = 1/\\sqrt{P_l((q r)^2)}`.
-
-    Parameters
-    ----------
-    q : array_like
-        Breakup momentum (GeV).
-    r : float
-        Effective radius (GeV^-1), non-negative.
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-        F, of the precision of ``q``.
-    """
-    (q,), shape, dtype = _arrays(q=q)
-    r = _check_scalar(r, "r", non_negative=True)
-    out = np.empty_like(q)
-    _k.blatt_weisskopf_kernel(q, dtype.type(r), _check_l(l), out)
-    return out.reshape(shape)
+    """Blatt-Weisskopf formfactor :math:`F(q, r, l) = 1/\\sqrt{P_l((q r)^2)}`."""
+    return _formfactor(_k.blatt_weisskopf_kernel, q, r, l)
 
 
+@_sections(parameters=[_Q, _R, _L], returns=[_ARRAY])
 def blatt_weisskopf_squared(q, r, l):
-    """Squared Blatt-Weisskopf formfactor :math:`F^2(q, r, l) = 1/P_l((q r)^2)`.
+    """Squared Blatt-Weisskopf formfactor :math:`F^2(q, r, l) = 1/P_l((q r)^2)`."""
+    return _formfactor(_k.blatt_weisskopf_squared_kernel, q, r, l)
 
-    Parameters
-    ----------
-    q : array_like
-        Breakup momentum (GeV).
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
 
-    Returns
-    -------
-    numpy.ndarray
-    """
-    (q,), shape, dtype = _arrays(q=q)
+def _inverse_formfactor(kernel, momentum, r, l):
+    """``kernel(momentum, r, l)`` (float64) with the radius and ``l`` checked."""
     r = _check_scalar(r, "r", non_negative=True)
-    out = np.empty_like(q)
-    _k.blatt_weisskopf_squared_kernel(q, dtype.type(r), _check_l(l), out)
-    return out.reshape(shape)
+    return kernel(momentum, r, _check_l(l))
 
 
+@_sections(
+    parameters=[("q0 : float", "Breakup momentum at the resonance mass (GeV)."), _R, _L],
+    returns=[("inverse, d_dq0, d_dr : float",
+              ":math:`\\sqrt{P_l(z_0^2)}`, its derivative with respect to ``q0``\n"
+              "(GeV^-1) and with respect to ``r`` (GeV).")])
 def blatt_weisskopf_inverse_gradient(q0, r, l):
     """Inverse formfactor :math:`1/F(q_0, r, l)` and its derivatives, for parameter buffers.
 
     The block routines take ``inverse_f0 = 1/F(q0)`` (and, for gradients,
     ``d(1/F0)/dm0 = d(1/F0)/dq0 * dq0/dm0`` and ``d(1/F0)/dr``) from the
     parameter buffer; this computes them in float64.
-
-    Parameters
-    ----------
-    q0 : float
-        Breakup momentum at the resonance mass (GeV).
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    inverse, d_dq0, d_dr : float
-        :math:`\\sqrt{P_l(z_0^2)}`, its derivative with respect to ``q0``
-        (GeV^-1) and with respect to ``r`` (GeV).
     """
-    q0 = _check_scalar(q0, "q0", non_negative=True)
-    r = _check_scalar(r, "r", non_negative=True)
-    return _k.blatt_weisskopf_inverse_gradient_kernel(q0, r, _check_l(l))
+    return _inverse_formfactor(_k.blatt_weisskopf_inverse_gradient_kernel,
+                               _check_scalar(q0, "q0", non_negative=True), r, l)
 
 
+@_sections(
+    parameters=[("q2 : float", "Squared breakup momentum (GeV^2), may be negative."), _R, _L],
+    returns=[("inverse, d_dq2, d_dr : float",
+              ":math:`\\sqrt{P_l(q^2 r^2)}` and its derivatives by :math:`q^2`\n"
+              "(GeV^-2) and by ``r`` (GeV).")])
 def blatt_weisskopf_inverse_gradient_q2(q2, r, l):
     """Inverse formfactor from the squared momentum, continued below threshold.
 
@@ -168,25 +168,8 @@ def blatt_weisskopf_inverse_gradient_q2(q2, r, l):
     continues analytically to :math:`q^2 < 0` (below threshold) as long as
     :math:`P_l(q^2 r^2) > 0`; beyond that the result is NaN.  The derivative
     with respect to :math:`q^2` stays finite at threshold.
-
-    Parameters
-    ----------
-    q2 : float
-        Squared breakup momentum (GeV^2), may be negative.
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    inverse, d_dq2, d_dr : float
-        :math:`\\sqrt{P_l(q^2 r^2)}` and its derivatives by :math:`q^2`
-        (GeV^-2) and by ``r`` (GeV).
     """
-    q2 = _check_scalar(q2, "q2")
-    r = _check_scalar(r, "r", non_negative=True)
-    return _k.blatt_weisskopf_inverse_gradient_q2_kernel(q2, r, _check_l(l))
+    return _inverse_formfactor(_k.blatt_weisskopf_inverse_gradient_q2_kernel, _check_scalar(q2, "q2"), r, l)
 
 
 def _inverse_f0(q0, r, l, dtype):
@@ -194,78 +177,25 @@ def _inverse_f0(q0, r, l, dtype):
     return dtype.type(_k.blatt_weisskopf_inverse_gradient_kernel(q0, r, l)[0])
 
 
+@_sections(parameters=[_Q, _Q0_POSITIVE, _R, _L], returns=[_ARRAY])
 def blatt_weisskopf_ratio(q, q0, r, l):
-    """Formfactor ratio :math:`F(q, r, l)/F(q_0, r, l)`.
-
-    Parameters
-    ----------
-    q : array_like
-        Breakup momentum (GeV).
-    q0 : float
-        Breakup momentum at the resonance mass (GeV), positive.
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    (q,), shape, dtype = _arrays(q=q)
-    r = _check_scalar(r, "r", non_negative=True)
-    l = _check_l(l)
-    out = np.empty_like(q)
-    _k.blatt_weisskopf_ratio_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, out)
-    return out.reshape(shape)
+    """Formfactor ratio :math:`F(q, r, l)/F(q_0, r, l)`."""
+    return _formfactor(_k.blatt_weisskopf_ratio_kernel, q, r, l, q0)
 
 
+@_sections(parameters=[_Q, _Q0_POSITIVE, _R, _L], returns=[_ARRAY])
 def blatt_weisskopf_ratio_squared(q, q0, r, l):
-    """Squared formfactor ratio :math:`F^2(q, r, l)/F^2(q_0, r, l)`.
-
-    Parameters
-    ----------
-    q : array_like
-        Breakup momentum (GeV).
-    q0 : float
-        Breakup momentum at the resonance mass (GeV), positive.
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    (q,), shape, dtype = _arrays(q=q)
-    r = _check_scalar(r, "r", non_negative=True)
-    l = _check_l(l)
-    out = np.empty_like(q)
-    _k.blatt_weisskopf_ratio_squared_kernel(q, dtype.type(r), _inverse_f0(q0, r, l, dtype), l, out)
-    return out.reshape(shape)
+    """Squared formfactor ratio :math:`F^2(q, r, l)/F^2(q_0, r, l)`."""
+    return _formfactor(_k.blatt_weisskopf_ratio_squared_kernel, q, r, l, q0)
 
 
+@_sections(parameters=[_Q, _R, _L], returns=[("f, df_dr : numpy.ndarray", "F and dF/dr (GeV).")])
 def blatt_weisskopf_gradient(q, r, l):
     """Formfactor and its derivative with respect to the radius.
 
     .. math::
 
         \\frac{\\partial F}{\\partial r} = -F \\frac{P_l'(z^2)}{P_l(z^2)} q^2 r.
-
-    Parameters
-    ----------
-    q : array_like
-        Breakup momentum (GeV).
-    r : float
-        Effective radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    f, df_dr : numpy.ndarray
-        F and dF/dr (GeV).
     """
     (q,), shape, dtype = _arrays(q=q)
     r = _check_scalar(r, "r", non_negative=True)
@@ -275,77 +205,54 @@ def blatt_weisskopf_gradient(q, r, l):
     return out.reshape(shape), d_dr.reshape(shape)
 
 
+def _with_order(kernel, x, l, name="x", order_name="l", maximum=MAX_ORBITAL_ANGULAR_MOMENTUM):
+    """``kernel(x, l, out)`` over the array argument ``x`` (named ``name``) and the order ``l``."""
+    (x,), shape, _ = _arrays(**{name: x})
+    out = np.empty_like(x)
+    kernel(x, _check_l(l, order_name, maximum), out)
+    return out.reshape(shape)
+
+
+@_sections(
+    parameters=[("f : array_like", "Covariant factor f (dimensionless)."),
+                ("j : int", "Resonance spin, 0 to 4.")],
+    returns=[_ARRAY])
 def covariant_factor_j(f, j):
     """Covariant factor :math:`F_J^{(cov)}` (paper eq. covariant_factor_j).
 
     With :math:`f = \\sqrt{1 + y^2}` (``vecampfit.kinematics.covariant_factor``):
     :math:`F_0 = 1`, :math:`F_1 = f`, :math:`F_2 = 1/2 + f^2`,
     :math:`F_3 = f (3/2 + f^2)`, :math:`F_4 = (3 + 24 f^2 + 8 f^4)/35`.
-
-    Parameters
-    ----------
-    f : array_like
-        Covariant factor f (dimensionless).
-    j : int
-        Resonance spin, 0 to 4.
-
-    Returns
-    -------
-    numpy.ndarray
     """
-    (f,), shape, _ = _arrays(f=f)
-    out = np.empty_like(f)
-    _k.covariant_factor_j_kernel(f, _check_l(j, "j", MAX_COVARIANT_SPIN), out)
-    return out.reshape(shape)
+    return _with_order(_k.covariant_factor_j_kernel, f, j, "f", "j", MAX_COVARIANT_SPIN)
 
 
+@_sections(parameters=[_COSINE, _DEGREE], returns=[_ARRAY])
 def legendre(x, l):
     """Legendre polynomial :math:`P_l(x)`, ``l = 0..5``.
 
     :math:`P_0 = 1`, :math:`P_1 = x`,
     :math:`P_n = [(2n - 1) x P_{n-1} - (n - 1) P_{n-2}]/n`.
-
-    Parameters
-    ----------
-    x : array_like
-        Argument (usually a cosine).
-    l : int
-        Degree, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
     """
-    (x,), shape, _ = _arrays(x=x)
-    out = np.empty_like(x)
-    _k.legendre_kernel(x, _check_l(l), out)
-    return out.reshape(shape)
+    return _with_order(_k.legendre_kernel, x, l)
 
 
+@_sections(parameters=[_COSINE, _DEGREE], returns=[_ARRAY])
 def legendre_laura(x, l):
     """Legendre polynomial in Laura++'s normalization.
 
     .. math::
 
         P_l^{(Leg\\ Laura)}(x) = \\frac{(-1)^l 2^{2l}}{\\binom{2l}{l}} P_l(x).
-
-    Parameters
-    ----------
-    x : array_like
-        Argument (usually a cosine).
-    l : int
-        Degree, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
     """
-    (x,), shape, _ = _arrays(x=x)
-    out = np.empty_like(x)
-    _k.legendre_laura_kernel(x, _check_l(l), out)
-    return out.reshape(shape)
+    return _with_order(_k.legendre_laura_kernel, x, l)
 
 
+@_sections(
+    parameters=[("p_star, q : array_like", "Momenta (GeV)."), ("f : array_like", "Covariant factor f."),
+                ("cos_theta : array_like", "Cosine of the helicity angle of R."),
+                ("l : int", "Spin of R, 0 to 4.")],
+    returns=[("numpy.ndarray", "In GeV^(2l).")])
 def covariant_angular_distribution(p_star, q, f, cos_theta, l):
     """Full covariant angular distribution of the decay chain 0 -> R 3, R -> 1 2.
 
@@ -355,22 +262,6 @@ def covariant_angular_distribution(p_star, q, f, cos_theta, l):
 
     (paper section 9.2), ``p*`` the momentum of particle 3 in the rest frame
     of 0, ``q`` the momentum of 1 and 2 in the rest frame of R.
-
-    Parameters
-    ----------
-    p_star, q : array_like
-        Momenta (GeV).
-    f : array_like
-        Covariant factor f.
-    cos_theta : array_like
-        Cosine of the helicity angle of R.
-    l : int
-        Spin of R, 0 to 4.
-
-    Returns
-    -------
-    numpy.ndarray
-        In GeV^(2l).
     """
     (p_star, q, f, cos_theta), shape, _ = _arrays(p_star=p_star, q=q, f=f, cos_theta=cos_theta)
     out = np.empty_like(q)
@@ -396,64 +287,32 @@ def _constant_width(m, m0, gamma0, width_m0):
     return _complex(re, im, shape)
 
 
+@_sections(
+    parameters=[_M, _M0_GAMMA0],
+    returns=[("numpy.ndarray", "Complex (complex64 for float32 input), in GeV^-2.")])
 def breit_wigner_constant_width_m(m, m0, gamma0):
-    """Constant-width Breit-Wigner amplitude :math:`1/(m_0^2 - m^2 - i m \\Gamma_0)`.
-
-    Parameters
-    ----------
-    m : array_like
-        Invariant mass (GeV).
-    m0, gamma0 : float
-        Resonance mass and width (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex (complex64 for float32 input), in GeV^-2.
-    """
+    """Constant-width Breit-Wigner amplitude :math:`1/(m_0^2 - m^2 - i m \\Gamma_0)`."""
     return _constant_width(m, m0, gamma0, False)
 
 
+@_sections(parameters=[_M, _M0_GAMMA0], returns=[("numpy.ndarray", "Complex, in GeV^-2.")])
 def breit_wigner_constant_width_m0(m, m0, gamma0):
-    """Constant-width Breit-Wigner amplitude :math:`1/(m_0^2 - m^2 - i m_0 \\Gamma_0)`.
-
-    Parameters
-    ----------
-    m : array_like
-        Invariant mass (GeV).
-    m0, gamma0 : float
-        Resonance mass and width (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex, in GeV^-2.
-    """
+    """Constant-width Breit-Wigner amplitude :math:`1/(m_0^2 - m^2 - i m_0 \\Gamma_0)`."""
     return _constant_width(m, m0, gamma0, True)
 
 
+@_sections(
+    parameters=[("s : array_like", "Squared invariant mass (GeV^2)."),
+                ("m0 : float", "Resonance mass (GeV)."),
+                ("numerator : array_like", "Complex :math:`\\mathcal{N}`."),
+                ("width_term : array_like", "Real :math:`\\mathcal{G}` (GeV^2).")],
+    returns=[("numpy.ndarray", "Complex amplitude.")])
 def breit_wigner_general(s, m0, numerator, width_term):
     """General Breit-Wigner amplitude :math:`\\mathcal{N}/(m_0^2 - s - i \\mathcal{G})`.
 
     :math:`\\mathcal{N}(m) = \\alpha g_a n_a(m)` is the coupling and formfactor
     of the current channel and :math:`\\mathcal{G}(m) = m_0 \\Gamma(m) =
     \\sum_b g_b^2 \\rho_b(m) n_b^2(m)` the sum over all channels.
-
-    Parameters
-    ----------
-    s : array_like
-        Squared invariant mass (GeV^2).
-    m0 : float
-        Resonance mass (GeV).
-    numerator : array_like
-        Complex :math:`\\mathcal{N}`.
-    width_term : array_like
-        Real :math:`\\mathcal{G}` (GeV^2).
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex amplitude.
     """
     numerator = np.asarray(numerator)
     (s, n_re, n_im, g), shape, dtype = _arrays(s=s, numerator_real=numerator.real,
@@ -464,13 +323,19 @@ def breit_wigner_general(s, m0, numerator, width_term):
     return _complex(re, im, shape)
 
 
-def _q_f(m, q, q0, m0, gamma0, r, l, routine):
+def _resonance(m, q, q0, m0, gamma0, r, l):
+    """The checked arguments of a Breit-Wigner with mass-dependent width."""
     (m, q), shape, dtype = _arrays(m=m, q=q)
     m0 = _check_scalar(m0, "m0", positive=True)
     gamma0 = _check_scalar(gamma0, "gamma0", non_negative=True)
     r = _check_scalar(r, "r", non_negative=True)
     l = _check_l(l)
     q0 = _check_scalar(q0, "q0", positive=True)
+    return m, q, q0, m0, gamma0, r, l, shape, dtype
+
+
+def _q_f(m, q, q0, m0, gamma0, r, l, routine):
+    m, q, q0, m0, gamma0, r, l, shape, dtype = _resonance(m, q, q0, m0, gamma0, r, l)
     re, im = np.empty_like(m), np.empty_like(m)
     real = routine == "breit_wigner_m2"
     getattr(_k, routine + "_kernel")(m, q, dtype.type(m0), dtype.type(gamma0), dtype.type(1 / q0),
@@ -479,95 +344,45 @@ def _q_f(m, q, q0, m0, gamma0, r, l, routine):
     return re.reshape(shape) if real else _complex(re, im, shape)
 
 
+@_sections(
+    parameters=[_M, ("q : array_like", "Breakup momentum at ``m`` (GeV)."),
+                ("q0 : float", "Breakup momentum at ``m0`` (GeV), positive."), _M0_GAMMA0, _RADIUS,
+                ("l : int", "Orbital angular momentum of the decay, 0 to 5.")],
+    returns=[_AMPLITUDE])
 def breit_wigner_q_f_nophsp(m, q, q0, m0, gamma0, r, l):
     """Breit-Wigner amplitude without phase-space factor (paper eq. breit_wigner_q_f_nophsp).
 
     .. math::
 
         B^{(no\\ q)}(m) = \\frac{F(q)/F(q_0)}{m_0^2 - m^2 - i m_0 \\Gamma(m)}.
-
-    Parameters
-    ----------
-    m : array_like
-        Invariant mass (GeV).
-    q : array_like
-        Breakup momentum at ``m`` (GeV).
-    q0 : float
-        Breakup momentum at ``m0`` (GeV), positive.
-    m0, gamma0 : float
-        Resonance mass and width (GeV).
-    r : float
-        Resonance radius (GeV^-1).
-    l : int
-        Orbital angular momentum of the decay, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex amplitude (GeV^-2).
     """
     return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_q_f_nophsp")
 
 
+@_sections(parameters=[_M_Q, _Q0_M0_GAMMA0, _RADIUS, _L], returns=[_AMPLITUDE])
 def breit_wigner_q_f(m, q, q0, m0, gamma0, r, l):
     """Breit-Wigner amplitude with phase-space factor (paper eq. breit_wigner_q_f).
 
     .. math::
 
         B(m) = \\frac{(q/q_0)^l F(q)/F(q_0)}{m_0^2 - m^2 - i m_0 \\Gamma(m)}.
-
-    Parameters
-    ----------
-    m, q : array_like
-        Invariant mass and breakup momentum (GeV).
-    q0, m0, gamma0 : float
-        Breakup momentum at ``m0``, resonance mass and width (GeV).
-    r : float
-        Resonance radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex amplitude (GeV^-2).
     """
     return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_q_f")
 
 
+@_sections(parameters=[_M_Q, _Q0_M0_GAMMA0, _RADIUS, _L], returns=[("numpy.ndarray", "Real, in GeV^-4.")])
 def breit_wigner_m2(m, q, q0, m0, gamma0, r, l):
     """Breit-Wigner matrix element (paper eq. breit_wigner_m2).
 
     .. math::
 
         B(m) = \\frac{(q/q_0)^{2l+1} F_l^2(q)/F_l^2(q_0)}{(m_0^2 - m^2)^2 + m_0^2 \\Gamma^2(m)}.
-
-    Parameters
-    ----------
-    m, q : array_like
-        Invariant mass and breakup momentum (GeV).
-    q0, m0, gamma0 : float
-        Breakup momentum at ``m0``, resonance mass and width (GeV).
-    r : float
-        Resonance radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-        Real, in GeV^-4.
     """
     return _q_f(m, q, q0, m0, gamma0, r, l, "breit_wigner_m2")
 
 
 def _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, phase_space):
-    (m, q), shape, dtype = _arrays(m=m, q=q)
-    m0 = _check_scalar(m0, "m0", positive=True)
-    gamma0 = _check_scalar(gamma0, "gamma0", non_negative=True)
-    r = _check_scalar(r, "r", non_negative=True)
-    l = _check_l(l)
-    q0 = _check_scalar(q0, "q0", positive=True)
+    m, q, q0, m0, gamma0, r, l, shape, dtype = _resonance(m, q, q0, m0, gamma0, r, l)
     dq0_dm0 = _check_scalar(dq0_dm0, "dq0_dm0")
     inv_f0, dinv_dq0, dinv_dr = _k.blatt_weisskopf_inverse_gradient_kernel(q0, r, l)
     t = dtype.type
@@ -579,6 +394,11 @@ def _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, phase_space):
     return tuple(_complex(out[2 * k], out[2 * k + 1], shape) for k in range(4))
 
 
+@_sections(
+    parameters=[_M_Q, _M0_GAMMA0, _RADIUS, _L, _Q0,
+                ("dq0_dm0 : float", ":math:`dq_0/dm_0` (dimensionless).")],
+    returns=[("value, d_dm0, d_dgamma0, d_dr : numpy.ndarray",
+              "Complex amplitude and its derivatives (per GeV, per GeV, per GeV^-1).")])
 def breit_wigner_q_f_nophsp_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0):
     """:func:`breit_wigner_q_f_nophsp` and its derivatives with respect to m0, Gamma0 and r.
 
@@ -586,53 +406,16 @@ def breit_wigner_q_f_nophsp_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0):
     derivative.  The block routine takes the parameter-buffer values
     ``1/q0``, ``d(1/q0)/dm0``, ``1/F(q0)``, ``d(1/F(q0))/dm0``,
     ``d(1/F(q0))/dr``; this function computes them.
-
-    Parameters
-    ----------
-    m, q : array_like
-        Invariant mass and breakup momentum (GeV).
-    m0, gamma0 : float
-        Resonance mass and width (GeV).
-    r : float
-        Resonance radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-    q0 : float
-        Breakup momentum at ``m0`` (GeV).
-    dq0_dm0 : float
-        :math:`dq_0/dm_0` (dimensionless).
-
-    Returns
-    -------
-    value, d_dm0, d_dgamma0, d_dr : numpy.ndarray
-        Complex amplitude and its derivatives (per GeV, per GeV, per GeV^-1).
     """
     return _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, False)
 
 
+@_sections(
+    parameters=[_M_Q, _M0_GAMMA0, _RADIUS, _L, _Q0, ("dq0_dm0 : float", ":math:`dq_0/dm_0`.")],
+    returns=[("value, d_dm0, d_dgamma0, d_dr : numpy.ndarray",
+              "Complex amplitude and its derivatives.")])
 def breit_wigner_q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0):
-    """:func:`breit_wigner_q_f` and its derivatives with respect to m0, Gamma0 and r.
-
-    Parameters
-    ----------
-    m, q : array_like
-        Invariant mass and breakup momentum (GeV).
-    m0, gamma0 : float
-        Resonance mass and width (GeV).
-    r : float
-        Resonance radius (GeV^-1).
-    l : int
-        Orbital angular momentum, 0 to 5.
-    q0 : float
-        Breakup momentum at ``m0`` (GeV).
-    dq0_dm0 : float
-        :math:`dq_0/dm_0`.
-
-    Returns
-    -------
-    value, d_dm0, d_dgamma0, d_dr : numpy.ndarray
-        Complex amplitude and its derivatives.
-    """
+    """:func:`breit_wigner_q_f` and its derivatives with respect to m0, Gamma0 and r."""
     return _q_f_gradient(m, q, m0, gamma0, r, l, q0, dq0_dm0, True)
 
 
@@ -650,6 +433,14 @@ __all__ += [
     "k_matrix_denominator",
     "k_matrix_amplitude",
 ]
+
+
+def _flatte_parameters(m, m0, g1, g2):
+    """Check the masses ``m`` (an array) and return the checked ``m0``, ``g1``, ``g2``."""
+    if not np.all(m > 0):
+        raise ValueError("m must be positive")
+    return (_check_scalar(m0, "m0", positive=True), _check_scalar(g1, "g1", non_negative=True),
+            _check_scalar(g2, "g2", non_negative=True))
 
 
 def flatte(m, m0, g1, g2, m11, m12, m21, m22):
@@ -701,11 +492,7 @@ def flatte(m, m0, g1, g2, m11, m12, m21, m22):
     flatte_q2 : the same from precomputed squared momenta.
     """
     (m,), shape, dtype = _arrays(m=m)
-    if not np.all(m > 0):
-        raise ValueError("m must be positive")
-    m0 = _check_scalar(m0, "m0", positive=True)
-    g1 = _check_scalar(g1, "g1", non_negative=True)
-    g2 = _check_scalar(g2, "g2", non_negative=True)
+    m0, g1, g2 = _flatte_parameters(m, m0, g1, g2)
     masses = [_check_scalar(v, name, non_negative=True)
               for v, name in ((m11, "m11"), (m12, "m12"), (m21, "m21"), (m22, "m22"))]
     re, im = np.empty_like(m), np.empty_like(m)
@@ -714,6 +501,14 @@ def flatte(m, m0, g1, g2, m11, m12, m21, m22):
     return _complex(re, im, shape)
 
 
+@_sections(
+    parameters=[("m : array_like", "Invariant mass (GeV), positive."),
+                ("q1_squared, q2_squared : array_like",
+                 "Squared decay momenta of channels 1 and 2 at ``m`` (GeV^2), e.g. from\n"
+                 ":func:`vecampfit.kinematics.decay_momentum_squared`."),
+                ("m0 : float", "Resonance mass (GeV), positive."),
+                ("g1, g2 : float", "Couplings (GeV), non-negative.")],
+    returns=[_AMPLITUDE])
 def flatte_q2(m, q1_squared, q2_squared, m0, g1, g2):
     """Flatté amplitude from the squared decay momenta of its two channels.
 
@@ -722,30 +517,9 @@ def flatte_q2(m, q1_squared, q2_squared, m0, g1, g2):
     :math:`\\rho_k = 2 q_k/m`, with :math:`q_k^2` given (as a density keeps
     them in its event buffer): negative below the channel's threshold, where
     :math:`q_k = i\\sqrt{-q_k^2}`.
-
-    Parameters
-    ----------
-    m : array_like
-        Invariant mass (GeV), positive.
-    q1_squared, q2_squared : array_like
-        Squared decay momenta of channels 1 and 2 at ``m`` (GeV^2), e.g. from
-        :func:`vecampfit.kinematics.decay_momentum_squared`.
-    m0 : float
-        Resonance mass (GeV), positive.
-    g1, g2 : float
-        Couplings (GeV), non-negative.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex amplitude (GeV^-2).
     """
     (m, q1_squared, q2_squared), shape, dtype = _arrays(m=m, q1_squared=q1_squared, q2_squared=q2_squared)
-    if not np.all(m > 0):
-        raise ValueError("m must be positive")
-    m0 = _check_scalar(m0, "m0", positive=True)
-    g1 = _check_scalar(g1, "g1", non_negative=True)
-    g2 = _check_scalar(g2, "g2", non_negative=True)
+    m0, g1, g2 = _flatte_parameters(m, m0, g1, g2)
     re, im = np.empty_like(m), np.empty_like(m)
     t = dtype.type
     _k.flatte_kernel(m, q1_squared, q2_squared, t(m0), t(g1), t(g2), re, im)
@@ -863,6 +637,14 @@ def _pole(k, p, s, m_pole, production, g, routine):
     return _k_from_rows(k_rows, nc, shape), _c_from_rows(p_rows, nc, shape)
 
 
+@_sections(
+    parameters=[("k : array_like or None",
+                 "Real symmetric K-matrix, shape ``(..., n, n)`` with ``n`` the number\n"
+                 "of channels (dimensionless); None starts from zero."),
+                _S, _M_POLE,
+                ("g : sequence of float",
+                 "Couplings :math:`g_a` to the ``n = len(g)`` channels, one or two (GeV).")],
+    returns=[("numpy.ndarray", "New K-matrix, shape ``broadcast(s, k[..., 0, 0]) + (n, n)``.")])
 def k_matrix_add_pole(k, s, m_pole, g):
     """Add a pole to a one- or two-channel K-matrix.
 
@@ -873,27 +655,15 @@ def k_matrix_add_pole(k, s, m_pole, g):
     Starting from the non-resonant part :math:`b_{ab}` (or zero) and adding
     every pole gives the paper's
     :math:`K_{ab} = b_{ab} + \\sum_R g_a g_b/(m_R^2 - s)`.
-
-    Parameters
-    ----------
-    k : array_like or None
-        Real symmetric K-matrix, shape ``(..., n, n)`` with ``n`` the number
-        of channels (dimensionless); None starts from zero.
-    s : array_like
-        Mandelstam s, real (GeV^2).
-    m_pole : float
-        Bare pole mass :math:`m_R` (GeV).
-    g : sequence of float
-        Couplings :math:`g_a` to the ``n = len(g)`` channels, one or two (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-        New K-matrix, shape ``broadcast(s, k[..., 0, 0]) + (n, n)``.
     """
     return _pole(k, None, s, m_pole, 0.0, g, "k_matrix_add_pole")[0]
 
 
+@_sections(
+    parameters=[("p : array_like or None", "Complex P-vector, shape ``(..., n)``; None starts from zero."),
+                _S, _M_POLE, ("production : complex", "Production amplitude :math:`A_R` of the pole."),
+                ("g : sequence of float", "Couplings :math:`g_a` to the channels, one or two (GeV).")],
+    returns=[("numpy.ndarray", "New complex P-vector, shape ``broadcast(s, p[..., 0]) + (n,)``.")])
 def p_vector_add_pole(p, s, m_pole, production, g):
     """Add a pole to a one- or two-channel P-vector.
 
@@ -903,24 +673,6 @@ def p_vector_add_pole(p, s, m_pole, production, g):
 
     Starting from the non-resonant production amplitudes :math:`a_a` gives
     the paper's :math:`P_a = a_a + \\sum_R A_R g_a/(m_R^2 - s)`.
-
-    Parameters
-    ----------
-    p : array_like or None
-        Complex P-vector, shape ``(..., n)``; None starts from zero.
-    s : array_like
-        Mandelstam s, real (GeV^2).
-    m_pole : float
-        Bare pole mass :math:`m_R` (GeV).
-    production : complex
-        Production amplitude :math:`A_R` of the pole.
-    g : sequence of float
-        Couplings :math:`g_a` to the channels, one or two (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-        New complex P-vector, shape ``broadcast(s, p[..., 0]) + (n,)``.
     """
     return _pole(None, p, s, m_pole, production, g, "p_vector_add_pole")[1]
 
@@ -940,6 +692,11 @@ def k_matrix_p_vector_add_pole(k, p, s, m_pole, production, g):
     return _pole(k, p, s, m_pole, production, g, "k_matrix_p_vector_add_pole")
 
 
+@_sections(
+    parameters=[("q_squared : array_like", "Squared decay momentum (GeV^2), negative below threshold."),
+                ("q0 : float", "Momentum scale (GeV), positive."),
+                ("r : float", "Formfactor radius (GeV^-1), non-negative."), _L],
+    returns=[("numpy.ndarray", "Complex ``n`` (dimensionless).")])
 def k_matrix_n_factor(q_squared, q0, r, l):
     """Kinematic factor :math:`n = (q/q_0)^L F(q)/F(q_0)` of a K-matrix channel, continued below threshold.
 
@@ -953,22 +710,6 @@ def k_matrix_n_factor(q_squared, q0, r, l):
     :math:`(q/q_0)^L = i^L |q/q_0|^L`, and :math:`F = 1/\\sqrt{P_L(q^2 r^2)}`
     continues as a polynomial in :math:`q^2` (real while
     :math:`P_L(q^2 r^2) > 0`, NaN beyond).  :math:`n^2` is real on both sides.
-
-    Parameters
-    ----------
-    q_squared : array_like
-        Squared decay momentum (GeV^2), negative below threshold.
-    q0 : float
-        Momentum scale (GeV), positive.
-    r : float
-        Formfactor radius (GeV^-1), non-negative.
-    l : int
-        Orbital angular momentum, 0 to 5.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex ``n`` (dimensionless).
     """
     (q_squared,), shape, dtype = _arrays(q_squared=q_squared)
     q0 = _check_scalar(q0, "q0", positive=True)
@@ -1015,6 +756,11 @@ def _k_matrix(k, p, rho, n):
     return d, _c_from_rows(a_rows, nc, shape)
 
 
+@_sections(
+    parameters=[_K, _RHO,
+                ("n : array_like, optional",
+                 "Kinematic factors, complex, shape ``(..., n)``; omitted for S waves.")],
+    returns=[("numpy.ndarray", "Complex matrix, shape ``(..., n, n)``.")])
 def k_matrix_denominator(k, rho, n=None):
     """The matrix :math:`I - i K \\rho n^2` of the K-matrix amplitude (one or two channels).
 
@@ -1028,24 +774,15 @@ def k_matrix_denominator(k, rho, n=None):
     continues them below threshold to :math:`i|\\rho|`) and the kinematic
     factors of :func:`k_matrix_n_factor`.  Without ``n``, the S-wave form
     :math:`I - i K \\rho`.
-
-    Parameters
-    ----------
-    k : array_like
-        Real symmetric K-matrix, shape ``(..., n, n)``, ``n`` = 1 or 2.
-    rho : array_like
-        Phase-space factors, complex, shape ``(..., n)``.
-    n : array_like, optional
-        Kinematic factors, complex, shape ``(..., n)``; omitted for S waves.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex matrix, shape ``(..., n, n)``.
     """
     return _k_matrix(k, None, rho, n)[0]
 
 
+@_sections(
+    parameters=[_K, ("p : array_like", "Complex P-vector, shape ``(..., n)``."), _RHO,
+                ("n : array_like, optional", "Kinematic factors, complex, shape ``(..., n)``.")],
+    returns=[("numpy.ndarray",
+              "Complex amplitude of each channel, shape ``(..., n)`` (units of ``P``).")])
 def k_matrix_amplitude(k, p, rho, n=None):
     """K-matrix amplitude :math:`A = n\\,[I - i K \\rho n^2]^{-1} P` (one or two channels).
 
@@ -1055,21 +792,5 @@ def k_matrix_amplitude(k, p, rho, n=None):
     :func:`k_matrix_denominator`; without ``n``, the S-wave form
     :math:`[I - i K \\rho]^{-1} P`.  Two channels are solved by LU
     decomposition with partial pivoting (:mod:`vecampfit.linear_algebra`).
-
-    Parameters
-    ----------
-    k : array_like
-        Real symmetric K-matrix, shape ``(..., n, n)``, ``n`` = 1 or 2.
-    p : array_like
-        Complex P-vector, shape ``(..., n)``.
-    rho : array_like
-        Phase-space factors, complex, shape ``(..., n)``.
-    n : array_like, optional
-        Kinematic factors, complex, shape ``(..., n)``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Complex amplitude of each channel, shape ``(..., n)`` (units of ``P``).
     """
     return _k_matrix(k, p, rho, n)[1]

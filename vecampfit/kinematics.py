@@ -33,6 +33,7 @@ import numbers
 import numpy as np
 
 from ._arguments import real_arrays as _arrays
+from ._arguments import sections as _sections
 from . import _kinematics as _k
 from . import vector4 as _v4
 
@@ -125,6 +126,10 @@ def _decay_masses(m0, m1, m2, squared):
     return (m0, m1, m2), shape, dtype
 
 
+# Returns entry of the squared decay momenta.
+_Q_SQUARED = ("numpy.ndarray", ":math:`q^2` (GeV^2).")
+
+
 def _decay(m0, m1, m2, squared):
     (m0, m1, m2), shape, dtype = _decay_masses(m0, m1, m2, squared)
     out = np.empty_like(m0)
@@ -133,51 +138,30 @@ def _decay(m0, m1, m2, squared):
     return out.reshape(shape)[()]
 
 
+@_sections(
+    parameters=[("m0, m1, m2 : array_like", "Masses (GeV), broadcast against each other.")],
+    returns=[("numpy.ndarray", "q (GeV), the momentum of 1 and 2 in the rest frame of 0.")],
+    raises=[("ValueError",
+             "Negative masses, ``m0 = 0``, or ``m0 < m1 + m2`` (the block routine\n"
+             "gives NaN there).")])
 def decay_momentum(m0, m1, m2):
     """Two-body decay (breakup) momentum for :math:`0 \\to 1 + 2` (paper eq. decay_momentum).
 
     .. math::
 
         q = \\frac{\\sqrt{(m_0^2 - (m_1 + m_2)^2)(m_0^2 - (m_1 - m_2)^2)}}{2 m_0}
-
-    Parameters
-    ----------
-    m0, m1, m2 : array_like
-        Masses (GeV), broadcast against each other.
-
-    Returns
-    -------
-    numpy.ndarray
-        q (GeV), the momentum of 1 and 2 in the rest frame of 0.
-
-    Raises
-    ------
-    ValueError
-        Negative masses, ``m0 = 0``, or ``m0 < m1 + m2`` (the block routine
-        gives NaN there).
     """
     return _decay(m0, m1, m2, squared=False)
 
 
+@_sections(
+    parameters=[("m0, m1, m2 : array_like", "Masses (GeV).")],
+    returns=[_Q_SQUARED],
+    raises=[("ValueError", "Negative masses or ``m0 = 0``.")])
 def decay_momentum_squared(m0, m1, m2):
     """Squared decay momentum :math:`q^2 = (m_0^2 - (m_1+m_2)^2)(m_0^2 - (m_1-m_2)^2)/(4 m_0^2)`.
 
     Negative below threshold: the analytic continuation of :math:`q^2`.
-
-    Parameters
-    ----------
-    m0, m1, m2 : array_like
-        Masses (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`q^2` (GeV^2).
-
-    Raises
-    ------
-    ValueError
-        Negative masses or ``m0 = 0``.
     """
     return _decay(m0, m1, m2, squared=True)
 
@@ -261,6 +245,11 @@ def _decay_s(s, m1s, m2s, squared):
     return out.reshape(shape)[()]
 
 
+@_sections(
+    parameters=[("s : array_like", "Squared mass of the decaying system (GeV^2)."),
+                ("m1s, m2s : float", "Squared daughter masses (GeV^2), non-negative.")],
+    returns=[("numpy.ndarray", "q (GeV).")],
+    raises=[("ValueError", "Non-positive ``s``, negative squared masses, or ``s`` below threshold.")])
 def decay_momentum_s(s, m1s, m2s):
     """Decay momentum from squared masses.
 
@@ -268,50 +257,21 @@ def decay_momentum_s(s, m1s, m2s):
 
         q = \\sqrt{\\frac{(s - (m_1 + m_2)^2)(s - (m_1 - m_2)^2)}{4 s}},
         \\quad m_1 = \\sqrt{m_1^2},\\ m_2 = \\sqrt{m_2^2}
-
-    Parameters
-    ----------
-    s : array_like
-        Squared mass of the decaying system (GeV^2).
-    m1s, m2s : float
-        Squared daughter masses (GeV^2), non-negative.
-
-    Returns
-    -------
-    numpy.ndarray
-        q (GeV).
-
-    Raises
-    ------
-    ValueError
-        Non-positive ``s``, negative squared masses, or ``s`` below threshold.
     """
     return _decay_s(s, m1s, m2s, squared=False)
 
 
+@_sections(
+    parameters=[("s : array_like", "Squared mass of the decaying system (GeV^2), positive."),
+                ("m1s, m2s : float", "Squared daughter masses (GeV^2).")],
+    returns=[_Q_SQUARED],
+    raises=[("ValueError", "Non-positive ``s`` or negative squared masses.")])
 def decay_momentum_squared_s(s, m1s, m2s):
     """Squared decay momentum from squared masses, negative below threshold.
 
     .. math::
 
         q^2 = \\frac{(s - (m_1 + m_2)^2)(s - (m_1 - m_2)^2)}{4 s}
-
-    Parameters
-    ----------
-    s : array_like
-        Squared mass of the decaying system (GeV^2), positive.
-    m1s, m2s : float
-        Squared daughter masses (GeV^2).
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`q^2` (GeV^2).
-
-    Raises
-    ------
-    ValueError
-        Non-positive ``s`` or negative squared masses.
     """
     return _decay_s(s, m1s, m2s, squared=True)
 
@@ -427,28 +387,35 @@ def _dalitz_masses(m0, m1, m2, m3):
     return m0, m1, m2, m3
 
 
+def _dalitz_point_kernel(kernel, m12s, m23s, masses):
+    """``kernel(m12s, m23s, m0, m1, m2, m3, out)``: one value per Dalitz-plot point, of its precision."""
+    out = np.empty_like(m12s)
+    t = m12s.dtype.type
+    kernel(m12s, m23s, *(t(m) for m in masses), out)
+    return out
+
+
+# Docstring entries shared by the Dalitz-plot functions.
+_DALITZ_POINT = ("m12s, m23s : array_like", "Squared invariant masses (GeV^2).")
+_DALITZ_MASSES = ("m0, m1, m2, m3 : float", "Masses (GeV).")
+
+
+@_sections(
+    parameters=[_DALITZ_MASSES],
+    returns=[("tuple of float", "(minimum, maximum) in GeV^2.")],
+    raises=[("ValueError", "Negative masses or ``m0 < m1 + m2 + m3``.")])
 def dalitz_m12_squared_range(m0, m1, m2, m3):
-    """Range of :math:`m_{12}^2` in the decay :math:`0 \\to 1 + 2 + 3`: :math:`[(m_1+m_2)^2, (m_0-m_3)^2]`.
-
-    Parameters
-    ----------
-    m0, m1, m2, m3 : float
-        Masses (GeV).
-
-    Returns
-    -------
-    tuple of float
-        (minimum, maximum) in GeV^2.
-
-    Raises
-    ------
-    ValueError
-        Negative masses or ``m0 < m1 + m2 + m3``.
-    """
+    """Range of :math:`m_{12}^2` in the decay :math:`0 \\to 1 + 2 + 3`: :math:`[(m_1+m_2)^2, (m_0-m_3)^2]`."""
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
     return (m1 + m2) ** 2, (m0 - m3) ** 2
 
 
+@_sections(
+    parameters=[("m12s : array_like", ":math:`m_{12}^2` (GeV^2)."), _DALITZ_MASSES],
+    returns=[("(numpy.ndarray, numpy.ndarray)", "Minimum and maximum :math:`m_{23}^2` (GeV^2).")],
+    raises=[("ValueError",
+             "``m12s`` outside :func:`dalitz_m12_squared_range` (the block routine\n"
+             "gives NaN there), bad masses.")])
 def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     """Range of :math:`m_{23}^2` at fixed :math:`m_{12}^2` in the decay :math:`0 \\to 1 + 2 + 3`.
 
@@ -459,24 +426,6 @@ def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     with :math:`E_2^* = (m_{12}^2 - m_1^2 + m_2^2)/(2 m_{12})`,
     :math:`E_3^* = (m_0^2 - m_{12}^2 - m_3^2)/(2 m_{12})` the energies and
     :math:`p_2^*, p_3^*` the momenta of 2 and 3 in the (12) rest frame.
-
-    Parameters
-    ----------
-    m12s : array_like
-        :math:`m_{12}^2` (GeV^2).
-    m0, m1, m2, m3 : float
-        Masses (GeV).
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        Minimum and maximum :math:`m_{23}^2` (GeV^2).
-
-    Raises
-    ------
-    ValueError
-        ``m12s`` outside :func:`dalitz_m12_squared_range` (the block routine
-        gives NaN there), bad masses.
     """
     (m12s,), shape, dtype = _arrays(m12s=m12s)
     m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
@@ -490,33 +439,29 @@ def dalitz_m23_squared_range(m12s, m0, m1, m2, m3):
     return lo.reshape(shape)[()], hi.reshape(shape)[()]
 
 
+@_sections(
+    parameters=[_DALITZ_POINT, _DALITZ_MASSES],
+    returns=[("numpy.ndarray of bool", "False also for NaN input.")])
 def dalitz_inside(m12s, m23s, m0, m1, m2, m3):
     """Whether :math:`(m_{12}^2, m_{23}^2)` lies in the Dalitz plot of :math:`0 \\to 1 + 2 + 3`.
 
     Inside means :math:`(m_1+m_2)^2 \\le m_{12}^2 \\le (m_0-m_3)^2` and
     :math:`m_{23}^2` within :func:`dalitz_m23_squared_range` (boundary
     included).  The block routine returns 1 or 0 as a real vector.
-
-    Parameters
-    ----------
-    m12s, m23s : array_like
-        Squared invariant masses (GeV^2).
-    m0, m1, m2, m3 : float
-        Masses (GeV).
-
-    Returns
-    -------
-    numpy.ndarray of bool
-        False also for NaN input.
     """
-    (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
-    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
-    out = np.empty_like(m12s)
-    t = dtype.type
-    _k.dalitz_inside_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), out)
+    (m12s, m23s), shape, _ = _arrays(m12s=m12s, m23s=m23s)
+    masses = _dalitz_masses(m0, m1, m2, m3)
+    out = _dalitz_point_kernel(_k.dalitz_inside_kernel, m12s, m23s, masses)
     return (out != 0).reshape(shape)[()]
 
 
+@_sections(
+    parameters=[_DALITZ_POINT, _DALITZ_MASSES],
+    returns=[("numpy.ndarray", "")],
+    raises=[("ValueError",
+             "``m12s`` outside the open range :math:`((m_1+m_2)^2, (m_0-m_3)^2)`,\n"
+             "where the angle is undefined (NaN in the block routine), non-finite\n"
+             "``m23s``, bad masses.")])
 def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
     """Cosine of the helicity angle of particle 1 in the (12) rest frame.
 
@@ -532,32 +477,12 @@ def dalitz_cos_helicity_angle(m12s, m23s, m0, m1, m2, m3):
     and :math:`p_3^*` the momenta in the (12) rest frame.  It is linear in
     :math:`m_{23}^2`, +1 at the lower and -1 at the upper end of its range;
     :math:`|\\cos\\theta| > 1` outside the Dalitz plot.
-
-    Parameters
-    ----------
-    m12s, m23s : array_like
-        Squared invariant masses (GeV^2).
-    m0, m1, m2, m3 : float
-        Masses (GeV).
-
-    Returns
-    -------
-    numpy.ndarray
-
-    Raises
-    ------
-    ValueError
-        ``m12s`` outside the open range :math:`((m_1+m_2)^2, (m_0-m_3)^2)`,
-        where the angle is undefined (NaN in the block routine), non-finite
-        ``m23s``, bad masses.
     """
-    (m12s, m23s), shape, dtype = _arrays(m12s=m12s, m23s=m23s)
-    m0, m1, m2, m3 = _dalitz_masses(m0, m1, m2, m3)
+    (m12s, m23s), shape, _ = _arrays(m12s=m12s, m23s=m23s)
+    m0, m1, m2, m3 = masses = _dalitz_masses(m0, m1, m2, m3)
     if not np.all(np.isfinite(m23s)):
         raise ValueError("m23s: expected finite squared masses")
-    out = np.empty_like(m12s)
-    t = dtype.type
-    _k.dalitz_cos_helicity_angle_kernel(m12s, m23s, t(m0), t(m1), t(m2), t(m3), out)
+    out = _dalitz_point_kernel(_k.dalitz_cos_helicity_angle_kernel, m12s, m23s, masses)
     # The kernel decides the range exactly: p* p3* = 0 at its ends gives an
     # infinite or NaN cosine, a point outside it NaN.
     if not np.all(np.isfinite(out)):

@@ -60,6 +60,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from . import _linear_algebra as _k
+from ._arguments import numpydoc as _numpydoc, public_function as _public_function, sections as _sections
 
 __all__ = [
     "multiply", "multiply_vector", "determinant", "lu_decompose", "lu_determinant", "lu_solve",
@@ -76,6 +77,14 @@ _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): 
 # ---------------------------------------------------------------------------
 # 2x2 complex matrices
 # ---------------------------------------------------------------------------
+
+# Docstring entries shared by the functions.
+_MATRICES = ("a : array_like, shape (..., 2, 2)", "Complex matrices.")
+_LU = ("lu, pivot", "As returned by :func:`lu_decompose`.")
+_MATRIX_RESULT = ("numpy.ndarray, shape (..., 2, 2)", "")
+_VECTOR_RESULT = ("numpy.ndarray, shape (..., 2)", "")
+_SHAPE_RAISES = [("TypeError, ValueError", "Unsupported dtype; shape not (..., 2, 2).")]
+
 
 def _as_complex(x, name, tail):
     """``x`` as a C-contiguous complex array whose shape ends with ``tail``."""
@@ -136,6 +145,15 @@ def _run(op, a, b=None, pivot=None, out_tail=(2, 2), lead=None):
     return out[()] if out.ndim == 0 else out, None
 
 
+def _with_operand(op, a, b, name, tail):
+    """Run ``op`` on the matrices ``a`` and the matrices or vectors ``b`` (named ``name``, shape (..., *tail))."""
+    a = _as_complex(a, "a", (2, 2))
+    b = _as_complex(b, name, tail)
+    _precision(a, b)
+    a, b, lead = _broadcast_pair(a, b, (2, 2), tail)
+    return _run(op, a, b, out_tail=tail, lead=lead)[0]
+
+
 def _broadcast_pair(a, b, a_tail, b_tail):
     lead = np.broadcast_shapes(a.shape[:a.ndim - len(a_tail)], b.shape[:b.ndim - len(b_tail)])
     a = np.ascontiguousarray(np.broadcast_to(a, lead + a_tail))
@@ -143,78 +161,46 @@ def _broadcast_pair(a, b, a_tail, b_tail):
     return a, b, lead
 
 
-def multiply(a, b):
-    """Matrix products :math:`(a b)_{ij} = \\sum_k a_{ik} b_{kj}` of 2x2 complex matrices.
+def _matrix_function(op, summary, result, out_tail=(2, 2)):
+    """The public ``op(a)`` of the 2x2 matrices ``a``: one result of shape ``out_tail`` per matrix."""
+    def function(a):
+        return _run(op, _as_complex(a, "a", (2, 2)), out_tail=out_tail)[0]
 
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 2, 2)
-        Complex matrices (leading dimensions broadcast).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2, 2)
-
-    Raises
-    ------
-    TypeError
-        Unsupported dtype or mixed precisions.
-    ValueError
-        Shapes that are not (..., 2, 2) or do not broadcast.
-    """
-    a = _as_complex(a, "a", (2, 2))
-    b = _as_complex(b, "b", (2, 2))
-    _precision(a, b)
-    a, b, lead = _broadcast_pair(a, b, (2, 2), (2, 2))
-    return _run("multiply", a, b, lead=lead)[0]
+    doc = _numpydoc(summary, parameters=[_MATRICES], returns=[result], raises=_SHAPE_RAISES)
+    return _public_function(function, op, __name__, doc)
 
 
+def _two_operand_function(op, summary, parameters, result, raises, tail):
+    """The public ``op(a, b)`` of the matrices ``a`` and matrices or vectors ``b`` (see :func:`_with_operand`)."""
+    def function(a, b):
+        return _with_operand(op, a, b, "b", tail)
+
+    doc = _numpydoc(summary, parameters=parameters, returns=[result], raises=raises)
+    return _public_function(function, op, __name__, doc)
+
+
+multiply = _two_operand_function(
+    "multiply", "Matrix products :math:`(a b)_{ij} = \\sum_k a_{ik} b_{kj}` of 2x2 complex matrices.",
+    [("a, b : array_like, shape (..., 2, 2)", "Complex matrices (leading dimensions broadcast).")],
+    _MATRIX_RESULT,
+    [("TypeError", "Unsupported dtype or mixed precisions."),
+     ("ValueError", "Shapes that are not (..., 2, 2) or do not broadcast.")], (2, 2))
+
+
+@_sections(
+    parameters=[_MATRICES,
+                ("x : array_like, shape (..., 2)",
+                 "Complex 2-vectors (leading dimensions broadcast with those of ``a``).")],
+    returns=[_VECTOR_RESULT],
+    raises=[("TypeError, ValueError", "As in :func:`multiply`.")])
 def multiply_vector(a, x):
-    """Matrix times vector, :math:`y_i = \\sum_k a_{ik} x_k`, for 2x2 complex matrices.
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 2, 2)
-        Complex matrices.
-    x : array_like, shape (..., 2)
-        Complex 2-vectors (leading dimensions broadcast with those of ``a``).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2)
-
-    Raises
-    ------
-    TypeError, ValueError
-        As in :func:`multiply`.
-    """
-    a = _as_complex(a, "a", (2, 2))
-    x = _as_complex(x, "x", (2,))
-    _precision(a, x)
-    a, x, lead = _broadcast_pair(a, x, (2, 2), (2,))
-    return _run("multiply_vector", a, x, out_tail=(2,), lead=lead)[0]
+    """Matrix times vector, :math:`y_i = \\sum_k a_{ik} x_k`, for 2x2 complex matrices."""
+    return _with_operand("multiply_vector", a, x, "x", (2,))
 
 
-def determinant(a):
-    """Determinants :math:`\\det a = a_{11} a_{22} - a_{12} a_{21}` of 2x2 complex matrices.
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 2, 2)
-        Complex matrices.
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-        Complex determinants.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Unsupported dtype; shape not (..., 2, 2).
-    """
-    a = _as_complex(a, "a", (2, 2))
-    return _run("determinant", a, out_tail=())[0]
+determinant = _matrix_function(
+    "determinant", "Determinants :math:`\\det a = a_{11} a_{22} - a_{12} a_{21}` of 2x2 complex matrices.",
+    ("numpy.ndarray, shape (...)", "Complex determinants."), out_tail=())
 
 
 def lu_decompose(a):
@@ -261,48 +247,29 @@ def _lu_args(lu, pivot):
     return lu, pivot
 
 
+@_sections(
+    parameters=[_LU],
+    returns=[("numpy.ndarray, shape (...)", "")],
+    raises=[("TypeError, ValueError",
+             "Unsupported dtype; shapes that do not match; pivot entries not 0 or 1.")])
 def lu_determinant(lu, pivot):
-    """Determinants from LU factors, :math:`\\det a = (-1)^{\\mathrm{pivot}} u_{11} u_{22}`.
-
-    Parameters
-    ----------
-    lu, pivot
-        As returned by :func:`lu_decompose`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-
-    Raises
-    ------
-    TypeError, ValueError
-        Unsupported dtype; shapes that do not match; pivot entries not 0 or 1.
-    """
+    """Determinants from LU factors, :math:`\\det a = (-1)^{\\mathrm{pivot}} u_{11} u_{22}`."""
     lu, pivot = _lu_args(lu, pivot)
     return _run("lu_determinant", lu, pivot=pivot, out_tail=())[0]
 
 
+@_sections(
+    parameters=[_LU,
+                ("b : array_like, shape (..., 2)",
+                 "Right-hand sides, one per matrix (same leading shape as ``lu``).")],
+    returns=[_VECTOR_RESULT],
+    raises=[("TypeError, ValueError",
+             "Unsupported dtype, mixed precisions, shapes that do not match.")])
 def lu_solve(lu, pivot, b):
     """Solutions :math:`x = a^{-1} b` from the LU factors of ``a``.
 
     Forward substitution :math:`L y = P b`, then back substitution
     :math:`U x = y`.
-
-    Parameters
-    ----------
-    lu, pivot
-        As returned by :func:`lu_decompose`.
-    b : array_like, shape (..., 2)
-        Right-hand sides, one per matrix (same leading shape as ``lu``).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2)
-
-    Raises
-    ------
-    TypeError, ValueError
-        Unsupported dtype, mixed precisions, shapes that do not match.
     """
     lu, pivot = _lu_args(lu, pivot)
     b = _as_complex(b, "b", (2,))
@@ -312,74 +279,25 @@ def lu_solve(lu, pivot, b):
     return _run("lu_solve", lu, b, pivot=pivot, out_tail=(2,))[0]
 
 
+@_sections(
+    parameters=[_LU],
+    returns=[_MATRIX_RESULT],
+    raises=[("TypeError, ValueError", "As in :func:`lu_determinant`.")])
 def lu_inverse(lu, pivot):
-    """Inverses :math:`a^{-1} = U^{-1} L^{-1} P` from the LU factors of ``a``.
-
-    Parameters
-    ----------
-    lu, pivot
-        As returned by :func:`lu_decompose`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2, 2)
-
-    Raises
-    ------
-    TypeError, ValueError
-        As in :func:`lu_determinant`.
-    """
+    """Inverses :math:`a^{-1} = U^{-1} L^{-1} P` from the LU factors of ``a``."""
     lu, pivot = _lu_args(lu, pivot)
     return _run("lu_inverse", lu, pivot=pivot)[0]
 
 
-def solve(a, b):
-    """Solutions of :math:`a x = b` for 2x2 complex matrices (LU with partial pivoting).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 2, 2)
-        Complex matrices.
-    b : array_like, shape (..., 2)
-        Right-hand sides (leading dimensions broadcast with those of ``a``).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2)
-        inf/NaN for singular matrices.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Unsupported dtype, mixed precisions, shapes.
-    """
-    a = _as_complex(a, "a", (2, 2))
-    b = _as_complex(b, "b", (2,))
-    _precision(a, b)
-    a, b, lead = _broadcast_pair(a, b, (2, 2), (2,))
-    return _run("solve", a, b, out_tail=(2,), lead=lead)[0]
-
-
-def inverse(a):
-    """Inverses :math:`a^{-1}` of 2x2 complex matrices (LU with partial pivoting).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 2, 2)
-        Complex matrices.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 2, 2)
-        inf/NaN entries for singular matrices.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Unsupported dtype; shape not (..., 2, 2).
-    """
-    a = _as_complex(a, "a", (2, 2))
-    return _run("inverse", a)[0]
+solve = _two_operand_function(
+    "solve", "Solutions of :math:`a x = b` for 2x2 complex matrices (LU with partial pivoting).",
+    [_MATRICES, ("b : array_like, shape (..., 2)",
+                 "Right-hand sides (leading dimensions broadcast with those of ``a``).")],
+    ("numpy.ndarray, shape (..., 2)", "inf/NaN for singular matrices."),
+    [("TypeError, ValueError", "Unsupported dtype, mixed precisions, shapes.")], (2,))
+inverse = _matrix_function(
+    "inverse", "Inverses :math:`a^{-1}` of 2x2 complex matrices (LU with partial pivoting).",
+    ("numpy.ndarray, shape (..., 2, 2)", "inf/NaN entries for singular matrices."))
 
 
 # ---------------------------------------------------------------------------
@@ -400,46 +318,28 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):
         self.eigenvalues = eigenvalues
 
 
+# Returns entry of the index functions.
+_INDEX = ("int", "")
+
+
+@_sections(
+    parameters=[("n : int", "Matrix dimension, ``n >= 0``.")],
+    returns=[_INDEX],
+    raises=[("ValueError", "Negative or non-integer ``n``.")])
 def compact_size(n):
-    """Length :math:`n(n+1)/2` of the compact form of an :math:`n \\times n` symmetric matrix.
-
-    Parameters
-    ----------
-    n : int
-        Matrix dimension, ``n >= 0``.
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        Negative or non-integer ``n``.
-    """
+    """Length :math:`n(n+1)/2` of the compact form of an :math:`n \\times n` symmetric matrix."""
     if int(n) != n or n < 0:
         raise ValueError(f"n: expected a non-negative integer, got {n!r}")
     n = int(n)
     return n * (n + 1) // 2
 
 
+@_sections(
+    parameters=[("i, j : int", "Row and column (either order: the matrix is symmetric).")],
+    returns=[_INDEX],
+    raises=[("ValueError", "Negative indices.")])
 def compact_index(i, j):
-    """Position of :math:`a_{ij}` in the compact form: :math:`k = i(i+1)/2 + j` for :math:`i \\ge j`.
-
-    Parameters
-    ----------
-    i, j : int
-        Row and column (either order: the matrix is symmetric).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
-        Negative indices.
-    """
+    """Position of :math:`a_{ij}` in the compact form: :math:`k = i(i+1)/2 + j` for :math:`i \\ge j`."""
     if i < 0 or j < 0:
         raise ValueError(f"indices must be non-negative, got ({i}, {j})")
     i, j = max(i, j), min(i, j)

@@ -64,7 +64,14 @@ import numbers
 
 import numpy as np
 
+from ._arguments import BROADCAST_RAISES as _BROADCAST_RAISES
+from ._arguments import apply_kernel as _apply
+from ._arguments import documented as _documented
+from ._arguments import float64_array as _float64_array
+from ._arguments import numpydoc as _numpydoc
+from ._arguments import public_function as _public_function
 from ._arguments import real_arrays as _arrays
+from ._arguments import sections as _sections
 from . import _mathematical_functions as _k
 
 __all__ = [
@@ -97,13 +104,6 @@ def _real(value, name, positive=False, finite=True):
     return value
 
 
-def _unary(x, kernel):
-    (x,), shape, dtype = _arrays(x=x)
-    out = np.empty_like(x)
-    kernel(x, out)
-    return out.reshape(shape)
-
-
 def _scalar(kind, *args):
     for i, a in enumerate(args):
         if isinstance(a, bool) or not isinstance(a, numbers.Real):
@@ -119,287 +119,115 @@ def _scalar(kind, *args):
 # Elementary functions
 # ---------------------------------------------------------------------------
 
-def exp(x):
-    """Exponential :math:`e^x`, vectorized (see the module description for the method).
+def _elementwise(name, summary, argument, value, details="", raises="If ``x`` is not real."):
+    """The public ``name(x)``: the block routine ``name`` applied to each element of ``x``.
 
-    Parameters
-    ----------
-    x : array_like
-        Exponent (dimensionless), float32 or float64.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`e^x` with error below 1 ulp; inf above 709.78 (88.72 in
-        float32), 0 below -745.13 (-103.97), gradual underflow in between.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not real (e.g. an int32 or complex array).
+    ``argument`` and ``value`` describe ``x`` and the result in the docstring.
     """
-    return _unary(x, _k.exp_kernel)
+    kernel = getattr(_k, name + "_kernel")
+
+    def function(x):
+        return _apply(kernel, x=x)
+
+    doc = _numpydoc(summary, details, parameters=[("x : array_like", argument)],
+                    returns=[("numpy.ndarray", value)], raises=[("TypeError", raises)])
+    return _public_function(function, name, __name__, doc)
 
 
-def log(x):
-    """Natural logarithm :math:`\\log x`, vectorized.
+def _scalar_function(name, kind, summary, arguments, argument, value, raises="If ``x`` is not a real number."):
+    """The public ``name`` of one number (or pair or triple): ``_k.scalar64``/``scalar32`` routine ``kind``.
 
-    Parameters
-    ----------
-    x : array_like
-        Argument, :math:`x > 0` (subnormal numbers included).
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`\\log x` with error below 1 ulp; -inf at 0, NaN for
-        :math:`x < 0`, inf at inf.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not real.
+    ``arguments`` is ``"x"``, ``"x, y"`` or ``"x, y, z"``; ``argument`` and
+    ``value`` describe them and the result in the docstring.
     """
-    return _unary(x, _k.log_kernel)
+    if arguments == "x":
+        def function(x):
+            return _scalar(kind, x)
+    elif arguments == "x, y":
+        def function(x, y):
+            return _scalar(kind, x, y)
+    else:
+        def function(x, y, z):
+            return _scalar(kind, x, y, z)
+    doc = _numpydoc(summary, parameters=[(f"{arguments} : float or numpy.float32", argument)],
+                    returns=[("float or numpy.float32", value)], raises=[("TypeError", raises)])
+    return _public_function(function, name, __name__, doc)
 
 
-def floor(x):
-    """Floor :math:`\\lfloor x \\rfloor`, the largest integer not above ``x`` (exact).
-
-    Parameters
-    ----------
-    x : array_like
-        Argument.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`\\lfloor x \\rfloor`; -0.0, inf and NaN are returned unchanged.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not real.
-    """
-    return _unary(x, _k.floor_kernel)
+exp = _elementwise(
+    "exp", "Exponential :math:`e^x`, vectorized (see the module description for the method).",
+    "Exponent (dimensionless), float32 or float64.",
+    ":math:`e^x` with error below 1 ulp; inf above 709.78 (88.72 in\n"
+    "float32), 0 below -745.13 (-103.97), gradual underflow in between.",
+    raises="If ``x`` is not real (e.g. an int32 or complex array).")
+log = _elementwise(
+    "log", "Natural logarithm :math:`\\log x`, vectorized.",
+    "Argument, :math:`x > 0` (subnormal numbers included).",
+    ":math:`\\log x` with error below 1 ulp; -inf at 0, NaN for\n"
+    ":math:`x < 0`, inf at inf.")
+floor = _elementwise(
+    "floor", "Floor :math:`\\lfloor x \\rfloor`, the largest integer not above ``x`` (exact).",
+    "Argument.", ":math:`\\lfloor x \\rfloor`; -0.0, inf and NaN are returned unchanged.")
 
 
+@_documented(
+    "Power :math:`x^y = e^{y \\log x}` for :math:`x > 0`, vectorized.",
+    parameters=[("x : array_like",
+                 "Base, :math:`x > 0`; a negative base gives NaN even for an integer\n"
+                 "exponent (see the module description for all special values)."),
+                ("y : array_like", "Exponent; broadcast against ``x``.")],
+    returns=[("numpy.ndarray",
+              ":math:`x^y` with error below 1 ulp (``log x`` is carried in\n"
+              "double-double precision so that :math:`|y \\log x|` up to 745 keeps\n"
+              "the accuracy).")],
+    raises=_BROADCAST_RAISES)
 def power(x, y):
-    """Power :math:`x^y = e^{y \\log x}` for :math:`x > 0`, vectorized.
-
-    Parameters
-    ----------
-    x : array_like
-        Base, :math:`x > 0`; a negative base gives NaN even for an integer
-        exponent (see the module description for all special values).
-    y : array_like
-        Exponent; broadcast against ``x``.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`x^y` with error below 1 ulp (``log x`` is carried in
-        double-double precision so that :math:`|y \\log x|` up to 745 keeps
-        the accuracy).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real or the arrays mix float32 and float64.
-    ValueError
-        If the shapes do not broadcast.
-    """
-    (x, y), shape, dtype = _arrays(x=x, y=y)
-    out = np.empty_like(x)
-    _k.power_kernel(x, y, out)
-    return out.reshape(shape)
+    return _apply(_k.power_kernel, x=x, y=y)
 
 
-def logistic(x):
-    """Logistic function :math:`1 / (1 + e^{-x})`.
-
-    Evaluated as :math:`1/(1 + e^{-x})` for :math:`x \\ge 0` and as
-    :math:`e^{x} / (1 + e^{x})` for :math:`x < 0`, so that nothing overflows
-    and small values keep their relative accuracy (a few ulp).
-
-    Parameters
-    ----------
-    x : array_like
-        Argument.
-
-    Returns
-    -------
-    numpy.ndarray
-        Values in [0, 1].
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not real.
-    """
-    return _unary(x, _k.logistic_kernel)
+logistic = _elementwise(
+    "logistic", "Logistic function :math:`1 / (1 + e^{-x})`.", "Argument.", "Values in [0, 1].",
+    details="Evaluated as :math:`1/(1 + e^{-x})` for :math:`x \\ge 0` and as\n"
+            ":math:`e^{x} / (1 + e^{x})` for :math:`x < 0`, so that nothing overflows\n"
+            "and small values keep their relative accuracy (a few ulp).")
 
 
+@_documented(
+    "Kallen (triangle) function :math:`\\lambda(x, y, z) = x^2 + y^2 + z^2 - 2xy - 2xz - 2yz`.",
+    "Evaluated as :math:`(x - y - z)^2 - 4yz`.  For a two-body decay of a\n"
+    "particle of mass :math:`M` into masses :math:`m_1, m_2`,\n"
+    ":math:`\\lambda(M^2, m_1^2, m_2^2) = (M^2 - (m_1+m_2)^2)(M^2 - (m_1-m_2)^2)`\n"
+    "(GeV^4) vanishes at threshold, where the terms cancel: the absolute error\n"
+    "is below about :math:`4 \\epsilon (|x| + |y| + |z|)^2` (:math:`\\epsilon`\n"
+    "the machine epsilon) whatever the size of the result, so close to\n"
+    "threshold the relative error grows; with masses at hand, the factorized\n"
+    "form is accurate there.",
+    parameters=[("x, y, z : array_like", "Arguments (typically squared masses, GeV^2); broadcast together.")],
+    returns=[("numpy.ndarray", ":math:`\\lambda(x, y, z)`.")],
+    raises=[("TypeError", "If an argument is not real or the arrays mix precisions."),
+            ("ValueError", "If the shapes do not broadcast.")])
 def kallen_lambda(x, y, z):
-    """Kallen (triangle) function :math:`\\lambda(x, y, z) = x^2 + y^2 + z^2 - 2xy - 2xz - 2yz`.
-
-    Evaluated as :math:`(x - y - z)^2 - 4yz`.  For a two-body decay of a
-    particle of mass :math:`M` into masses :math:`m_1, m_2`,
-    :math:`\\lambda(M^2, m_1^2, m_2^2) = (M^2 - (m_1+m_2)^2)(M^2 - (m_1-m_2)^2)`
-    (GeV^4) vanishes at threshold, where the terms cancel: the absolute error
-    is below about :math:`4 \\epsilon (|x| + |y| + |z|)^2` (:math:`\\epsilon`
-    the machine epsilon) whatever the size of the result, so close to
-    threshold the relative error grows; with masses at hand, the factorized
-    form is accurate there.
-
-    Parameters
-    ----------
-    x, y, z : array_like
-        Arguments (typically squared masses, GeV^2); broadcast together.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`\\lambda(x, y, z)`.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real or the arrays mix precisions.
-    ValueError
-        If the shapes do not broadcast.
-    """
-    (x, y, z), shape, dtype = _arrays(x=x, y=y, z=z)
-    out = np.empty_like(x)
-    _k.kallen_lambda_kernel(x, y, z, out)
-    return out.reshape(shape)
+    return _apply(_k.kallen_lambda_kernel, x=x, y=y, z=z)
 
 
-def exp_scalar(x):
-    """:func:`exp` of one number (the same code as one lane of the block routine).
-
-    Parameters
-    ----------
-    x : float or numpy.float32
-        Exponent; a ``numpy.float32`` is computed in float32.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`e^x`.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a real number.
-    """
-    return _scalar(0, x)
-
-
-def log_scalar(x):
-    """:func:`log` of one number.
-
-    Parameters
-    ----------
-    x : float or numpy.float32
-        Argument, :math:`x > 0`.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`\\log x`.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a real number.
-    """
-    return _scalar(1, x)
-
-
-def floor_scalar(x):
-    """:func:`floor` of one number.
-
-    Parameters
-    ----------
-    x : float or numpy.float32
-        Argument.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`\\lfloor x \\rfloor`.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a real number.
-    """
-    return _scalar(2, x)
-
-
-def logistic_scalar(x):
-    """:func:`logistic` of one number.
-
-    Parameters
-    ----------
-    x : float or numpy.float32
-        Argument.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`1/(1 + e^{-x})`.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a real number.
-    """
-    return _scalar(3, x)
-
-
-def power_scalar(x, y):
-    """:func:`power` of one pair of numbers.
-
-    Parameters
-    ----------
-    x, y : float or numpy.float32
-        Base (:math:`x > 0`) and exponent; both ``numpy.float32`` (or
-        integers) for float32.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`x^y`.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a real number or the precisions are mixed.
-    """
-    return _scalar(4, x, y)
-
-
-def kallen_lambda_scalar(x, y, z):
-    """:func:`kallen_lambda` of one triple of numbers.
-
-    Parameters
-    ----------
-    x, y, z : float or numpy.float32
-        Arguments.
-
-    Returns
-    -------
-    float or numpy.float32
-        :math:`(x - y - z)^2 - 4yz`.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a real number or the precisions are mixed.
-    """
-    return _scalar(5, x, y, z)
+exp_scalar = _scalar_function(
+    "exp_scalar", 0, ":func:`exp` of one number (the same code as one lane of the block routine).", "x",
+    "Exponent; a ``numpy.float32`` is computed in float32.", ":math:`e^x`.")
+log_scalar = _scalar_function("log_scalar", 1, ":func:`log` of one number.", "x",
+                              "Argument, :math:`x > 0`.", ":math:`\\log x`.")
+floor_scalar = _scalar_function("floor_scalar", 2, ":func:`floor` of one number.", "x",
+                                "Argument.", ":math:`\\lfloor x \\rfloor`.")
+logistic_scalar = _scalar_function("logistic_scalar", 3, ":func:`logistic` of one number.", "x",
+                                   "Argument.", ":math:`1/(1 + e^{-x})`.")
+power_scalar = _scalar_function(
+    "power_scalar", 4, ":func:`power` of one pair of numbers.", "x, y",
+    "Base (:math:`x > 0`) and exponent; both ``numpy.float32`` (or\n"
+    "integers) for float32.", ":math:`x^y`.",
+    raises="If an argument is not a real number or the precisions are mixed.")
+kallen_lambda_scalar = _scalar_function(
+    "kallen_lambda_scalar", 5, ":func:`kallen_lambda` of one triple of numbers.", "x, y, z",
+    "Arguments.", ":math:`(x - y - z)^2 - 4yz`.",
+    raises="If an argument is not a real number or the precisions are mixed.")
 
 
 # ---------------------------------------------------------------------------
@@ -461,137 +289,107 @@ def _check_tail(alpha_left, alpha_right, beta_left=None, beta_right=None, n_left
     return out
 
 
-def gaussian(x, mean, sigma):
-    """Normalized Gaussian :math:`\\frac{1}{\\sqrt{2\\pi}\\sigma} e^{-(x-\\mu)^2/(2\\sigma^2)}`.
+# Docstring entries shared by the Gaussians.
+_VARIABLE = ("x : array_like", "Variable.")
+_MEAN = ("mean : float", ":math:`\\mu`.")
+_SIGMA = ("sigma : float", ":math:`\\sigma > 0`.")
+_SIGMAS = ("sigma_left, sigma_right : float", ":math:`\\sigma_L, \\sigma_R > 0`.")
+_CORE_WIDTHS = ("sigma_left, sigma_right : float", "Core widths, positive.")
+_EXPONENTS = ("n_left, n_right : float", "Power-law exponents, positive (above 1 for ``normalized=True``).")
+_NORMALIZED = ("normalized : bool", "Divide by the integral.")
+_SHAPE = ("numpy.ndarray", "The shape (or density).")
+_INTEGRAL = ("float", "The integral.")
+_NOT_REAL = ("TypeError", "If an argument is not real.")
+_SIGMA_RAISES = [_NOT_REAL, ("ValueError", "If ``sigma`` is not positive or a parameter is not finite.")]
+_SIGMAS_RAISES = [_NOT_REAL, ("ValueError", "If a sigma is not positive or a parameter is not finite.")]
+_RANGE_RAISES = [_NOT_REAL, ("ValueError", "If a parameter is out of range (see above) or not finite.")]
+_INVALID_N = [("TypeError, ValueError", "For invalid parameters (including n <= 1).")]
 
-    Parameters
-    ----------
-    x : array_like
-        Variable (any unit; ``mean`` and ``sigma`` in the same unit).
-    mean : float
-        :math:`\\mu`.
-    sigma : float
-        :math:`\\sigma > 0`.
 
-    Returns
-    -------
-    numpy.ndarray
-        The density (unit: 1/unit of x), integral 1.
+def _core_gaussian(name, kind, summary, details, parameters, result, asymmetric):
+    """The public Gaussian ``name`` without tails, by the kernel ``_GAUSSIAN_KERNELS[kind]``.
 
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If ``sigma`` is not positive or a parameter is not finite.
+    Its parameters are ``(x, mean, sigma)`` or, if ``asymmetric``,
+    ``(x, mean, sigma_left, sigma_right)``.
     """
-    mean, sigma, _ = _check_sides(mean, sigma, sigma)
-    return _gaussian_family(x, "gaussian", mean, sigma, sigma)
+    if asymmetric:
+        def function(x, mean, sigma_left, sigma_right):
+            mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
+            return _gaussian_family(x, kind, mean, sl, sr)
+        raises = _SIGMAS_RAISES
+    else:
+        def function(x, mean, sigma):
+            mean, sigma, _ = _check_sides(mean, sigma, sigma)
+            return _gaussian_family(x, kind, mean, sigma, sigma)
+        raises = _SIGMA_RAISES
+    doc = _numpydoc(summary, details, parameters=parameters, returns=[("numpy.ndarray", result)], raises=raises)
+    return _public_function(function, name, __name__, doc)
 
 
-def gaussian_unnormalized(x, mean, sigma):
-    """Gaussian shape :math:`e^{-(x-\\mu)^2/(2\\sigma^2)}` (peak value 1).
+gaussian = _core_gaussian(
+    "gaussian", "gaussian",
+    "Normalized Gaussian :math:`\\frac{1}{\\sqrt{2\\pi}\\sigma} e^{-(x-\\mu)^2/(2\\sigma^2)}`.", "",
+    [("x : array_like", "Variable (any unit; ``mean`` and ``sigma`` in the same unit)."), _MEAN, _SIGMA],
+    "The density (unit: 1/unit of x), integral 1.", asymmetric=False)
+gaussian_unnormalized = _core_gaussian(
+    "gaussian_unnormalized", "gaussian_unnormalized",
+    "Gaussian shape :math:`e^{-(x-\\mu)^2/(2\\sigma^2)}` (peak value 1).", "",
+    [_VARIABLE, _MEAN, _SIGMA], "The shape; its integral is :math:`\\sqrt{2\\pi}\\sigma`.", asymmetric=False)
+asymmetric_gaussian = _core_gaussian(
+    "asymmetric_gaussian", "asymmetric", "Normalized asymmetric Gaussian.",
+    ".. math::\n"
+    "\n"
+    "    f(x) = \\frac{2}{\\sqrt{2\\pi}(\\sigma_L + \\sigma_R)}\n"
+    "    \\begin{cases} e^{-(x-\\mu)^2/(2\\sigma_L^2)} & x < \\mu \\\\\n"
+    "    e^{-(x-\\mu)^2/(2\\sigma_R^2)} & x \\ge \\mu \\end{cases}\n"
+    "\n"
+    "Each half is half a Gaussian of its own width, so the integral is 1 and\n"
+    "the function and its first derivative are continuous at the mean.",
+    [_VARIABLE, ("mean : float", ":math:`\\mu` (the mode)."), _SIGMAS], "The density.", asymmetric=True)
+asymmetric_gaussian_unnormalized = _core_gaussian(
+    "asymmetric_gaussian_unnormalized", "asymmetric_unnormalized", "Asymmetric Gaussian shape with peak value 1.",
+    ":math:`e^{-(x-\\mu)^2/(2\\sigma^2)}` with :math:`\\sigma = \\sigma_L` for\n"
+    ":math:`x < \\mu` and :math:`\\sigma_R` otherwise; its integral is\n"
+    ":math:`\\sqrt{\\pi/2}(\\sigma_L + \\sigma_R)`.",
+    [_VARIABLE, _MEAN, _SIGMAS], "The shape.", asymmetric=True)
 
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma : float
-        :math:`\\sigma > 0`.
 
-    Returns
-    -------
-    numpy.ndarray
-        The shape; its integral is :math:`\\sqrt{2\\pi}\\sigma`.
+def _tailed(x, kind, integral, normalized, mean, sigma_left, sigma_right, alpha_left, alpha_right,
+            beta_left=None, beta_right=None, n_left=None, n_right=None, n_above_one=False):
+    """The Gaussian with tails ``kind`` (of ``_GAUSSIAN_KERNELS``) at ``x``, after the checks.
 
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If ``sigma`` is not positive or a parameter is not finite.
-    """
-    mean, sigma, _ = _check_sides(mean, sigma, sigma)
-    return _gaussian_family(x, "gaussian_unnormalized", mean, sigma, sigma)
-
-
-def asymmetric_gaussian(x, mean, sigma_left, sigma_right):
-    """Normalized asymmetric Gaussian.
-
-    .. math::
-
-        f(x) = \\frac{2}{\\sqrt{2\\pi}(\\sigma_L + \\sigma_R)}
-        \\begin{cases} e^{-(x-\\mu)^2/(2\\sigma_L^2)} & x < \\mu \\\\
-        e^{-(x-\\mu)^2/(2\\sigma_R^2)} & x \\ge \\mu \\end{cases}
-
-    Each half is half a Gaussian of its own width, so the integral is 1 and
-    the function and its first derivative are continuous at the mean.
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu` (the mode).
-    sigma_left, sigma_right : float
-        :math:`\\sigma_L, \\sigma_R > 0`.
-
-    Returns
-    -------
-    numpy.ndarray
-        The density.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a sigma is not positive or a parameter is not finite.
+    The tail parameters that are not None are checked and passed on; with
+    ``normalized`` the values are divided by ``integral(sigma_left,
+    sigma_right, *tail parameters)``.
     """
     mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    return _gaussian_family(x, "asymmetric", mean, sl, sr)
-
-
-def asymmetric_gaussian_unnormalized(x, mean, sigma_left, sigma_right):
-    """Asymmetric Gaussian shape with peak value 1.
-
-    :math:`e^{-(x-\\mu)^2/(2\\sigma^2)}` with :math:`\\sigma = \\sigma_L` for
-    :math:`x < \\mu` and :math:`\\sigma_R` otherwise; its integral is
-    :math:`\\sqrt{\\pi/2}(\\sigma_L + \\sigma_R)`.
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma_left, sigma_right : float
-        :math:`\\sigma_L, \\sigma_R > 0`.
-
-    Returns
-    -------
-    numpy.ndarray
-        The shape.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a sigma is not positive or a parameter is not finite.
-    """
-    mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    return _gaussian_family(x, "asymmetric_unnormalized", mean, sl, sr)
-
-
-def _maybe_normalize(values, normalized, integral):
+    tail = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left, n_right, n_above_one)
+    names = ["alpha_left", "alpha_right"] + (["beta_left", "beta_right"] if beta_left is not None else []) \
+        + (["n_left", "n_right"] if n_left is not None else [])
+    v = _gaussian_family(x, kind, mean, sl, sr, **dict(zip(names, tail)))
     if normalized:
-        return values / values.dtype.type(integral)
-    return values
+        return v / v.dtype.type(integral(sl, sr, *tail))
+    return v
 
 
+def _tail_integral(kind, sigma_left, sigma_right, alpha_left, alpha_right, beta_left=None,
+                   beta_right=None, n_left=None, n_right=None, n_above_one=False):
+    """Integral of the Gaussian with tails of kind ``kind`` of ``_k.tail_integral``, after the checks."""
+    _, sl, sr = _check_sides(0.0, sigma_left, sigma_right)
+    tail = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left, n_right, n_above_one)
+    al, ar = tail[:2]
+    bl, br = tail[2:4] if beta_left is not None else (0.0, 0.0)
+    nl, nr = tail[-2:] if n_left is not None else (2.0, 2.0)
+    return _k.tail_integral(sl, sr, al, ar, bl, br, nl, nr, kind)
+
+
+@_sections(
+    parameters=[_VARIABLE, _MEAN, _CORE_WIDTHS,
+                ("alpha_left, alpha_right : float",
+                 "Start of the tails in units of the core width, positive."),
+                ("normalized : bool", "Divide by the integral (default: peak value 1).")],
+    returns=[_SHAPE],
+    raises=[_NOT_REAL, ("ValueError", "If a sigma or alpha is not positive or a parameter is not finite.")])
 def asymmetric_gaussian_exponential_tail(x, mean, sigma_left, sigma_right, alpha_left, alpha_right,
                                          normalized=False):
     """Asymmetric Gaussian with exponential tails.
@@ -608,40 +406,21 @@ def asymmetric_gaussian_exponential_tail(x, mean, sigma_left, sigma_right, alpha
     At :math:`u = a` both pieces are :math:`e^{-a^2/2}` with derivative
     :math:`-a e^{-a^2/2}` (in u).  Integral over the real line:
     :func:`asymmetric_gaussian_exponential_tail_integral`.
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma_left, sigma_right : float
-        Core widths, positive.
-    alpha_left, alpha_right : float
-        Start of the tails in units of the core width, positive.
-    normalized : bool
-        Divide by the integral (default: peak value 1).
-
-    Returns
-    -------
-    numpy.ndarray
-        The shape (or density).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a sigma or alpha is not positive or a parameter is not finite.
     """
-    mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    al, ar = _check_tail(alpha_left, alpha_right)
-    v = _gaussian_family(x, "exponential", mean, sl, sr, al, ar)
-    if normalized:
-        return _maybe_normalize(v, True, asymmetric_gaussian_exponential_tail_integral(sl, sr, al, ar))
-    return v
+    return _tailed(x, "exponential", asymmetric_gaussian_exponential_tail_integral, normalized, mean,
+                   sigma_left, sigma_right, alpha_left, alpha_right)
 
 
+@_sections(
+    parameters=[_VARIABLE, _MEAN, _CORE_WIDTHS,
+                ("alpha_left, alpha_right : float",
+                 "Start of the tails in units of the core width, positive."),
+                _EXPONENTS, _NORMALIZED],
+    returns=[_SHAPE],
+    raises=[_NOT_REAL,
+            ("ValueError",
+             "If a sigma, alpha or n is not positive (n not above 1 when\n"
+             "normalizing) or a parameter is not finite.")])
 def asymmetric_gaussian_power_law_tail(x, mean, sigma_left, sigma_right, alpha_left, alpha_right,
                                        n_left, n_right, normalized=False):
     """Asymmetric Gaussian with power-law tails (Crystal Ball on both sides).
@@ -657,45 +436,21 @@ def asymmetric_gaussian_power_law_tail(x, mean, sigma_left, sigma_right, alpha_l
     continuous with a continuous first derivative at :math:`u = a`; the tail
     falls like :math:`u^{-n}`.  Integral:
     :func:`asymmetric_gaussian_power_law_tail_integral` (needs :math:`n > 1`).
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma_left, sigma_right : float
-        Core widths, positive.
-    alpha_left, alpha_right : float
-        Start of the tails in units of the core width, positive.
-    n_left, n_right : float
-        Power-law exponents, positive (above 1 for ``normalized=True``).
-    normalized : bool
-        Divide by the integral.
-
-    Returns
-    -------
-    numpy.ndarray
-        The shape (or density).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a sigma, alpha or n is not positive (n not above 1 when
-        normalizing) or a parameter is not finite.
     """
-    mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    al, ar, nl, nr = _check_tail(alpha_left, alpha_right, n_left=n_left, n_right=n_right,
-                                 n_above_one=normalized)
-    v = _gaussian_family(x, "power_law", mean, sl, sr, al, ar, n_left=nl, n_right=nr)
-    if normalized:
-        return _maybe_normalize(v, True, asymmetric_gaussian_power_law_tail_integral(
-            sl, sr, al, ar, nl, nr))
-    return v
+    return _tailed(x, "power_law", asymmetric_gaussian_power_law_tail_integral, normalized, mean,
+                   sigma_left, sigma_right, alpha_left, alpha_right, n_left=n_left, n_right=n_right,
+                   n_above_one=normalized)
 
 
+@_sections(
+    parameters=[_VARIABLE, _MEAN, _CORE_WIDTHS,
+                ("alpha_left, alpha_right : float",
+                 "Start of the exponential tails in core widths, positive."),
+                ("beta_left, beta_right : float",
+                 "Start of the power-law tails in core widths, above alpha."),
+                _EXPONENTS, _NORMALIZED],
+    returns=[_SHAPE],
+    raises=_RANGE_RAISES)
 def asymmetric_gaussian_exponential_power_law_tail(x, mean, sigma_left, sigma_right, alpha_left,
                                                    alpha_right, beta_left, beta_right, n_left,
                                                    n_right, normalized=False):
@@ -714,46 +469,21 @@ def asymmetric_gaussian_exponential_power_law_tail(x, mean, sigma_left, sigma_ri
     :math:`u = b` (the logarithmic slope is :math:`-a` on both sides of
     :math:`b`).  Integral: :func:`asymmetric_gaussian_exponential_power_law_tail_integral`
     (needs :math:`n > 1`).
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma_left, sigma_right : float
-        Core widths, positive.
-    alpha_left, alpha_right : float
-        Start of the exponential tails in core widths, positive.
-    beta_left, beta_right : float
-        Start of the power-law tails in core widths, above alpha.
-    n_left, n_right : float
-        Power-law exponents, positive (above 1 for ``normalized=True``).
-    normalized : bool
-        Divide by the integral.
-
-    Returns
-    -------
-    numpy.ndarray
-        The shape (or density).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a parameter is out of range (see above) or not finite.
     """
-    mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    al, ar, bl, br, nl, nr = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left,
-                                         n_right, n_above_one=normalized)
-    v = _gaussian_family(x, "exponential_power_law", mean, sl, sr, al, ar, bl, br, nl, nr)
-    if normalized:
-        return _maybe_normalize(v, True, asymmetric_gaussian_exponential_power_law_tail_integral(
-            sl, sr, al, ar, bl, br, nl, nr))
-    return v
+    return _tailed(x, "exponential_power_law", asymmetric_gaussian_exponential_power_law_tail_integral,
+                   normalized, mean, sigma_left, sigma_right, alpha_left, alpha_right, beta_left,
+                   beta_right, n_left, n_right, n_above_one=normalized)
 
 
+@_sections(
+    parameters=[_VARIABLE, _MEAN, _CORE_WIDTHS,
+                ("alpha_left, alpha_right : float",
+                 "Start of the power-law tails in core widths, positive."),
+                ("beta_left, beta_right : float",
+                 "Start of the exponential tails in core widths, above alpha."),
+                ("n_left, n_right : float", "Power-law exponents, positive."), _NORMALIZED],
+    returns=[_SHAPE],
+    raises=_RANGE_RAISES)
 def asymmetric_gaussian_power_law_exponential_tail(x, mean, sigma_left, sigma_right, alpha_left,
                                                    alpha_right, beta_left, beta_right, n_left,
                                                    n_right, normalized=False):
@@ -774,99 +504,47 @@ def asymmetric_gaussian_power_law_exponential_tail(x, mean, sigma_left, sigma_ri
     :math:`-a/w(b)`).  Integral:
     :func:`asymmetric_gaussian_power_law_exponential_tail_integral` (any
     :math:`n > 0`).
-
-    Parameters
-    ----------
-    x : array_like
-        Variable.
-    mean : float
-        :math:`\\mu`.
-    sigma_left, sigma_right : float
-        Core widths, positive.
-    alpha_left, alpha_right : float
-        Start of the power-law tails in core widths, positive.
-    beta_left, beta_right : float
-        Start of the exponential tails in core widths, above alpha.
-    n_left, n_right : float
-        Power-law exponents, positive.
-    normalized : bool
-        Divide by the integral.
-
-    Returns
-    -------
-    numpy.ndarray
-        The shape (or density).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not real.
-    ValueError
-        If a parameter is out of range (see above) or not finite.
     """
-    mean, sl, sr = _check_sides(mean, sigma_left, sigma_right)
-    al, ar, bl, br, nl, nr = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left,
-                                         n_right)
-    v = _gaussian_family(x, "power_law_exponential", mean, sl, sr, al, ar, bl, br, nl, nr)
-    if normalized:
-        return _maybe_normalize(v, True, asymmetric_gaussian_power_law_exponential_tail_integral(
-            sl, sr, al, ar, bl, br, nl, nr))
-    return v
+    # Integrable for every n > 0: n is not checked against 1.
+    return _tailed(x, "power_law_exponential", asymmetric_gaussian_power_law_exponential_tail_integral,
+                   normalized, mean, sigma_left, sigma_right, alpha_left, alpha_right, beta_left,
+                   beta_right, n_left, n_right)
 
 
+@_sections(
+    parameters=[("sigma_left, sigma_right, alpha_left, alpha_right : float",
+                 "As in :func:`asymmetric_gaussian_exponential_tail`.")],
+    returns=[("float", "The integral (unit of x).")],
+    raises=[("TypeError, ValueError", "For invalid parameters, as in the shape function.")])
 def asymmetric_gaussian_exponential_tail_integral(sigma_left, sigma_right, alpha_left, alpha_right):
     """Integral over the real line of :func:`asymmetric_gaussian_exponential_tail`.
 
     Per side: :math:`\\sigma \\left(\\sqrt{\\pi/2}\\,\\mathrm{erf}(a/\\sqrt{2}) + e^{-a^2/2}/a\\right)`.
-
-    Parameters
-    ----------
-    sigma_left, sigma_right, alpha_left, alpha_right : float
-        As in :func:`asymmetric_gaussian_exponential_tail`.
-
-    Returns
-    -------
-    float
-        The integral (unit of x).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For invalid parameters, as in the shape function.
     """
-    _, sl, sr = _check_sides(0.0, sigma_left, sigma_right)
-    al, ar = _check_tail(alpha_left, alpha_right)
-    return _k.tail_integral(sl, sr, al, ar, 0.0, 0.0, 2.0, 2.0, 1)
+    return _tail_integral(1, sigma_left, sigma_right, alpha_left, alpha_right)
 
 
+@_sections(
+    parameters=[("sigma_left, sigma_right, alpha_left, alpha_right, n_left, n_right : float",
+                 "As in :func:`asymmetric_gaussian_power_law_tail`; n above 1.")],
+    returns=[_INTEGRAL],
+    raises=_INVALID_N)
 def asymmetric_gaussian_power_law_tail_integral(sigma_left, sigma_right, alpha_left, alpha_right,
                                                 n_left, n_right):
     """Integral over the real line of :func:`asymmetric_gaussian_power_law_tail`.
 
     Per side: :math:`\\sigma \\left(\\sqrt{\\pi/2}\\,\\mathrm{erf}(a/\\sqrt{2})
     + e^{-a^2/2} \\frac{n}{a (n - 1)}\\right)`, finite for :math:`n > 1`.
-
-    Parameters
-    ----------
-    sigma_left, sigma_right, alpha_left, alpha_right, n_left, n_right : float
-        As in :func:`asymmetric_gaussian_power_law_tail`; n above 1.
-
-    Returns
-    -------
-    float
-        The integral.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For invalid parameters (including n <= 1).
     """
-    _, sl, sr = _check_sides(0.0, sigma_left, sigma_right)
-    al, ar, nl, nr = _check_tail(alpha_left, alpha_right, n_left=n_left, n_right=n_right,
-                                 n_above_one=True)
-    return _k.tail_integral(sl, sr, al, ar, 0.0, 0.0, nl, nr, 2)
+    return _tail_integral(2, sigma_left, sigma_right, alpha_left, alpha_right, n_left=n_left,
+                          n_right=n_right, n_above_one=True)
 
 
+@_sections(
+    parameters=[("sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right, n_left, n_right : float",
+                 "As in :func:`asymmetric_gaussian_exponential_power_law_tail`; n above 1.")],
+    returns=[_INTEGRAL],
+    raises=_INVALID_N)
 def asymmetric_gaussian_exponential_power_law_tail_integral(sigma_left, sigma_right, alpha_left,
                                                             alpha_right, beta_left, beta_right,
                                                             n_left, n_right):
@@ -875,28 +553,16 @@ def asymmetric_gaussian_exponential_power_law_tail_integral(sigma_left, sigma_ri
     Per side: :math:`\\sigma \\left(\\sqrt{\\pi/2}\\,\\mathrm{erf}(a/\\sqrt{2})
     + \\frac{e^{-a^2/2} - e^{a^2/2 - ab}}{a} + e^{a^2/2 - ab} \\frac{n}{a (n - 1)}\\right)`,
     finite for :math:`n > 1`.
-
-    Parameters
-    ----------
-    sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right, n_left, n_right : float
-        As in :func:`asymmetric_gaussian_exponential_power_law_tail`; n above 1.
-
-    Returns
-    -------
-    float
-        The integral.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For invalid parameters (including n <= 1).
     """
-    _, sl, sr = _check_sides(0.0, sigma_left, sigma_right)
-    al, ar, bl, br, nl, nr = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left,
-                                         n_right, n_above_one=True)
-    return _k.tail_integral(sl, sr, al, ar, bl, br, nl, nr, 3)
+    return _tail_integral(3, sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right,
+                          n_left, n_right, n_above_one=True)
 
 
+@_sections(
+    parameters=[("sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right, n_left, n_right : float",
+                 "As in :func:`asymmetric_gaussian_power_law_exponential_tail`.")],
+    returns=[_INTEGRAL],
+    raises=[("TypeError, ValueError", "For invalid parameters.")])
 def asymmetric_gaussian_power_law_exponential_tail_integral(sigma_left, sigma_right, alpha_left,
                                                             alpha_right, beta_left, beta_right,
                                                             n_left, n_right):
@@ -906,26 +572,9 @@ def asymmetric_gaussian_power_law_exponential_tail_integral(sigma_left, sigma_ri
     :math:`\\sigma \\left(\\sqrt{\\pi/2}\\,\\mathrm{erf}(a/\\sqrt{2})
     + e^{-a^2/2} \\frac{n}{a (n - 1)} (1 - w^{1-n}) + e^{-a^2/2} \\frac{w^{1-n}}{a}\\right)`
     (the middle term is :math:`e^{-a^2/2} \\log(w)/a` for :math:`n = 1`).
-
-    Parameters
-    ----------
-    sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right, n_left, n_right : float
-        As in :func:`asymmetric_gaussian_power_law_exponential_tail`.
-
-    Returns
-    -------
-    float
-        The integral.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For invalid parameters.
     """
-    _, sl, sr = _check_sides(0.0, sigma_left, sigma_right)
-    al, ar, bl, br, nl, nr = _check_tail(alpha_left, alpha_right, beta_left, beta_right, n_left,
-                                         n_right)
-    return _k.tail_integral(sl, sr, al, ar, bl, br, nl, nr, 4)
+    return _tail_integral(4, sigma_left, sigma_right, alpha_left, alpha_right, beta_left, beta_right,
+                          n_left, n_right)
 
 
 # ---------------------------------------------------------------------------
@@ -1010,10 +659,7 @@ def chebyshev_series(x, coefficients):
             dtype = c.dtype
             x = x.astype(dtype)
     else:
-        try:
-            c = np.asarray(c, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"coefficients: expected real numbers, got {coefficients!r}") from exc
+        c = _float64_array(c, "coefficients")
     if c.ndim != 1 or c.shape[0] < 1:
         raise ValueError(f"coefficients must be a non-empty one-dimensional sequence, got shape {c.shape}")
     c = np.ascontiguousarray(c, dtype=dtype)

@@ -45,6 +45,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _quantum_mechanics as _k
+from ._arguments import fill_doc as _fill_doc, float64_array as _float64_array
 
 __all__ = [
     "d_function",
@@ -55,6 +56,13 @@ __all__ = [
     "wigner_3j",
     "D_FUNCTION_SUM_MAX_J",
 ]
+
+# Raises section of the functions that take their arguments as clebsch_gordan does.
+_COUPLING_RAISES = """Raises
+------
+ValueError, TypeError
+    As :func:`clebsch_gordan`."""
+
 
 #: Largest j for which :func:`d_function` evaluates the paper's sum formula
 #: (``method="auto"``); above it, the recurrence in j.
@@ -122,10 +130,7 @@ def _real_array(value, name):
             return np.asarray(value)
         if value.dtype.kind not in "iu":
             raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-    try:
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
+    return _float64_array(value, name)
 
 
 def _method(method):
@@ -411,6 +416,7 @@ def _coupling_arguments(j1, m1, j2, m2, j, m, names=("j1", "m1", "j2", "m2", "j"
             _spin(j, names[4]), _doubled(m, names[5]))
 
 
+@_fill_doc(raises=_COUPLING_RAISES)
 def clebsch_gordan_signed_square(j1, m1, j2, m2, j, m):
     """Exact Clebsch-Gordan coefficient as its signed square, :math:`\\mathrm{sign}(c)\\, c^2`.
 
@@ -432,10 +438,7 @@ def clebsch_gordan_signed_square(j1, m1, j2, m2, j, m):
         :math:`\\mathrm{sign}(c)\\, c^2` (dimensionless), in [-1, 1]; 0 where
         a selection rule forbids the coupling.
 
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`clebsch_gordan`.
+    %(raises)s
 
     Examples
     --------
@@ -521,6 +524,7 @@ def clebsch_gordan(j1, m1, j2, m2, j, m):
     return _signed_sqrt(*_racah(*_coupling_arguments(j1, m1, j2, m2, j, m)))
 
 
+@_fill_doc(raises=_COUPLING_RAISES)
 def wigner_3j(j1, j2, j3, m1, m2, m3):
     """Wigner 3j symbol :math:`\\begin{pmatrix} j_1 & j_2 & j_3 \\\\ m_1 & m_2 & m_3 \\end{pmatrix}`.
 
@@ -549,10 +553,7 @@ def wigner_3j(j1, j2, j3, m1, m2, m3):
         (:math:`m_1 + m_2 + m_3 \\ne 0`, the triangle rule, :math:`|m_i| > j_i`,
         ...; see :func:`clebsch_gordan`).
 
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`clebsch_gordan`.
+    %(raises)s
 
     Examples
     --------

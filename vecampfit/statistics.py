@@ -47,6 +47,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri as norm_ppf
 
+from ._arguments import sections as _sections
+
 __all__ = [
     "asymmetric_gaussian_prior", "asymmetric_gaussian_pdf", "asymmetric_gaussian_cdf",
     "feldman_cousins_acceptance", "feldman_cousins_interval",
@@ -67,6 +69,19 @@ def _true_value(mu):
     if not math.isfinite(m):
         raise ValueError(f"mu: expected a finite true value, got {mu!r}")
     return m
+
+
+def _measurement(x, mu, sigma_low, sigma_high):
+    """The checked arguments of the density and distribution function (``x`` as a float64 array)."""
+    sl, sh = _sigmas(sigma_low, sigma_high)
+    mu = _true_value(mu)
+    return np.asarray(x, dtype=np.float64), mu, sl, sh
+
+
+# Docstring entries shared by the density and the distribution function.
+_MEASURED = ("x : array_like", "Measured values.")
+_TRUE_VALUE = ("mu : float", "True value.")
+_MEASUREMENT_RAISES = [("ValueError", "Non-positive or non-finite standard deviations, a non-finite ``mu``.")]
 
 
 def asymmetric_gaussian_prior(x, mean, sigma_low, sigma_high):
@@ -119,35 +134,24 @@ def asymmetric_gaussian_prior(x, mean, sigma_low, sigma_high):
     return value, derivative
 
 
+@_sections(
+    parameters=[_MEASURED, _TRUE_VALUE,
+                ("sigma_low, sigma_high : float",
+                 ":math:`\\sigma_-`, :math:`\\sigma_+` of the quoted result (positive).")],
+    returns=[("numpy.ndarray", "Per unit of ``x``.")],
+    raises=_MEASUREMENT_RAISES)
 def asymmetric_gaussian_pdf(x, mu, sigma_low, sigma_high):
-    """Density :math:`p(x \\mid \\mu)` of a measurement with asymmetric errors (see the module description).
-
-    Parameters
-    ----------
-    x : array_like
-        Measured values.
-    mu : float
-        True value.
-    sigma_low, sigma_high : float
-        :math:`\\sigma_-`, :math:`\\sigma_+` of the quoted result (positive).
-
-    Returns
-    -------
-    numpy.ndarray
-        Per unit of ``x``.
-
-    Raises
-    ------
-    ValueError
-        Non-positive or non-finite standard deviations, a non-finite ``mu``.
-    """
-    sl, sh = _sigmas(sigma_low, sigma_high)
-    mu = _true_value(mu)
-    x = np.asarray(x, dtype=np.float64)
+    """Density :math:`p(x \\mid \\mu)` of a measurement with asymmetric errors (see the module description)."""
+    x, mu, sl, sh = _measurement(x, mu, sigma_low, sigma_high)
     s = np.where(x < mu, sh, sl)
     return math.sqrt(2 / math.pi) / (sl + sh) * np.exp(-0.5 * ((x - mu) / s) ** 2)
 
 
+@_sections(
+    parameters=[_MEASURED, _TRUE_VALUE,
+                ("sigma_low, sigma_high : float", ":math:`\\sigma_-`, :math:`\\sigma_+` (positive).")],
+    returns=[("numpy.ndarray", "")],
+    raises=_MEASUREMENT_RAISES)
 def asymmetric_gaussian_cdf(x, mu, sigma_low, sigma_high):
     """Distribution function :math:`F(x \\mid \\mu) = \\int_{-\\infty}^x p(t \\mid \\mu)\\,dt`.
 
@@ -156,28 +160,8 @@ def asymmetric_gaussian_cdf(x, mu, sigma_low, sigma_high):
         F = \\frac{2 \\sigma_+}{\\sigma_- + \\sigma_+} \\Phi\\left(\\frac{x - \\mu}{\\sigma_+}\\right) \\ (x < \\mu),
         \\qquad
         F = 1 - \\frac{2 \\sigma_-}{\\sigma_- + \\sigma_+} \\Phi\\left(\\frac{\\mu - x}{\\sigma_-}\\right) \\ (x \\ge \\mu).
-
-    Parameters
-    ----------
-    x : array_like
-        Measured values.
-    mu : float
-        True value.
-    sigma_low, sigma_high : float
-        :math:`\\sigma_-`, :math:`\\sigma_+` (positive).
-
-    Returns
-    -------
-    numpy.ndarray
-
-    Raises
-    ------
-    ValueError
-        Non-positive or non-finite standard deviations, a non-finite ``mu``.
     """
-    sl, sh = _sigmas(sigma_low, sigma_high)
-    mu = _true_value(mu)
-    x = np.asarray(x, dtype=np.float64)
+    x, mu, sl, sh = _measurement(x, mu, sigma_low, sigma_high)
     below = 2 * sh / (sl + sh) * ndtr((x - mu) / sh)
     above = 1 - 2 * sl / (sl + sh) * ndtr((mu - x) / sl)
     return np.where(x < mu, below, above)
@@ -208,6 +192,31 @@ def _check_cl(cl):
     return cl
 
 
+def _interval_arguments(value, name, sigma_low, sigma_high, cl, lower_bound):
+    """The checked ``value`` (``mu`` or ``x``), standard deviations, confidence level and boundary."""
+    sl, sh = _sigmas(sigma_low, sigma_high)
+    cl = _check_cl(cl)
+    value = float(value)
+    bound = float(lower_bound)
+    if not (math.isfinite(value) and math.isfinite(bound)):
+        raise ValueError(f"{name}, lower_bound: expected finite values, got {value!r}, {bound!r}")
+    return value, sl, sh, cl, bound
+
+
+# Docstring entries shared by the Feldman-Cousins functions.
+_CL = ("cl : float, optional", "Confidence level in (0, 1), default 0.9.")
+_LOWER_BOUND = ("lower_bound : float, optional", "Physical boundary :math:`\\mu_\\text{min}` (default 0).")
+
+
+@_sections(
+    parameters=[("mu : float", "True value, :math:`\\mu \\ge \\mu_\\text{min}`."),
+                ("sigma_low, sigma_high : float",
+                 ":math:`\\sigma_-`, :math:`\\sigma_+` of a quoted result (positive)."),
+                _CL, _LOWER_BOUND],
+    returns=[("x1, x2 : float", "")],
+    raises=[("ValueError",
+             ":math:`\\mu` below the boundary or not finite, bad standard\n"
+             "deviations or confidence level.")])
 def feldman_cousins_acceptance(mu, sigma_low, sigma_high, cl=0.9, lower_bound=0.0):
     """Acceptance region :math:`[x_1, x_2]` of measurements for the true value :math:`\\mu`.
 
@@ -219,34 +228,8 @@ def feldman_cousins_acceptance(mu, sigma_low, sigma_high, cl=0.9, lower_bound=0.
     :math:`R = 1`; the region returned there is the limit from above:
     :math:`x_1 = -\\infty` if :math:`P(x < \\mu) = \\sigma_+ / (\\sigma_- +
     \\sigma_+) < \\mathrm{CL}`, else :math:`[x_1, \\mu]`.
-
-    Parameters
-    ----------
-    mu : float
-        True value, :math:`\\mu \\ge \\mu_\\text{min}`.
-    sigma_low, sigma_high : float
-        :math:`\\sigma_-`, :math:`\\sigma_+` of a quoted result (positive).
-    cl : float, optional
-        Confidence level in (0, 1), default 0.9.
-    lower_bound : float, optional
-        Physical boundary :math:`\\mu_\\text{min}` (default 0).
-
-    Returns
-    -------
-    x1, x2 : float
-
-    Raises
-    ------
-    ValueError
-        :math:`\\mu` below the boundary or not finite, bad standard
-        deviations or confidence level.
     """
-    sl, sh = _sigmas(sigma_low, sigma_high)
-    cl = _check_cl(cl)
-    mu = float(mu)
-    bound = float(lower_bound)
-    if not (math.isfinite(mu) and math.isfinite(bound)):
-        raise ValueError(f"mu, lower_bound: expected finite values, got {mu!r}, {bound!r}")
+    mu, sl, sh, cl, bound = _interval_arguments(mu, "mu", sigma_low, sigma_high, cl, lower_bound)
     if mu < bound:
         raise ValueError(f"mu: {mu} is below the physical boundary {bound}")
     return _acceptance(mu, sl, sh, cl, bound)
@@ -271,6 +254,20 @@ def _acceptance(mu, sl, sh, cl, bound):
     return _left_end(x2, mu, sl, sh, bound), x2
 
 
+@_sections(
+    parameters=[("x : float", "Measured value :math:`\\hat x` (may lie outside the physical region)."),
+                ("sigma_low, sigma_high : float",
+                 "Its negative-side and positive-side errors :math:`\\sigma_-`,\n"
+                 ":math:`\\sigma_+` (positive)."),
+                _CL, _LOWER_BOUND],
+    returns=[("lower, upper : float",
+              ":math:`\\mu_1 \\ge \\mu_\\text{min}` and :math:`\\mu_2`.  When\n"
+              ":math:`\\sigma_+ / (\\sigma_- + \\sigma_+) > \\mathrm{CL}` a measurement far\n"
+              "below the boundary is accepted only at :math:`\\mu_\\text{min}` itself,\n"
+              "and the interval is :math:`[\\mu_\\text{min}, \\mu_\\text{min}]`.")],
+    raises=[("ValueError",
+             "Non-finite ``x`` or boundary, bad standard deviations or confidence\n"
+             "level.")])
 def feldman_cousins_interval(x, sigma_low, sigma_high, cl=0.9, lower_bound=0.0):
     """Feldman-Cousins confidence interval for the true value, given a measurement with asymmetric errors.
 
@@ -282,39 +279,8 @@ def feldman_cousins_interval(x, sigma_low, sigma_high, cl=0.9, lower_bound=0.0):
     :math:`x_2(\\mu_1) = x`.  With :math:`\\sigma_- = \\sigma_+ = 1` and
     :math:`\\mu_\\text{min} = 0` this is Feldman and Cousins' Gaussian with a
     boundary at the origin.
-
-    Parameters
-    ----------
-    x : float
-        Measured value :math:`\\hat x` (may lie outside the physical region).
-    sigma_low, sigma_high : float
-        Its negative-side and positive-side errors :math:`\\sigma_-`,
-        :math:`\\sigma_+` (positive).
-    cl : float, optional
-        Confidence level in (0, 1), default 0.9.
-    lower_bound : float, optional
-        Physical boundary :math:`\\mu_\\text{min}` (default 0).
-
-    Returns
-    -------
-    lower, upper : float
-        :math:`\\mu_1 \\ge \\mu_\\text{min}` and :math:`\\mu_2`.  When
-        :math:`\\sigma_+ / (\\sigma_- + \\sigma_+) > \\mathrm{CL}` a measurement far
-        below the boundary is accepted only at :math:`\\mu_\\text{min}` itself,
-        and the interval is :math:`[\\mu_\\text{min}, \\mu_\\text{min}]`.
-
-    Raises
-    ------
-    ValueError
-        Non-finite ``x`` or boundary, bad standard deviations or confidence
-        level.
     """
-    sl, sh = _sigmas(sigma_low, sigma_high)
-    cl = _check_cl(cl)
-    x = float(x)
-    bound = float(lower_bound)
-    if not (math.isfinite(x) and math.isfinite(bound)):
-        raise ValueError(f"x, lower_bound: expected finite values, got {x!r}, {bound!r}")
+    x, sl, sh, cl, bound = _interval_arguments(x, "x", sigma_low, sigma_high, cl, lower_bound)
     scale = max(sl, sh)
     tol = 1e-11 * scale
 

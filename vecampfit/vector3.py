@@ -18,6 +18,7 @@ Units are those of the inputs (GeV for momenta); angles in radians.
 import numpy as np
 
 from . import _vector3 as _k
+from ._arguments import numpydoc as _numpydoc, public_function as _public_function, real_array as _real_array
 
 __all__ = [
     "add",
@@ -44,15 +45,7 @@ def _vectors(ncomp, **named):
     """
     arrays = {}
     for name, value in named.items():
-        if isinstance(value, (np.ndarray, np.generic)):
-            if value.dtype not in (np.float32, np.float64):
-                raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {value.dtype}")
-            a = np.asarray(value)
-        else:
-            try:
-                a = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{name}: expected real numbers, got {value!r}") from exc
+        a = _real_array(value, name)
         if a.ndim < 1 or a.shape[-1] != ncomp:
             raise ValueError(f"{name}: expected an array of shape (..., {ncomp}), got {a.shape}")
         arrays[name] = a
@@ -70,54 +63,60 @@ def _vectors(ncomp, **named):
     return flat, shape[:-1], dtype
 
 
-def _scalar(routine, a, b=None):
-    """One value per vector (pair), by the block routine ``routine`` of vector3.pxd."""
-    if b is None:
-        operands, shape, dtype = _vectors(3, a=a)
-    else:
-        operands, shape, dtype = _vectors(3, a=a, b=b)
-    out = np.empty(operands[0].shape[0], dtype=dtype)
-    getattr(_k, routine + "_kernel")(*operands, out)
+def _run(kernels, ncomp, routine, result, **named):
+    """Run the block routine ``routine`` of the extension ``kernels`` on arrays of ``ncomp``-vectors.
+
+    ``named`` are the vector operands (named in error messages); ``result``
+    is the number of components of the result, 0 for one value per vector
+    (pair), which is returned as a scalar for a single vector.
+    """
+    operands, shape, dtype = _vectors(ncomp, **named)
+    components = (result,) if result else ()
+    out = np.empty((operands[0].shape[0],) + components, dtype=dtype)
+    getattr(kernels, routine + "_kernel")(*operands, out)
+    if result:
+        return out.reshape(shape + components)
     return out.reshape(shape)[()]
 
 
-def _vector(routine, a, b=None):
-    """One vector per vector (pair), by the block routine ``routine`` of vector3.pxd."""
-    if b is None:
-        operands, shape, dtype = _vectors(3, a=a)
+def _block_function(module, kernels, ncomp, routine, operands, result, summary, details="", note=""):
+    """A public function of ``module`` that runs one block routine (see :func:`_run`).
+
+    Parameters
+    ----------
+    module : str
+        Module of the public function.
+    kernels, ncomp, routine, result
+        As in :func:`_run`.
+    operands : str
+        The parameters: ``"a"``, ``"a, b"`` or ``"p"`` (the error messages
+        name ``p`` as ``a``).
+    summary, details : str
+        First line and further paragraphs of the docstring.
+    note : str
+        Description of the result in the docstring (may be empty).
+    """
+    if operands == "a, b":
+        def function(a, b):
+            return _run(kernels, ncomp, routine, result, a=a, b=b)
+    elif operands == "a":
+        def function(a):
+            return _run(kernels, ncomp, routine, result, a=a)
     else:
-        operands, shape, dtype = _vectors(3, a=a, b=b)
-    out = np.empty_like(operands[0])
-    getattr(_k, routine + "_kernel")(*operands, out)
-    return out.reshape(shape + (3,))
+        def function(p):
+            return _run(kernels, ncomp, routine, result, a=p)
+    components = f"..., {result}" if result else "..."
+    doc = _numpydoc(summary, details, parameters=[(f"{operands} : array_like, shape (..., {ncomp})", "")],
+                    returns=[(f"numpy.ndarray, shape ({components})", note)])
+    return _public_function(function, routine, module, doc)
 
 
-def add(a, b):
-    """Sum :math:`a + b`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
-    """
-    return _vector("add", a, b)
+def _function(routine, operands, result, summary, details="", note=""):
+    return _block_function(__name__, _k, 3, routine, operands, result, summary, details, note)
 
 
-def subtract(a, b):
-    """Difference :math:`a - b`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
-    """
-    return _vector("subtract", a, b)
+add = _function("add", "a, b", 3, "Sum :math:`a + b`.")
+subtract = _function("subtract", "a, b", 3, "Difference :math:`a - b`.")
 
 
 def scale(a, s):
@@ -145,160 +144,29 @@ def scale(a, s):
     return out.reshape(shape + (3,))
 
 
-def dot(a, b):
-    """Scalar product :math:`a \\cdot b = a_x b_x + a_y b_y + a_z b_z`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("dot", a, b)
-
-
-def cross(a, b):
-    """Vector product :math:`a \\times b`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
-    """
-    return _vector("cross", a, b)
-
-
-def norm(a):
-    """Length :math:`|a| = \\sqrt{a_x^2 + a_y^2 + a_z^2}`.
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("norm", a)
-
-
-def norm_squared(a):
-    """Squared length :math:`|a|^2`.
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("norm_squared", a)
-
-
-def transverse(a):
-    """Component transverse to the z axis, :math:`\\sqrt{a_x^2 + a_y^2}` (p_t for momenta).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("transverse", a)
-
-
-def unit(a):
-    """Unit vector :math:`a / |a|` (NaN for a zero vector).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
-    """
-    return _vector("unit", a)
-
-
-def cos_polar_angle(a):
-    """Cosine of the polar angle, :math:`\\cos\\theta = a_z / |a|` (NaN for a zero vector).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("cos_polar_angle", a)
-
-
-def polar_angle(a):
-    """Polar angle :math:`\\theta = \\operatorname{atan2}(\\sqrt{a_x^2 + a_y^2}, a_z) \\in [0, \\pi]` (radians).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("polar_angle", a)
-
-
-def azimuthal_angle(a):
-    """Azimuthal angle :math:`\\varphi = \\operatorname{atan2}(a_y, a_x) \\in [-\\pi, \\pi]` (radians).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("azimuthal_angle", a)
-
-
-def cos_angle(a, b):
-    """Cosine of the angle between two vectors, :math:`a \\cdot b / (|a|\\,|b|)`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-        NaN where either vector is zero.
-    """
-    return _scalar("cos_angle", a, b)
-
-
-def angle(a, b):
-    """Angle between two vectors, :math:`\\operatorname{atan2}(|a \\times b|, a \\cdot b) \\in [0, \\pi]`.
-
-    Accurate also for nearly parallel or antiparallel vectors (unlike the
-    arccosine of :func:`cos_angle`).
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-        Radians.
-    """
-    return _scalar("angle", a, b)
+dot = _function("dot", "a, b", 0, "Scalar product :math:`a \\cdot b = a_x b_x + a_y b_y + a_z b_z`.")
+cross = _function("cross", "a, b", 3, "Vector product :math:`a \\times b`.")
+norm = _function("norm", "a", 0, "Length :math:`|a| = \\sqrt{a_x^2 + a_y^2 + a_z^2}`.")
+norm_squared = _function("norm_squared", "a", 0, "Squared length :math:`|a|^2`.")
+transverse = _function(
+    "transverse", "a", 0,
+    "Component transverse to the z axis, :math:`\\sqrt{a_x^2 + a_y^2}` (p_t for momenta).")
+unit = _function("unit", "a", 3, "Unit vector :math:`a / |a|` (NaN for a zero vector).")
+cos_polar_angle = _function(
+    "cos_polar_angle", "a", 0,
+    "Cosine of the polar angle, :math:`\\cos\\theta = a_z / |a|` (NaN for a zero vector).")
+polar_angle = _function(
+    "polar_angle", "a", 0,
+    "Polar angle :math:`\\theta = \\operatorname{atan2}(\\sqrt{a_x^2 + a_y^2}, a_z) \\in [0, \\pi]` (radians).")
+azimuthal_angle = _function(
+    "azimuthal_angle", "a", 0,
+    "Azimuthal angle :math:`\\varphi = \\operatorname{atan2}(a_y, a_x) \\in [-\\pi, \\pi]` (radians).")
+cos_angle = _function("cos_angle", "a, b", 0,
+                      "Cosine of the angle between two vectors, :math:`a \\cdot b / (|a|\\,|b|)`.",
+                      note="NaN where either vector is zero.")
+angle = _function(
+    "angle", "a, b", 0,
+    "Angle between two vectors, :math:`\\operatorname{atan2}(|a \\times b|, a \\cdot b) \\in [0, \\pi]`.",
+    details="Accurate also for nearly parallel or antiparallel vectors (unlike the\n"
+            "arccosine of :func:`cos_angle`).",
+    note="Radians.")

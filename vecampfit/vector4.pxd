@@ -77,12 +77,13 @@ cdef inline void momentum(floating *out, const floating *a) noexcept nogil:
         out[i] = _sqrt(a[i] * a[i] + a[L + i] * a[L + i] + a[2 * L + i] * a[2 * L + i])
 
 
-cdef inline void boost_to_rest_frame(floating *out, const floating *p, const floating *f) noexcept nogil:
-    """out = p in the rest frame of f (axes kept: a pure boost).
+cdef inline void _boost_frame(floating *out, const floating *p, const floating *f,
+                              floating sign) noexcept nogil:
+    """The boosts into (sign = -1) and out of (sign = +1) the rest frame of f.
 
-    With M = sqrt(f^2): E* = (E_f E - f.p) / M and p* = p - f (E + E*) / (E_f + M),
-    where f.p is the spatial product.  NaN or infinities unless f is time-like
-    with E_f > 0.
+    With M = sqrt(f^2) and s = sign: E' = (E_f E + s f.p) / M and
+    p' = p + s f (E + E') / (E_f + M).  The products with s f are exact, so
+    each is the expression written out with - or +.
     """
     cdef int i
     cdef int L = VECTOR_LENGTH
@@ -94,12 +95,22 @@ cdef inline void boost_to_rest_frame(floating *out, const floating *p, const flo
         fe = f[3 * L + i]
         m = _sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
         e = p[3 * L + i]
-        es = (fe * e - fx * p[i] - fy * p[L + i] - fz * p[2 * L + i]) / m
+        es = (fe * e + sign * fx * p[i] + sign * fy * p[L + i] + sign * fz * p[2 * L + i]) / m
         c = (e + es) / (fe + m)
-        out[i] = p[i] - fx * c
-        out[L + i] = p[L + i] - fy * c
-        out[2 * L + i] = p[2 * L + i] - fz * c
+        out[i] = p[i] + sign * fx * c
+        out[L + i] = p[L + i] + sign * fy * c
+        out[2 * L + i] = p[2 * L + i] + sign * fz * c
         out[3 * L + i] = es
+
+
+cdef inline void boost_to_rest_frame(floating *out, const floating *p, const floating *f) noexcept nogil:
+    """out = p in the rest frame of f (axes kept: a pure boost).
+
+    With M = sqrt(f^2): E* = (E_f E - f.p) / M and p* = p - f (E + E*) / (E_f + M),
+    where f.p is the spatial product.  NaN or infinities unless f is time-like
+    with E_f > 0.
+    """
+    _boost_frame(out, p, f, -1)
 
 
 cdef inline void boost_from_rest_frame(floating *out, const floating *p, const floating *f) noexcept nogil:
@@ -108,22 +119,7 @@ cdef inline void boost_from_rest_frame(floating *out, const floating *p, const f
     The inverse of boost_to_rest_frame: E' = (E_f E + f.p) / M and
     p' = p + f (E + E') / (E_f + M), M = sqrt(f^2).
     """
-    cdef int i
-    cdef int L = VECTOR_LENGTH
-    cdef floating fx, fy, fz, fe, m, e, es, c
-    for i in range(VECTOR_LENGTH):
-        fx = f[i]
-        fy = f[L + i]
-        fz = f[2 * L + i]
-        fe = f[3 * L + i]
-        m = _sqrt(fe * fe - fx * fx - fy * fy - fz * fz)
-        e = p[3 * L + i]
-        es = (fe * e + fx * p[i] + fy * p[L + i] + fz * p[2 * L + i]) / m
-        c = (e + es) / (fe + m)
-        out[i] = p[i] + fx * c
-        out[L + i] = p[L + i] + fy * c
-        out[2 * L + i] = p[2 * L + i] + fz * c
-        out[3 * L + i] = es
+    _boost_frame(out, p, f, 1)
 
 
 cdef inline void boost(floating *out, const floating *p, const floating *beta) noexcept nogil:

@@ -16,7 +16,8 @@ Angles of the spatial parts: apply :mod:`vecampfit.vector3` to ``p[..., :3]``.
 import numpy as np
 
 from . import _vector4 as _k
-from .vector3 import _vectors
+from ._arguments import numpydoc as _numpydoc, public_function as _public_function
+from .vector3 import _block_function, _vectors
 
 __all__ = [
     "add",
@@ -31,124 +32,25 @@ __all__ = [
     "boost",
 ]
 
-def _scalar(routine, a, b=None):
-    """One value per 4-vector (pair), by the block routine ``routine`` of vector4.pxd."""
-    if b is None:
-        operands, shape, dtype = _vectors(4, a=a)
-    else:
-        operands, shape, dtype = _vectors(4, a=a, b=b)
-    out = np.empty(operands[0].shape[0], dtype=dtype)
-    getattr(_k, routine + "_kernel")(*operands, out)
-    return out.reshape(shape)[()]
+
+def _function(routine, operands, result, summary, details=""):
+    return _block_function(__name__, _k, 4, routine, operands, result, summary, details)
 
 
-def _vector(routine, a, b, names=("a", "b")):
-    """One 4-vector per pair, by the block routine ``routine`` of vector4.pxd."""
-    (a, b), shape, dtype = _vectors(4, **{names[0]: a, names[1]: b})
-    out = np.empty_like(a)
-    getattr(_k, routine + "_kernel")(a, b, out)
-    return out.reshape(shape + (4,))
-
-
-def add(a, b):
-    """Sum of four-vectors :math:`a + b`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 4)
-    """
-    return _vector("add", a, b)
-
-
-def subtract(a, b):
-    """Difference of four-vectors :math:`a - b`.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 4)
-    """
-    return _vector("subtract", a, b)
-
-
-def dot(a, b):
-    """Minkowski product :math:`a \\cdot b = E_a E_b - a_x b_x - a_y b_y - a_z b_z` (GeV^2).
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("dot", a, b)
-
-
-def mass_squared(p):
-    """Squared invariant mass :math:`m^2 = E^2 - |\\vec p|^2` (GeV^2).
-
-    Parameters
-    ----------
-    p : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("mass_squared", p)
-
-
-def mass(p):
-    """Invariant mass :math:`m = \\sqrt{E^2 - |\\vec p|^2}` (GeV).
-
-    For a space-like vector (:math:`m^2 < 0`, also from rounding for massless
-    particles) the result is :math:`-\\sqrt{-m^2}` (ROOT's convention).
-
-    Parameters
-    ----------
-    p : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("mass", p)
-
-
-def invariant_mass_squared(a, b):
-    """Squared invariant mass of a pair, :math:`(a + b)^2` (GeV^2).
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("invariant_mass_squared", a, b)
-
-
-def momentum(p):
-    """Length of the spatial momentum :math:`|\\vec p|` (GeV).
-
-    Parameters
-    ----------
-    p : array_like, shape (..., 4)
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-    """
-    return _scalar("momentum", p)
+add = _function("add", "a, b", 4, "Sum of four-vectors :math:`a + b`.")
+subtract = _function("subtract", "a, b", 4, "Difference of four-vectors :math:`a - b`.")
+dot = _function(
+    "dot", "a, b", 0,
+    "Minkowski product :math:`a \\cdot b = E_a E_b - a_x b_x - a_y b_y - a_z b_z` (GeV^2).")
+mass_squared = _function("mass_squared", "p", 0,
+                         "Squared invariant mass :math:`m^2 = E^2 - |\\vec p|^2` (GeV^2).")
+mass = _function(
+    "mass", "p", 0, "Invariant mass :math:`m = \\sqrt{E^2 - |\\vec p|^2}` (GeV).",
+    details="For a space-like vector (:math:`m^2 < 0`, also from rounding for massless\n"
+            "particles) the result is :math:`-\\sqrt{-m^2}` (ROOT's convention).")
+invariant_mass_squared = _function("invariant_mass_squared", "a, b", 0,
+                                   "Squared invariant mass of a pair, :math:`(a + b)^2` (GeV^2).")
+momentum = _function("momentum", "p", 0, "Length of the spatial momentum :math:`|\\vec p|` (GeV).")
 
 
 def _check_time_like(frame, name="frame"):
@@ -160,65 +62,39 @@ def _check_time_like(frame, name="frame"):
         raise ValueError(f"{name}: the frame four-vectors must be time-like with positive energy")
 
 
-def boost_to_rest_frame(p, frame):
-    """Four-vectors ``p`` in the rest frame of ``frame`` (a pure boost, axes kept).
+def _boost_function(routine, summary, details, p_description, raises_note=""):
+    """The public boost into or out of the rest frame of ``frame``, by the block routine ``routine``."""
+    def function(p, frame):
+        (pp, ff), shape, dtype = _vectors(4, p=p, frame=frame)
+        _check_time_like(ff)
+        out = np.empty_like(pp)
+        getattr(_k, routine + "_kernel")(pp, ff, out)
+        return out.reshape(shape + (4,))
 
-    With :math:`M = \\sqrt{f^2}`:
-    :math:`E^* = (E_f E - \\vec f \\cdot \\vec p)/M`,
-    :math:`\\vec p^* = \\vec p - \\vec f\\,(E + E^*)/(E_f + M)`.
-
-    Parameters
-    ----------
-    p : array_like, shape (..., 4)
-        Four-vectors (px, py, pz, E), GeV.
-    frame : array_like, shape (..., 4)
-        Four-momentum of the frame (time-like, positive energy).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 4)
-
-    Raises
-    ------
-    ValueError
-        ``frame`` not time-like or with non-positive energy.  (The block
-        routine gives NaN or infinities instead.)
-    """
-    (pp, ff), shape, dtype = _vectors(4, p=p, frame=frame)
-    _check_time_like(ff)
-    out = np.empty_like(pp)
-    _k.boost_to_rest_frame_kernel(pp, ff, out)
-    return out.reshape(shape + (4,))
+    doc = _numpydoc(
+        summary, details,
+        parameters=[("p : array_like, shape (..., 4)", p_description),
+                    ("frame : array_like, shape (..., 4)", "Four-momentum of the frame (time-like, positive energy).")],
+        returns=[("numpy.ndarray, shape (..., 4)", "")],
+        raises=[("ValueError", "``frame`` not time-like or with non-positive energy." + raises_note)])
+    return _public_function(function, routine, __name__, doc)
 
 
-def boost_from_rest_frame(p, frame):
-    """Four-vectors ``p`` given in the rest frame of ``frame``, in the frame where ``frame`` is given.
-
-    The inverse of :func:`boost_to_rest_frame`:
-    :math:`E' = (E_f E + \\vec f \\cdot \\vec p)/M`,
-    :math:`\\vec p' = \\vec p + \\vec f\\,(E + E')/(E_f + M)`, :math:`M = \\sqrt{f^2}`.
-
-    Parameters
-    ----------
-    p : array_like, shape (..., 4)
-        Four-vectors in the rest frame of ``frame`` (GeV).
-    frame : array_like, shape (..., 4)
-        Four-momentum of the frame (time-like, positive energy).
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 4)
-
-    Raises
-    ------
-    ValueError
-        ``frame`` not time-like or with non-positive energy.
-    """
-    (pp, ff), shape, dtype = _vectors(4, p=p, frame=frame)
-    _check_time_like(ff)
-    out = np.empty_like(pp)
-    _k.boost_from_rest_frame_kernel(pp, ff, out)
-    return out.reshape(shape + (4,))
+boost_to_rest_frame = _boost_function(
+    "boost_to_rest_frame",
+    "Four-vectors ``p`` in the rest frame of ``frame`` (a pure boost, axes kept).",
+    "With :math:`M = \\sqrt{f^2}`:\n"
+    ":math:`E^* = (E_f E - \\vec f \\cdot \\vec p)/M`,\n"
+    ":math:`\\vec p^* = \\vec p - \\vec f\\,(E + E^*)/(E_f + M)`.",
+    "Four-vectors (px, py, pz, E), GeV.",
+    "  (The block\nroutine gives NaN or infinities instead.)")
+boost_from_rest_frame = _boost_function(
+    "boost_from_rest_frame",
+    "Four-vectors ``p`` given in the rest frame of ``frame``, in the frame where ``frame`` is given.",
+    "The inverse of :func:`boost_to_rest_frame`:\n"
+    ":math:`E' = (E_f E + \\vec f \\cdot \\vec p)/M`,\n"
+    ":math:`\\vec p' = \\vec p + \\vec f\\,(E + E')/(E_f + M)`, :math:`M = \\sqrt{f^2}`.",
+    "Four-vectors in the rest frame of ``frame`` (GeV).")
 
 
 def boost(p, beta):

@@ -193,6 +193,47 @@ def _new(raw, precision, rounding):
     return r
 
 
+# ---- correctly rounded arithmetic on raw mpf values ------------------------
+def _add_raw(a, b, p, rnd):
+    return _lib.mpf_add(a, b, p, rnd)
+
+
+def _sub_raw(a, b, p, rnd):
+    return _lib.mpf_sub(a, b, p, rnd)
+
+
+def _mul_raw(a, b, p, rnd):
+    return _lib.mpf_mul(a, b, p, rnd)
+
+
+def _div_raw(a, b, p, rnd):
+    if b == _FZERO:
+        if a == _FZERO or a == _FNAN:
+            return _FNAN
+        if _is_finite(a):
+            return _FNINF if a[0] else _FINF
+        return a
+    return _lib.mpf_div(a, b, p, rnd)
+
+
+def _arithmetic(op):
+    """An arithmetic operator and its reflected form, by the class's ``_binary(other, op, reflected)``."""
+    def forward(self, other):
+        return self._binary(other, op)
+
+    def reflected(self, other):
+        return self._binary(other, op, True)
+    return forward, reflected
+
+
+def _comparison(test):
+    """A comparison operator: ``test`` of the sign that ``_compare`` gives (False with a NaN)."""
+    def compare(self, other):
+        c = self._compare(other)
+        return c if c is NotImplemented else (c is not None and test(c))
+    return compare
+
+
 class Real:
     """Binary floating-point number with a precision and a rounding mode.
 
@@ -342,25 +383,11 @@ class Real:
             return None
         return _lib.mpf_cmp(self._raw, o)
 
-    def __eq__(self, other):
-        c = self._compare(other)
-        return c if c is NotImplemented else c == 0
-
-    def __lt__(self, other):
-        c = self._compare(other)
-        return c if c is NotImplemented else (c is not None and c < 0)
-
-    def __le__(self, other):
-        c = self._compare(other)
-        return c if c is NotImplemented else (c is not None and c <= 0)
-
-    def __gt__(self, other):
-        c = self._compare(other)
-        return c if c is NotImplemented else (c is not None and c > 0)
-
-    def __ge__(self, other):
-        c = self._compare(other)
-        return c if c is NotImplemented else (c is not None and c >= 0)
+    __eq__ = _comparison(lambda c: c == 0)
+    __lt__ = _comparison(lambda c: c < 0)
+    __le__ = _comparison(lambda c: c <= 0)
+    __gt__ = _comparison(lambda c: c > 0)
+    __ge__ = _comparison(lambda c: c >= 0)
 
     def __neg__(self):
         return _new(_lib.mpf_neg(self._raw), self._precision, self._rounding)
@@ -382,58 +409,17 @@ class Real:
         a, b = (o, self._raw) if reflected else (self._raw, o)
         return _new(op(a, b, p, _RND[rounding]), p, rounding)
 
-    def __add__(self, other):
-        return self._binary(other, _add_raw)
+    __add__, __radd__ = _arithmetic(_add_raw)
+    __sub__, __rsub__ = _arithmetic(_sub_raw)
+    __mul__, __rmul__ = _arithmetic(_mul_raw)
+    __truediv__, __rtruediv__ = _arithmetic(_div_raw)
 
-    def __radd__(self, other):
-        return self._binary(other, _add_raw, True)
-
-    def __sub__(self, other):
-        return self._binary(other, _sub_raw)
-
-    def __rsub__(self, other):
-        return self._binary(other, _sub_raw, True)
-
-    def __mul__(self, other):
-        return self._binary(other, _mul_raw)
-
-    def __rmul__(self, other):
-        return self._binary(other, _mul_raw, True)
-
-    def __truediv__(self, other):
-        return self._binary(other, _div_raw)
-
-    def __rtruediv__(self, other):
-        return self._binary(other, _div_raw, True)
-
+    # _pow_raw is defined with the elementary functions, below.
     def __pow__(self, other):
         return self._binary(other, _pow_raw)
 
     def __rpow__(self, other):
         return self._binary(other, _pow_raw, True)
-
-
-# ---- correctly rounded arithmetic on raw mpf values ------------------------
-def _add_raw(a, b, p, rnd):
-    return _lib.mpf_add(a, b, p, rnd)
-
-
-def _sub_raw(a, b, p, rnd):
-    return _lib.mpf_sub(a, b, p, rnd)
-
-
-def _mul_raw(a, b, p, rnd):
-    return _lib.mpf_mul(a, b, p, rnd)
-
-
-def _div_raw(a, b, p, rnd):
-    if b == _FZERO:
-        if a == _FZERO or a == _FNAN:
-            return _FNAN
-        if _is_finite(a):
-            return _FNINF if a[0] else _FINF
-        return a
-    return _lib.mpf_div(a, b, p, rnd)
 
 
 def _operands(args, precision, rounding):
@@ -470,51 +456,27 @@ _PARAMS_DOC = """
         binary Fraction, mpmath.mpf or Real)."""
 
 
-def _docstring(text):
-    def deco(f):
-        f.__doc__ = text + _PARAMS_DOC
-        return f
-    return deco
-
-
-def _binary_function(op):
+def _binary_function(name, op, doc):
     def f(x, y, precision=None, rounding=None):
         (a, b), p, r = _operands((x, y), precision, rounding)
         return _new(op(a, b, p, _RND[r]), p, r)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc + """
+
+    Parameters
+    ----------
+    x, y : Real or int or float
+        Operands, used exactly.""" + _PARAMS_DOC
     return f
 
 
-add = _docstring("""Correctly rounded sum ``x + y``.
-
-    Parameters
-    ----------
-    x, y : Real or int or float
-        Operands, used exactly.""")(_binary_function(_add_raw))
-add.__name__ = add.__qualname__ = "add"
-subtract = _docstring("""Correctly rounded difference ``x - y``.
-
-    Parameters
-    ----------
-    x, y : Real or int or float
-        Operands, used exactly.""")(_binary_function(_sub_raw))
-subtract.__name__ = subtract.__qualname__ = "subtract"
-multiply = _docstring("""Correctly rounded product ``x * y``.
-
-    Parameters
-    ----------
-    x, y : Real or int or float
-        Operands, used exactly.""")(_binary_function(_mul_raw))
-multiply.__name__ = multiply.__qualname__ = "multiply"
-divide = _docstring("""Correctly rounded quotient ``x / y``.
+add = _binary_function("add", _add_raw, """Correctly rounded sum ``x + y``.""")
+subtract = _binary_function("subtract", _sub_raw, """Correctly rounded difference ``x - y``.""")
+multiply = _binary_function("multiply", _mul_raw, """Correctly rounded product ``x * y``.""")
+divide = _binary_function("divide", _div_raw, """Correctly rounded quotient ``x / y``.
 
     ``x / 0`` is ``inf`` with the sign of ``x`` (zero is unsigned), ``0 / 0``
-    is NaN.
-
-    Parameters
-    ----------
-    x, y : Real or int or float
-        Operands, used exactly.""")(_binary_function(_div_raw))
-divide.__name__ = divide.__qualname__ = "divide"
+    is NaN.""")
 
 
 # ---- functions: Ziv's strategy ---------------------------------------------
@@ -564,14 +526,9 @@ def _sqrt_raw(a, p, rnd):
 
 
 def _exp_raw(a, p, rnd):
-    if a == _FZERO:
-        return _FONE
-    if a == _FNAN:
-        return _FNAN
-    if a == _FINF:
-        return _FINF
-    if a == _FNINF:
-        return _FZERO
+    special = {_FZERO: _FONE, _FNAN: _FNAN, _FINF: _FINF, _FNINF: _FZERO}.get(a)
+    if special is not None:
+        return special
     return _ziv(lambda wp: _lib.mpf_exp(a, wp, "n"), p, rnd)
 
 
@@ -591,14 +548,9 @@ def _log_raw(a, p, rnd):
 
 
 def _erf_raw(a, p, rnd):
-    if a == _FZERO:
-        return _FZERO
-    if a == _FNAN:
-        return _FNAN
-    if a == _FINF:
-        return _FONE
-    if a == _FNINF:
-        return _lib.mpf_neg(_FONE)
+    special = {_FZERO: _FZERO, _FNAN: _FNAN, _FINF: _FONE, _FNINF: _lib.mpf_neg(_FONE)}.get(a)
+    if special is not None:
+        return special
     sign = a[0]
     ax = _lib.mpf_abs(a)
     # Directed modes flip for negative arguments: erf is odd.
@@ -741,15 +693,20 @@ def power(x, y, precision=None, rounding=None):
 power.__doc__ += _PARAMS_DOC
 
 
+# The precision and rounding parameters of the functions that take them
+# explicitly (their docstrings have a line %(precision_rounding)s for them).
+_FIXED_PRECISION_DOC = {"precision_rounding": """precision : int
+        Precision in bits, a positive multiple of 64.
+    rounding : str
+        One of :data:`ROUNDING_MODES`."""}
+
+
 def pi(precision=64, rounding="nearest"):
     """The number pi, rounded to ``precision`` bits.
 
     Parameters
     ----------
-    precision : int
-        Precision in bits, a positive multiple of 64.
-    rounding : str
-        One of :data:`ROUNDING_MODES`.
+    %(precision_rounding)s
 
     Returns
     -------
@@ -765,6 +722,9 @@ def pi(precision=64, rounding="nearest"):
     p = _check_precision(precision)
     r = _check_rounding(rounding)
     return _new(_pi_raw(p, _RND[r]), p, r)
+
+
+pi.__doc__ %= _FIXED_PRECISION_DOC
 
 
 # ---- integer arithmetic ----------------------------------------------------
@@ -795,6 +755,18 @@ def _round_quotient(a, b, rounding):
     return q
 
 
+# Appended to the docstrings of the integer functions (which end in "\n    ").
+_INTEGER_RAISES = """
+    Raises
+    ------
+    ZeroDivisionError
+        If ``b`` is zero.
+    TypeError
+        If ``a`` or ``b`` is not an integer.
+    ValueError
+        If the rounding mode is unknown."""
+
+
 def integer_divide(a, b, rounding="toward_zero"):
     """Integer quotient ``a / b`` rounded in a rounding mode.
 
@@ -810,17 +782,11 @@ def integer_divide(a, b, rounding="toward_zero"):
     -------
     int
         The exact quotient rounded to an integer.
-
-    Raises
-    ------
-    ZeroDivisionError
-        If ``b`` is zero.
-    TypeError
-        If ``a`` or ``b`` is not an integer.
-    ValueError
-        If the rounding mode is unknown.
     """
     return _round_quotient(_check_int("a", a), _check_int("b", b), rounding)
+
+
+integer_divide.__doc__ += _INTEGER_RAISES
 
 
 def remainder(a, b, rounding="toward_zero"):
@@ -842,21 +808,38 @@ def remainder(a, b, rounding="toward_zero"):
     -------
     int
         The remainder.
-
-    Raises
-    ------
-    ZeroDivisionError
-        If ``b`` is zero.
-    TypeError
-        If ``a`` or ``b`` is not an integer.
-    ValueError
-        If the rounding mode is unknown.
     """
     a, b = _check_int("a", a), _check_int("b", b)
     return a - b * _round_quotient(a, b, rounding)
 
 
+remainder.__doc__ += _INTEGER_RAISES
+
+
 # ---- complex numbers -------------------------------------------------------
+def _cadd(a, b, p, rnd):
+    return _lib.mpf_add(a[0], b[0], p, rnd), _lib.mpf_add(a[1], b[1], p, rnd)
+
+
+def _csub(a, b, p, rnd):
+    return _lib.mpf_sub(a[0], b[0], p, rnd), _lib.mpf_sub(a[1], b[1], p, rnd)
+
+
+def _cmul(a, b, p, rnd):
+    m = _lib.mpf_mul
+    re = _lib.mpf_sub(m(a[0], b[0]), m(a[1], b[1]), p, rnd)
+    im = _lib.mpf_add(m(a[0], b[1]), m(a[1], b[0]), p, rnd)
+    return re, im
+
+
+def _cdiv(a, b, p, rnd):
+    m = _lib.mpf_mul
+    den = _lib.mpf_add(m(b[0], b[0]), m(b[1], b[1]))
+    nre = _lib.mpf_add(m(a[0], b[0]), m(a[1], b[1]))
+    nim = _lib.mpf_sub(m(a[1], b[0]), m(a[0], b[1]))
+    return _div_raw(nre, den, p, rnd), _div_raw(nim, den, p, rnd)
+
+
 class Complex:
     """Complex number with real and imaginary parts of one precision.
 
@@ -942,7 +925,7 @@ class Complex:
         except TypeError:
             return None
 
-    def _result(self, other, reflected, op):
+    def _binary(self, other, op, reflected=False):
         o = self._coerce(other)
         if o is None:
             return NotImplemented
@@ -954,29 +937,10 @@ class Complex:
         re, im = op(a, b, p, _RND[rounding])
         return Complex._from_raw(re, im, p, rounding)
 
-    def __add__(self, other):
-        return self._result(other, False, _cadd)
-
-    def __radd__(self, other):
-        return self._result(other, True, _cadd)
-
-    def __sub__(self, other):
-        return self._result(other, False, _csub)
-
-    def __rsub__(self, other):
-        return self._result(other, True, _csub)
-
-    def __mul__(self, other):
-        return self._result(other, False, _cmul)
-
-    def __rmul__(self, other):
-        return self._result(other, True, _cmul)
-
-    def __truediv__(self, other):
-        return self._result(other, False, _cdiv)
-
-    def __rtruediv__(self, other):
-        return self._result(other, True, _cdiv)
+    __add__, __radd__ = _arithmetic(_cadd)
+    __sub__, __rsub__ = _arithmetic(_csub)
+    __mul__, __rmul__ = _arithmetic(_cmul)
+    __truediv__, __rtruediv__ = _arithmetic(_cdiv)
 
     def __neg__(self):
         return Complex._from_raw(_lib.mpf_neg(self.real._raw), _lib.mpf_neg(self.imag._raw),
@@ -992,29 +956,6 @@ class Complex:
         re, im = self.real._raw, self.imag._raw
         s = _lib.mpf_add(_lib.mpf_mul(re, re), _lib.mpf_mul(im, im))
         return _new(_sqrt_raw(s, self.precision, _RND[self.rounding]), self.precision, self.rounding)
-
-
-def _cadd(a, b, p, rnd):
-    return _lib.mpf_add(a[0], b[0], p, rnd), _lib.mpf_add(a[1], b[1], p, rnd)
-
-
-def _csub(a, b, p, rnd):
-    return _lib.mpf_sub(a[0], b[0], p, rnd), _lib.mpf_sub(a[1], b[1], p, rnd)
-
-
-def _cmul(a, b, p, rnd):
-    m = _lib.mpf_mul
-    re = _lib.mpf_sub(m(a[0], b[0]), m(a[1], b[1]), p, rnd)
-    im = _lib.mpf_add(m(a[0], b[1]), m(a[1], b[0]), p, rnd)
-    return re, im
-
-
-def _cdiv(a, b, p, rnd):
-    m = _lib.mpf_mul
-    den = _lib.mpf_add(m(b[0], b[0]), m(b[1], b[1]))
-    nre = _lib.mpf_add(m(a[0], b[0]), m(a[1], b[1]))
-    nim = _lib.mpf_sub(m(a[1], b[0]), m(a[0], b[1]))
-    return _div_raw(nre, den, p, rnd), _div_raw(nim, den, p, rnd)
 
 
 # ---- conversion to binary interchange formats ------------------------------
@@ -1098,6 +1039,13 @@ def _conversion_rounding(x, rounding):
     return _RND[_check_rounding(rounding)]
 
 
+# The rounding parameter of the conversions (their docstrings have a line
+# %(rounding_of_x)s for it).
+_CONVERSION_DOC = {"rounding_of_x": """rounding : str, optional
+        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
+        :class:`Real`, else ``"nearest"``."""}
+
+
 def to_bits(x, format="float64", rounding=None):
     """Round ``x`` to a binary interchange format and return its bit pattern.
 
@@ -1114,9 +1062,7 @@ def to_bits(x, format="float64", rounding=None):
         ``"x87_extended"`` (80 bits: sign, 15-bit exponent, 64-bit
         significand with an explicit integer bit) or ``"binary128"`` (IEEE
         quadruple: sign, 15-bit exponent, 112-bit fraction).
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1132,6 +1078,9 @@ def to_bits(x, format="float64", rounding=None):
     """
     rnd = _conversion_rounding(x, rounding)
     return _encode(_round_to_format(_exact_raw(x), format, rnd), format)
+
+
+to_bits.__doc__ %= _CONVERSION_DOC
 
 
 def from_bits(bits, format="float64", precision=128):
@@ -1202,9 +1151,7 @@ def to_float(x, dtype="float64", rounding=None):
         ``float32``, ``float64`` or ``longdouble``.  numpy's ``longdouble`` on
         x86-64 Linux is the x87 80-bit extended format (64-bit significand);
         where it is IEEE binary128 or float64, that format is used.
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1233,6 +1180,9 @@ def to_float(x, dtype="float64", rounding=None):
     raise ValueError(f"dtype must be float32, float64 or longdouble, got {dt}")
 
 
+to_float.__doc__ %= _CONVERSION_DOC
+
+
 def to_hex(x, format="float64", rounding=None):
     """C99 hexadecimal literal of ``x`` rounded to a binary format.
 
@@ -1242,9 +1192,7 @@ def to_hex(x, format="float64", rounding=None):
         The value, used exactly.
     format : str
         One of :data:`FORMATS`.
-    rounding : str, optional
-        One of :data:`ROUNDING_MODES`; default: the mode of ``x`` if it is a
-        :class:`Real`, else ``"nearest"``.
+    %(rounding_of_x)s
 
     Returns
     -------
@@ -1274,6 +1222,9 @@ def to_hex(x, format="float64", rounding=None):
     e += top
     digits = f"{frac << (4 * ndig - top):0{ndig}x}".rstrip("0") if ndig else ""
     return f"{s}0x1{'.' + digits if digits else ''}p{e:+d}"
+
+
+to_hex.__doc__ %= _CONVERSION_DOC
 
 
 # ---- Gauss-Legendre quadrature ---------------------------------------------
@@ -1362,10 +1313,7 @@ def gauss_legendre_mp(n, precision=128, rounding="nearest"):
     ----------
     n : int
         Number of nodes, at least 1.
-    precision : int
-        Precision in bits, a positive multiple of 64.
-    rounding : str
-        One of :data:`ROUNDING_MODES`.
+    %(precision_rounding)s
 
     Returns
     -------
@@ -1388,6 +1336,9 @@ def gauss_legendre_mp(n, precision=128, rounding="nearest"):
     with _gl_lock:
         nodes, weights = _gauss_legendre_cached(n, p, _RND[r])
     return [_new(x, p, r) for x in nodes], [_new(w, p, r) for w in weights]
+
+
+gauss_legendre_mp.__doc__ %= _FIXED_PRECISION_DOC
 
 
 @_functools.lru_cache(maxsize=256)

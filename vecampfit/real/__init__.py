@@ -32,6 +32,7 @@ ValueError
 import numpy as _np
 
 from . import _kernels
+from .._arguments import numpydoc as _numpydoc, public_function as _public_function
 
 __all__ = [
     "REAL_FINITE", "REAL_INFINITE", "REAL_NAN", "REAL128_FORMAT",
@@ -102,93 +103,110 @@ def _with_integer(kernel, x, v, name, dtype):
     return _shape(out, shape)
 
 
-def classify(x):
-    """Kind of each number: :data:`REAL_FINITE` (0), :data:`REAL_INFINITE` (1) or :data:`REAL_NAN` (2).
+def _integer_array(v, name):
+    a = _np.asarray(v)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array, got dtype {a.dtype}")
+    return a
 
-    Parameters
-    ----------
-    x : array_like of float32 or float64
 
-    Returns
-    -------
-    numpy.ndarray of int32
+def _array_of(x, dtype, description):
+    a = _np.asarray(x)
+    if a.dtype != dtype:
+        raise TypeError(f"x must be a {description} array, got dtype {a.dtype}")
+    return a
+
+
+def _real_dtype(dtype):
+    dt = _np.dtype(dtype)
+    if dt not in _REAL_DTYPES:
+        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    return dt
+
+
+def _to_real(kernel, v, dtype, shape):
+    # kernel(v, out) of _kernels: one real of dtype per int64 of v
+    out = _np.empty(v.shape, dtype=dtype)
+    kernel(v, out)
+    return _shape(out, shape)
+
+
+def _split(kernel, v, shape, high_dtype):
+    # kernel(v, low, high) of _kernels: a uint32 low and a high word per element of v
+    low = _np.empty(v.shape, dtype=_np.uint32)
+    high = _np.empty(v.shape, dtype=high_dtype)
+    kernel(v, low, high)
+    return _shape(low, shape), _shape(high, shape)
+
+
+def _high_words(high, low):
+    # high broadcast to the shape of low, for the join functions
+    try:
+        return _np.broadcast_to(high, low.shape)
+    except ValueError:
+        raise ValueError(f"high has shape {high.shape}, which does not match low's {low.shape}") from None
+
+
+# Docstring entries shared by the functions.
+_X = ("x : array_like of float32 or float64", "")
+_SAME_DTYPE = ("numpy.ndarray", "Same dtype as ``x``.")
+
+
+def _lane_function(name, kernel, result, summary, details="", as_bool=False):
+    """The public ``name(x)``: one value of the dtype ``result`` per number, by ``kernel``.
+
+    With ``as_bool`` the kernel's int32 values are read as truth values.
     """
-    return _unary(_kernels.classify_kernel, x, _np.int32)
+    def function(x):
+        return _unary(kernel, x, result, as_bool)
+
+    returns = "numpy.ndarray of " + ("bool" if as_bool else _np.dtype(result).name)
+    doc = _numpydoc(summary, details, parameters=[_X], returns=[(returns, "")])
+    return _public_function(function, name, __name__, doc)
 
 
-def is_finite(x):
-    """True where x is finite (zero, subnormal or normal); as :func:`numpy.isfinite`.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
-    return _unary(_kernels.is_finite_kernel, x, _np.int32, True)
+def _predicate(name, kernel, summary):
+    """The public ``name(x)``: a truth value per number (``kernel`` gives 0 or 1 as int32)."""
+    return _lane_function(name, kernel, _np.int32, summary, as_bool=True)
 
 
-def is_infinite(x):
-    """True where x is ``+inf`` or ``-inf``; as :func:`numpy.isinf`.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
-    return _unary(_kernels.is_infinite_kernel, x, _np.int32, True)
+def _integer_argument_doc(summary, argument, details=""):
+    """Docstring of a function of ``x`` and an integer array ``argument`` broadcast to its shape."""
+    return _numpydoc(summary, details,
+                     parameters=[_X, (f"{argument} : array_like of int", "Broadcast to the shape of ``x``.")],
+                     returns=[_SAME_DTYPE])
 
 
-def is_nan(x):
-    """True where x is a NaN; as :func:`numpy.isnan`.
 
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
-    return _unary(_kernels.is_nan_kernel, x, _np.int32, True)
+def _join_doc(summary, words, result):
+    """Docstring of a function of the ``low`` and ``high`` words of numbers."""
+    return _numpydoc(summary, parameters=[(f"low, high : array_like of {words}",
+                                           "Same shape (or broadcastable to the shape of ``low``).")],
+                     returns=[(f"numpy.ndarray of {result}", "")])
 
 
-def sign_bit(x):
-    """The sign bit ``s`` of ``x = (-1)**s |x|``; as :func:`numpy.signbit` (True for ``-0.0``).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
-    return _unary(_kernels.sign_bit_kernel, x, _np.int32, True)
+classify = _lane_function(
+    "classify", _kernels.classify_kernel, _np.int32,
+    "Kind of each number: :data:`REAL_FINITE` (0), :data:`REAL_INFINITE` (1) or :data:`REAL_NAN` (2).")
+is_finite = _predicate("is_finite", _kernels.is_finite_kernel,
+                       "True where x is finite (zero, subnormal or normal); as :func:`numpy.isfinite`.")
+is_infinite = _predicate("is_infinite", _kernels.is_infinite_kernel,
+                         "True where x is ``+inf`` or ``-inf``; as :func:`numpy.isinf`.")
+is_nan = _predicate("is_nan", _kernels.is_nan_kernel, "True where x is a NaN; as :func:`numpy.isnan`.")
+sign_bit = _predicate("sign_bit", _kernels.sign_bit_kernel,
+                      "The sign bit ``s`` of ``x = (-1)**s |x|``; as :func:`numpy.signbit` (True for ``-0.0``).")
 
 
 def set_sign_bit(x, sign):
-    """``x`` with its sign bit set where ``sign`` is true, cleared elsewhere: ``-|x|`` or ``|x|``.
-
-    Works on zeros, infinities and NaNs alike (only the bit changes).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-    sign : array_like of bool or int
-        Broadcast to the shape of ``x``; nonzero means negative.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same dtype and shape as ``x``.
-    """
     return _with_integer(_kernels.set_sign_bit_kernel, x, _np.asarray(sign) != 0, "sign", _np.int32)
+
+
+set_sign_bit.__doc__ = _numpydoc(
+    "``x`` with its sign bit set where ``sign`` is true, cleared elsewhere: ``-|x|`` or ``|x|``.",
+    "Works on zeros, infinities and NaNs alike (only the bit changes).",
+    parameters=[_X, ("sign : array_like of bool or int",
+                     "Broadcast to the shape of ``x``; nonzero means negative.")],
+    returns=[("numpy.ndarray", "Same dtype and shape as ``x``.")])
 
 
 def frexp(x):
@@ -214,18 +232,9 @@ def frexp(x):
     return _shape(m, shape), _shape(e, shape)
 
 
-def get_exponent(x):
-    """Exponent ``e`` of :func:`frexp` (``x = m * 2**e``, ``0.5 <= |m| < 1``; 0 for 0, inf, NaN).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of int32
-    """
-    return _unary(_kernels.get_exponent_kernel, x, _np.int32)
+get_exponent = _lane_function(
+    "get_exponent", _kernels.get_exponent_kernel, _np.int32,
+    "Exponent ``e`` of :func:`frexp` (``x = m * 2**e``, ``0.5 <= |m| < 1``; 0 for 0, inf, NaN).")
 
 
 def get_mantissa(x):
@@ -247,108 +256,49 @@ def get_mantissa(x):
 
 
 def set_exponent(x, e):
-    """``m * 2**e`` with ``m`` the :func:`frexp` mantissa of ``x``: ``x`` moved to binade ``e``.
-
-    Rounded as :func:`ldexp` (subnormal results rounded once, overflow to
-    infinity); zeros, infinities and NaNs are unchanged.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-    e : array_like of int
-        Broadcast to the shape of ``x``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same dtype as ``x``.
-    """
     return _with_integer(_kernels.set_exponent_kernel, x, e, "e", _np.int32)
 
 
+set_exponent.__doc__ = _integer_argument_doc(
+    "``m * 2**e`` with ``m`` the :func:`frexp` mantissa of ``x``: ``x`` moved to binade ``e``.", "e",
+    "Rounded as :func:`ldexp` (subnormal results rounded once, overflow to\n"
+    "infinity); zeros, infinities and NaNs are unchanged.")
+
+
 def ldexp(x, n):
-    """Scaling by a power of two through the exponent: ``x * 2**n``; as :func:`numpy.ldexp`.
-
-    Correctly rounded to nearest: results in the subnormal range are rounded
-    once, results beyond the largest finite number are infinite, tiny ones a
-    signed zero.  ``n`` beyond the int32 range is clipped (the result is
-    then zero or infinite anyway).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-    n : array_like of int
-        Broadcast to the shape of ``x``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same dtype as ``x``.
-    """
     return _with_integer(_kernels.ldexp_kernel, x, n, "n", _np.int32)
 
 
-def exponent_field(x):
-    """Biased exponent field ``E`` (float32: 0..255, float64: 0..2047; 0 for zeros and subnormals).
+ldexp.__doc__ = _integer_argument_doc(
+    "Scaling by a power of two through the exponent: ``x * 2**n``; as :func:`numpy.ldexp`.", "n",
+    "Correctly rounded to nearest: results in the subnormal range are rounded\n"
+    "once, results beyond the largest finite number are infinite, tiny ones a\n"
+    "signed zero.  ``n`` beyond the int32 range is clipped (the result is\n"
+    "then zero or infinite anyway).")
 
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of int32
-    """
-    return _unary(_kernels.exponent_field_kernel, x, _np.int32)
-
-
-def mantissa_field(x):
-    """Fraction field ``f`` without the hidden bit (float32: 23 bits, float64: 52 bits).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of int64
-    """
-    return _unary(_kernels.mantissa_field_kernel, x, _np.int64)
+exponent_field = _lane_function(
+    "exponent_field", _kernels.exponent_field_kernel, _np.int32,
+    "Biased exponent field ``E`` (float32: 0..255, float64: 0..2047; 0 for zeros and subnormals).")
+mantissa_field = _lane_function(
+    "mantissa_field", _kernels.mantissa_field_kernel, _np.int64,
+    "Fraction field ``f`` without the hidden bit (float32: 23 bits, float64: 52 bits).")
 
 
 def set_exponent_field(x, e):
-    """``x`` with its biased exponent field replaced by the low 8 (float32) or 11 (float64) bits of ``e``.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-    e : array_like of int
-        Broadcast to the shape of ``x``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same dtype as ``x``.
-    """
     ev = _np.asarray(e) & 0x7FF if _np.asarray(e).dtype.kind in "iu" else e
     return _with_integer(_kernels.set_exponent_field_kernel, x, ev, "e", _np.int32)
 
 
+set_exponent_field.__doc__ = _integer_argument_doc(
+    "``x`` with its biased exponent field replaced by the low 8 (float32) or 11 (float64) bits of ``e``.", "e")
+
+
 def set_mantissa_field(x, m):
-    """``x`` with its fraction field replaced by the low 23 (float32) or 52 (float64) bits of ``m``.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-    m : array_like of int
-        Broadcast to the shape of ``x``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same dtype as ``x``.
-    """
     return _with_integer(_kernels.set_mantissa_field_kernel, x, m, "m", _np.int64)
+
+
+set_mantissa_field.__doc__ = _integer_argument_doc(
+    "``x`` with its fraction field replaced by the low 23 (float32) or 52 (float64) bits of ``m``.", "m")
 
 
 def integer_to_real(n, dtype=_np.float64):
@@ -373,46 +323,20 @@ def integer_to_real(n, dtype=_np.float64):
     a = _np.asarray(n)
     if a.dtype.kind not in "iu" or (a.dtype.kind == "u" and a.dtype.itemsize >= 8):
         raise TypeError(f"n must be a signed integer array (int64 or narrower), got dtype {a.dtype}")
-    dt = _np.dtype(dtype)
-    if dt not in _REAL_DTYPES:
-        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    dt = _real_dtype(dtype)
     v = _np.ascontiguousarray(a.astype(_np.int64, copy=False)).reshape(-1)
-    out = _np.empty(v.shape, dtype=dt)
-    _kernels.int64_to_real_kernel(v, out)
-    return _shape(out, a.shape)
+    return _to_real(_kernels.int64_to_real_kernel, v, dt, a.shape)
 
 
-def real_to_integer(x):
-    """Reals truncated toward zero to int64 (C cast, ``astype(int64)`` in range).
-
-    Out-of-range values saturate to ``-2**63`` or ``2**63 - 1``; NaN gives 0
-    (the C cast would be undefined there).
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of int64
-    """
-    return _unary(_kernels.real_to_int64_kernel, x, _np.int64)
-
-
-def nearest_integer(x):
-    """Reals rounded to the nearest int64, ties to even (:func:`numpy.rint`).
-
-    Saturates like :func:`real_to_integer`; NaN gives 0.
-
-    Parameters
-    ----------
-    x : array_like of float32 or float64
-
-    Returns
-    -------
-    numpy.ndarray of int64
-    """
-    return _unary(_kernels.nearest_int64_kernel, x, _np.int64)
+real_to_integer = _lane_function(
+    "real_to_integer", _kernels.real_to_int64_kernel, _np.int64,
+    "Reals truncated toward zero to int64 (C cast, ``astype(int64)`` in range).",
+    "Out-of-range values saturate to ``-2**63`` or ``2**63 - 1``; NaN gives 0\n"
+    "(the C cast would be undefined there).")
+nearest_integer = _lane_function(
+    "nearest_integer", _kernels.nearest_int64_kernel, _np.int64,
+    "Reals rounded to the nearest int64, ties to even (:func:`numpy.rint`).",
+    "Saturates like :func:`real_to_integer`; NaN gives 0.")
 
 
 def to_bits(x):
@@ -447,17 +371,11 @@ def from_bits(bits, dtype=_np.float64):
     -------
     numpy.ndarray of dtype
     """
-    a = _np.asarray(bits)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"bits must be an integer array, got dtype {a.dtype}")
-    dt = _np.dtype(dtype)
-    if dt not in _REAL_DTYPES:
-        raise TypeError(f"dtype must be float32 or float64, got {dt}")
+    a = _integer_array(bits, "bits")
+    dt = _real_dtype(dtype)
     v = _np.ascontiguousarray(a.astype(_np.uint64, copy=False).view(_np.int64)
                               if a.dtype.itemsize == 8 else a.astype(_np.int64)).reshape(-1)
-    out = _np.empty(v.shape, dtype=dt)
-    _kernels.from_bits_kernel(v, out)
-    return _shape(out, a.shape)
+    return _to_real(_kernels.from_bits_kernel, v, dt, a.shape)
 
 
 def split_int64(n):
@@ -478,10 +396,7 @@ def split_int64(n):
     if a.dtype.kind not in "iu" or a.dtype == _np.uint64:
         raise TypeError(f"n must be a signed integer array, got dtype {a.dtype}")
     v = _np.ascontiguousarray(a.astype(_np.int64, copy=False)).reshape(-1)
-    low = _np.empty(v.shape, dtype=_np.uint32)
-    high = _np.empty(v.shape, dtype=_np.int32)
-    _kernels.split_int64_kernel(v, low, high)
-    return _shape(low, a.shape), _shape(high, a.shape)
+    return _split(_kernels.split_int64_kernel, v, a.shape, _np.int32)
 
 
 def join_int64(low, high):
@@ -497,9 +412,7 @@ def join_int64(low, high):
     -------
     numpy.ndarray of int64
     """
-    lo = _np.asarray(low)
-    if lo.dtype.kind not in "iu":
-        raise TypeError(f"low must be an integer array, got dtype {lo.dtype}")
+    lo = _integer_array(low, "low")
     shape = lo.shape
     lv = _np.ascontiguousarray(lo.astype(_np.uint32)).reshape(-1)
     hv = _integer(high, "high", shape, _np.int32)
@@ -519,43 +432,23 @@ def split_float64(x):
     -------
     low, high : numpy.ndarray of uint32
     """
-    a = _np.asarray(x)
-    if a.dtype != _np.float64:
-        raise TypeError(f"x must be a float64 array, got dtype {a.dtype}")
+    a = _array_of(x, _np.float64, "float64")
     v = _np.ascontiguousarray(a).reshape(-1)
-    low = _np.empty(v.shape, dtype=_np.uint32)
-    high = _np.empty(v.shape, dtype=_np.uint32)
-    _kernels.split_float64_kernel(v, low, high)
-    return _shape(low, a.shape), _shape(high, a.shape)
+    return _split(_kernels.split_float64_kernel, v, a.shape, _np.uint32)
 
 
 def join_float64(low, high):
-    """float64 numbers from their low and high 32-bit words (inverse of :func:`split_float64`).
-
-    Parameters
-    ----------
-    low, high : array_like of uint32
-        Same shape (or broadcastable to the shape of ``low``).
-
-    Returns
-    -------
-    numpy.ndarray of float64
-    """
-    lo = _np.asarray(low)
-    if lo.dtype.kind not in "iu":
-        raise TypeError(f"low must be an integer array, got dtype {lo.dtype}")
-    hi = _np.asarray(high)
-    if hi.dtype.kind not in "iu":
-        raise TypeError(f"high must be an integer array, got dtype {hi.dtype}")
-    try:
-        hi = _np.broadcast_to(hi, lo.shape)
-    except ValueError:
-        raise ValueError(f"high has shape {hi.shape}, which does not match low's {lo.shape}") from None
+    lo = _integer_array(low, "low")
+    hi = _high_words(_integer_array(high, "high"), lo)
     lv = _np.ascontiguousarray(lo.astype(_np.uint32)).reshape(-1)
     hv = _np.ascontiguousarray(hi.astype(_np.uint32)).reshape(-1)
     out = _np.empty(lv.shape, dtype=_np.float64)
     _kernels.join_float64_kernel(lv, hv, out)
     return _shape(out, lo.shape)
+
+
+join_float64.__doc__ = _join_doc(
+    "float64 numbers from their low and high 32-bit words (inverse of :func:`split_float64`).", "uint32", "float64")
 
 
 def split_real128(x):
@@ -576,9 +469,7 @@ def split_real128(x):
     -------
     low, high : numpy.ndarray of uint64
     """
-    a = _np.asarray(x)
-    if a.dtype != _np.longdouble:
-        raise TypeError(f"x must be a numpy.longdouble array, got dtype {a.dtype}")
+    a = _array_of(x, _np.longdouble, "numpy.longdouble")
     raw = _np.ascontiguousarray(a).reshape(-1).view(_np.uint8).reshape(-1, a.dtype.itemsize)
     padded = _np.zeros((raw.shape[0], 16), dtype=_np.uint8)
     padded[:, :raw.shape[1]] = raw
@@ -590,26 +481,8 @@ def split_real128(x):
 
 
 def join_real128(low, high):
-    """REAL128 (``numpy.longdouble``) numbers from their storage halves (inverse of :func:`split_real128`).
-
-    Parameters
-    ----------
-    low, high : array_like of uint64
-        Same shape (or broadcastable to the shape of ``low``).
-
-    Returns
-    -------
-    numpy.ndarray of numpy.longdouble
-    """
-    lo = _np.asarray(low)
-    hi = _np.asarray(high)
-    for name, v in (("low", lo), ("high", hi)):
-        if v.dtype.kind not in "iu":
-            raise TypeError(f"{name} must be an integer array, got dtype {v.dtype}")
-    try:
-        hi = _np.broadcast_to(hi, lo.shape)
-    except ValueError:
-        raise ValueError(f"high has shape {hi.shape}, which does not match low's {lo.shape}") from None
+    lo = _integer_array(low, "low")
+    hi = _high_words(_integer_array(high, "high"), lo)
     words = _np.empty((lo.size, 2), dtype="<u8" if _np.little_endian else ">u8")
     words[:, 0] = lo.reshape(-1).astype(_np.uint64)
     words[:, 1] = hi.reshape(-1).astype(_np.uint64)
@@ -619,3 +492,8 @@ def join_real128(low, high):
     raw = _np.ascontiguousarray(words.view(_np.uint8).reshape(-1, 16)[:, :itemsize])
     out = raw.reshape(-1).view(_np.longdouble).copy()
     return _shape(out, lo.shape)
+
+
+join_real128.__doc__ = _join_doc(
+    "REAL128 (``numpy.longdouble``) numbers from their storage halves (inverse of :func:`split_real128`).",
+    "uint64", "numpy.longdouble")
