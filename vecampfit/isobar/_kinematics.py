@@ -89,32 +89,52 @@ class DalitzKinematics:
         m = self.m(i, j)
         return self._memo(("f", i, j), lambda: (self.M ** 2 + m * m - mc * mc) / (2 * self.M * m))
 
-    def outside(self, tolerance=1e-9):
-        """Indices of the events outside the Dalitz plot: a pair mass below its
-        threshold or above :math:`M - m_k`, or the third pair's squared mass
-        outside the range its value of the first allows (the helicity angle's
-        cosine beyond :math:`\\pm 1`), by more than ``tolerance`` times
-        :math:`M^2`, or a squared mass that is not finite.
+    def outside(self, tolerance=1e-6):
+        """Indices of the events outside the Dalitz plot by more than
+        ``tolerance`` times :math:`M^2`, or with a squared mass that is not
+        finite.
+
+        An event is outside when a pair's squared mass lies beyond its range
+        (threshold to :math:`(M - m_k)^2`), or when :math:`m_{bc}^2` lies
+        beyond the range its :math:`m_{ab}^2` allows and :math:`m_{ab}^2`
+        beyond the range its :math:`m_{bc}^2` allows (the helicity angles'
+        cosines beyond :math:`\\pm 1`): both excesses are at least the
+        event's distance from the boundary, while one alone can be large for
+        an event next to it, where the boundary runs parallel to that axis
+        (near a threshold).  The default tolerance admits events on the
+        boundary whose squared masses were computed from single-precision
+        four-momenta (a ROOT file's float32 branches put them up to about
+        :math:`10^{-7} M^2` beyond it).
 
         Returns
         -------
         numpy.ndarray of int
         """
-        (a, b), c = (0, 1), 2
         ma, mb, mc = self.masses
-        s_ab, s_bc = self.s[(0, 1)], self.s[(1, 2)]
+        s_ab, s_bc, s_ac = self.s[(0, 1)], self.s[(1, 2)], self.s[(0, 2)]
         eps = tolerance * self.M ** 2
-        bad = ~(np.isfinite(s_ab) & np.isfinite(s_bc) & np.isfinite(self.s[(0, 2)]))
+        bad = ~(np.isfinite(s_ab) & np.isfinite(s_bc) & np.isfinite(s_ac))
         with np.errstate(invalid="ignore", divide="ignore"):
-            bad |= (s_ab < (ma + mb) ** 2 - eps) | (s_ab > (self.M - mc) ** 2 + eps)
-            m = np.sqrt(np.maximum(s_ab, (ma + mb) ** 2))
-            eb = (m * m + mb * mb - ma * ma) / (2 * m)
-            ec = (self.M ** 2 - m * m - mc * mc) / (2 * m)
-            pb = np.sqrt(np.maximum(eb * eb - mb * mb, 0))
-            pc = np.sqrt(np.maximum(ec * ec - mc * mc, 0))
-            centre = mb * mb + mc * mc + 2 * eb * ec
-            bad |= np.abs(s_bc - centre) > 2 * pb * pc + eps
-        return np.flatnonzero(bad)
+            for s_pair, m1, m2, m3 in ((s_ab, ma, mb, mc), (s_bc, mb, mc, ma)):
+                bad |= (s_pair < (m1 + m2) ** 2 - eps) | (s_pair > (self.M - m3) ** 2 + eps)
+            # b is shared by the pairs (ab) and (bc)
+            beyond = self._excess(s_ab, s_bc, mb, ma, mc) > eps
+            beyond &= self._excess(s_bc, s_ab, mb, mc, ma) > eps
+        return np.flatnonzero(bad | beyond)
+
+    def _excess(self, s_ref, s_other, m_shared, m_ref, m_third):
+        """How far the squared mass of the pair (shared, third) lies beyond the
+        range that the pair (ref, shared) of squared mass ``s_ref`` allows:
+        :math:`|s - (m_s^2 + m_t^2 + 2 E_s E_t)| - 2 p_s p_t` with the energies
+        and momenta in the rest frame of the reference pair (GeV^2; negative
+        inside)."""
+        lo = (m_ref + m_shared) ** 2
+        m = np.sqrt(np.maximum(s_ref, lo))
+        e_s = (m * m + m_shared ** 2 - m_ref ** 2) / (2 * m)
+        e_t = (self.M ** 2 - m * m - m_third ** 2) / (2 * m)
+        p_s = np.sqrt(np.maximum(e_s * e_s - m_shared ** 2, 0))
+        p_t = np.sqrt(np.maximum(e_t * e_t - m_third ** 2, 0))
+        return np.abs(s_other - (m_shared ** 2 + m_third ** 2 + 2 * e_s * e_t)) - 2 * p_s * p_t
 
     def cos_helicity(self, a, b):
         """Cosine of the helicity angle of daughter ``a`` in the (ab) frame.
