@@ -341,3 +341,19 @@ def test_output_into_a_missing_folder_names_the_path_and_writes_nothing(tmp_path
     assert list(tmp_path.iterdir()) == []        # the good output is not written either
     proc = run(["2", "2", "--subroutine", str(tmp_path)], check=False)
     assert proc.returncode == 2 and f"--subroutine {tmp_path}: is a folder" in proc.stderr
+
+
+def test_generated_code_writes_the_tools_output_for_a_model(tmp_path, capsys):
+    """generated_code: a file from the tool's standard output equals the command's output,
+    a file from an option's FILE ({} in the arguments) is written there, and arguments the
+    tool refuses raise naming the file."""
+    from vecampfit.polynomial_parameters import generated_code, main
+    arguments = "2 2 --subroutine --gradient --basis chebyshev --ranges 0.39:2.99,0.39:2.99"
+    folder = generated_code({"a.pxi": arguments, "b.pxd": "2 3 --subroutine {}"},
+                            tmp_path / "code")
+    assert main(arguments.split()) == 0
+    assert (tmp_path / "code" / "a.pxi").read_text() == capsys.readouterr().out
+    assert "cdef inline void" in (tmp_path / "code" / "b.pxd").read_text()
+    assert folder == str(tmp_path / "code")
+    with pytest.raises(RuntimeError, match=r"\(for c\.pxi\)"):
+        generated_code({"c.pxi": "2 3 --basis nonsense"}, tmp_path / "code")

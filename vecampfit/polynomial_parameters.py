@@ -63,7 +63,8 @@ import sys
 
 from .atomic_files import atomic_write_text
 
-__all__ = ["MAX_TERMS", "PolynomialSpec", "exponents", "main", "number_of_terms", "too_many_terms"]
+__all__ = ["MAX_TERMS", "PolynomialSpec", "exponents", "generated_code", "main", "number_of_terms",
+           "too_many_terms"]
 
 BASES = ("monomial", "chebyshev")
 COMMAND = "vecampfit-polynomial-parameters"
@@ -655,3 +656,54 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def generated_code(files, folder):
+    """Write the tool's code into a folder, for a model compiled with it.
+
+    For each ``name -> arguments`` of ``files`` the tool runs with the
+    arguments (a command line without the program's name; ``{}`` stands
+    for the path of ``name`` in ``folder``, where an option's FILE goes),
+    and what it writes to standard output becomes the file ``name`` (when
+    nothing is written there, the options wrote their own files).  Each
+    file is replaced whole, so that programs compiling at the same time
+    never read a half-written one.  Give the folder to
+    :func:`vecampfit.model_compiler.compile_model` as one of its
+    ``include_dirs`` (``include`` or ``cimport`` the files from the model):
+    the compiled code is then always the tool's current output.
+
+    Parameters
+    ----------
+    files : dict of str to str
+        File name -> the tool's arguments.
+    folder : str or os.PathLike
+        Created if missing.
+
+    Returns
+    -------
+    str
+        The folder.
+
+    Raises
+    ------
+    RuntimeError
+        The tool refused the arguments of a file (its message names it).
+    """
+    import contextlib
+    import io
+    folder = os.fspath(folder)
+    os.makedirs(folder, exist_ok=True)
+    for name, arguments in files.items():
+        path = os.path.join(folder, name)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(shlex.split(arguments.format(shlex.quote(path))))
+            except SystemExit as exc:      # argparse's refusal
+                status = exc.code if isinstance(exc.code, int) else 2
+        if status != 0:
+            raise RuntimeError(f"vecampfit-polynomial-parameters {arguments} (for {name}): "
+                               f"{err.getvalue().strip() or f'exit status {status}'}")
+        if out.getvalue():
+            atomic_write_text(path, out.getvalue())
+    return folder

@@ -1,8 +1,8 @@
 # D0 -> K- pi+ pi0 background density: a second-order Chebyshev polynomial in
 # (m2_km_pip, m2_km_piz), the event buffer's two fields, with the coefficients
 # P_0_0 ... P_0_2 of parameters_background.dat.  background_polynomial.pxi is
-# written by: vecampfit-polynomial-parameters 2 2 --subroutine --gradient \
-#     --basis chebyshev --ranges 0.39:2.99,0.39:2.99 --name background_polynomial
+# written by vecampfit-polynomial-parameters when the density is compiled
+# (common.POLYNOMIAL_CODE, vecampfit.polynomial_parameters.generated_code).
 
 from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH

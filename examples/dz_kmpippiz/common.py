@@ -13,7 +13,8 @@ import os
 import isobar_model
 from vecampfit import command_line, numeric_integration
 from vecampfit.fitter import Density
-from vecampfit.model_compiler import compile_model
+from vecampfit.model_compiler import compile_model, default_cache_dir
+from vecampfit.polynomial_parameters import generated_code
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BRANCHES = isobar_model.MOMENTA
@@ -41,10 +42,18 @@ def dalitz_variables(records):
     return {name: s[pair] for name, pair in model.variables.items()}
 
 
+#: The polynomial tool's code that background_density.pyx includes.
+POLYNOMIAL_CODE = {"background_polynomial.pxi": "2 2 --subroutine --gradient --basis chebyshev "
+                   "--ranges 0.39:2.99,0.39:2.99 --name background_polynomial"}
+
+
 def background_density(vector_length, precision, model_cache=None, gradient=True):
-    """The background polynomial (background_density.pyx) for the fitter."""
+    """The background polynomial (background_density.pyx, with the code of
+    POLYNOMIAL_CODE written into the model cache) for the fitter."""
+    folder = generated_code(POLYNOMIAL_CODE, os.path.join(
+        model_cache or default_cache_dir(), "dz_kmpippiz_polynomial_code"))
     module = compile_model(os.path.join(HERE, "background_density.pyx"), [vector_length],
-                           build_dir=model_cache)[vector_length]
+                           build_dir=model_cache, include_dirs=(folder,))[vector_length]
     return Density.from_model(module, precision, gradient=gradient, name="background",
                               fill_event_buffer=lambda records, _: dalitz_variables(records))
 

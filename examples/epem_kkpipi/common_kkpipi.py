@@ -378,7 +378,7 @@ def polynomial_code(build_dir=None):
     """Write the polynomial tool's code of :data:`POLYNOMIAL_CODE` and return its folder.
 
     The ``.pxd`` files are emitted by ``vecampfit-polynomial-parameters``
-    (:func:`vecampfit.polynomial_parameters.main`) into the folder
+    (:func:`vecampfit.polynomial_parameters.generated_code`) into the folder
     ``epem_kkpipi_polynomial_code`` of the model cache, each time a density
     is compiled, so that the compiled code is always the tool's current
     output; each file is replaced whole, so that programs compiling at the
@@ -401,15 +401,10 @@ def polynomial_code(build_dir=None):
         If the tool could not write a file.
     """
     from vecampfit.model_compiler import default_cache_dir
-    from vecampfit.polynomial_parameters import main
-    folder = os.path.join(os.path.abspath(build_dir) if build_dir is not None
-                          else default_cache_dir(), "epem_kkpipi_polynomial_code")
-    os.makedirs(folder, exist_ok=True)
-    for name, arguments in POLYNOMIAL_CODE.items():
-        if main(arguments.format(os.path.join(folder, name)).split()) != 0:
-            raise RuntimeError(f"vecampfit-polynomial-parameters could not write {name} "
-                               f"in {folder}")
-    return folder
+    from vecampfit.polynomial_parameters import generated_code
+    return generated_code(POLYNOMIAL_CODE, os.path.join(
+        os.path.abspath(build_dir) if build_dir is not None else default_cache_dir(),
+        "epem_kkpipi_polynomial_code"))
 
 
 def compile_polynomial_density(source, vector_lengths, build_dir=None, verbose=False,
