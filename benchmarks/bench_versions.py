@@ -95,12 +95,13 @@ def _calls(model, constants, data, mc, length):
     return out
 
 
-def child(root, events, length):
+def child(root, events, length, models):
     """Set up, answer ``<model>\t<case>\t<calls>`` lines with the wall and CPU
     seconds of the batch (one JSON line each)."""
     samples = np.load(events)
     calls, first = {}, {}
-    for title, (folder, files, constants) in MODELS.items():
+    for title in models:
+        folder, files, constants = MODELS[title]
         model = _build(root, folder, files)
         tag = folder
         data = {v: samples[f"{tag}/data/{v}"] for v in model.variables}
@@ -138,10 +139,10 @@ def make_events(path, n_data, n_mc):
 class Version:
     """A child process running one version."""
 
-    def __init__(self, label, python, root, events, length, cpu):
+    def __init__(self, label, python, root, events, length, cpu, models):
         env = dict(os.environ, OMP_NUM_THREADS="1")
         cmd = [python, os.path.abspath(__file__), "--child", root, "--events", events,
-               "--length", str(length)]
+               "--length", str(length), "--models", ",".join(models)]
         if cpu is not None:
             cmd = ["taskset", "-c", str(cpu)] + cmd
         self.label = label
@@ -171,12 +172,18 @@ def main(argv=None):
     ap.add_argument("--length", type=int, default=8, help="vector length L")
     ap.add_argument("--batch", type=int, default=3, help="calls per timed batch")
     ap.add_argument("--cpu", type=int, default=None, help="run both versions on this CPU")
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="the models to time, comma-separated (default: both)")
     ap.add_argument("--output", default=os.path.join(HERE, "results", "versions.md"))
     ap.add_argument("--child", help=argparse_suppress())
     ap.add_argument("--events", help=argparse_suppress())
     args = ap.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        ap.error(f"--models: unknown {unknown} (models: {', '.join(MODELS)})")
     if args.child:
-        child(args.child, args.events, args.length)
+        child(args.child, args.events, args.length, models)
         return
     if not (args.other_python and args.other_root):
         ap.error("--other-python and --other-root are needed")
@@ -185,14 +192,14 @@ def main(argv=None):
     events = os.path.join(folder, "events.npz")
     make_events(events, args.data, args.mc)
     versions = [Version("this checkout", sys.executable, os.path.dirname(HERE), events,
-                        args.length, args.cpu),
+                        args.length, args.cpu, models),
                 Version(args.other_label, args.other_python, os.path.abspath(args.other_root),
-                        events, args.length, args.cpu)]
+                        events, args.length, args.cpu, models)]
     times = {}
     try:
         for r in range(args.repeat):
             order = versions if r % 2 == 0 else versions[::-1]
-            for title in MODELS:
+            for title in models:
                 for case in CASES:
                     for v in order:
                         times.setdefault((title, case, v.label), []).append(
@@ -200,7 +207,7 @@ def main(argv=None):
     finally:
         for v in versions:
             v.close()
-    write_report(report(args, versions, times, load0, load_average()), args.output)
+    write_report(report(args, versions, times, models, load0, load_average()), args.output)
 
 
 def argparse_suppress():
@@ -208,7 +215,7 @@ def argparse_suppress():
     return argparse.SUPPRESS
 
 
-def report(args, versions, times, load0, load1):
+def report(args, versions, times, models, load0, load1):
     n = args.data + args.mc
     this, other = versions
     out = ["# Likelihood calls: this checkout against another version, in one run", "",
@@ -222,7 +229,7 @@ def report(args, versions, times, load0, load1):
            f"| model | call | this checkout, ns/event | {other.label}, ns/event | "
            f"this / {other.label} | F (this) | F ({other.label}) |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
-    for title in MODELS:
+    for title in models:
         for case in CASES:
             a = np.median([c for _, c in times[title, case, this.label]])
             b = np.median([c for _, c in times[title, case, other.label]])

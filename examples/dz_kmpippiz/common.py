@@ -59,12 +59,9 @@ def background_density(vector_length, precision, model_cache=None, gradient=True
 
 
 def background_polynomial(records, coefficients):
-    """The background density in numpy (generation): the polynomial of
-    background_density.pyx, variables mapped from [0.39, 2.99] GeV^2 to [-1, 1]."""
-    v0, v1 = ((2 * x - 2.99 - 0.39) / (2.99 - 0.39) for x in dalitz_variables(records).values())
-    c = coefficients
-    return (c[0] + c[1] * v0 + c[2] * v1 + c[3] * (2 * v0 * v0 - 1) + c[4] * v0 * v1
-            + c[5] * (2 * v1 * v1 - 1))
+    """The background density at events (generation): background_density.pyx evaluated."""
+    density = background_density(8, "float64", gradient=False)
+    return density.evaluate(density.event_buffer(records, records=True), coefficients)
 
 
 def dalitz_grid(points_per_dimension):
