@@ -800,7 +800,7 @@ def body(args, res, n):
         for k, t_ in lc["setup"].items():
             row("vecampfit: " + k, f"{t_:.2f}")
         total = sum(t_ for k, t_ in lc["setup"].items() if not k.startswith("likelihood"))
-        row("**vecampfit: reading, building, compiling (both models)**", f"**{total:.1f}**")
+        row("**vecampfit: reading, building, compiling (every model above)**", f"**{total:.1f}**")
         targets.append(("vecampfit set-up, Lambda_c (read, build, compile in an empty cache)",
                         f"{total:.1f} s", "< 60 s", total < 60))
         if a:
@@ -819,7 +819,7 @@ def body(args, res, n):
           "masses and widths free (" + (
           "its generated source is the same, found in the compile cache: fixing or freeing "
           "a parameter does not change the code" if lc["r"]["same_source"] else
-          "a different source") + "); then the "
+          "a different source") + "); for a polarized parent the model of `amplitude_model(polarized=True)` too; then the "
           "likelihoods (event buffers of the data and normalization events, `prepare`).  "
           "ampform-dpd's steps: `load_workspace` (sympy formulation), `compile_workspace("
           "backend=\"jax\")` (unfolding, substituting the parameters, `doit`, lambdify) with "
