@@ -380,8 +380,8 @@ def compile_model(source, vector_lengths=None, *, name=None, build_dir=None,
         Extra compiler and linker arguments.  The environment variable
         ``VECAMPFIT_COMPILE_ARGS`` adds its arguments (split like a shell
         command line) after these, for every model a process compiles: for
-        example ``-march=x86-64-v3`` for the oldest CPU of a cluster whose
-        nodes share one cache, or ``-mno-avx512f``.
+        example ``-march=x86-64-v3`` (the same instructions on every node of
+        a cluster) or ``-mno-avx512f``.
     native : bool
         Tune for this CPU (``-march=native``, default True): a model is
         compiled on the machine that runs it, and the cache key includes
