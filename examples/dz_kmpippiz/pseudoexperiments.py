@@ -21,7 +21,7 @@ import common
 import fit_background
 import fit_signal
 import generate
-from vecampfit import studies
+from vecampfit import command_line, studies
 from vecampfit.fitter import read_parameter_file, results
 
 
@@ -79,15 +79,14 @@ def main(argv=None):
         generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
                        str(args.mc_events), "--background-events", str(args.events),
                        "--pseudoexperiments", str(args.experiments), "--seed", str(args.seed)])
-    options = ["--threads", "1"] + (["--model-cache", args.model_cache] if args.model_cache
-                                    else [])
+    options = ["--threads", "1"] + command_line.forward_options(args, [], optional=["model_cache"])
     bfile = os.path.join(d, "parameters_background_result.dat")
     if args.background_shape == "generation":
         shutil.copyfile(os.path.join(common.HERE, "parameters_background.dat"), bfile)
     elif not os.path.exists(bfile):
         fit_background.main(["--directory", d, "--fixed-seed", *options])
     fit_options = options + (["--cartesian"] if args.cartesian else []) + (
-        ["--grid-integration", str(args.grid_integration)] if args.grid_integration else [])
+        command_line.forward_options(args, [], optional=["grid_integration"]))
     experiment = Experiment(d, fit_options)
     executor = studies.process_executor(args.workers, 1) if args.workers > 1 else None
     try:

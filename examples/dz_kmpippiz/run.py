@@ -33,12 +33,8 @@ def main(argv=None):
                    help="random starts of the scan after the fit (0: no scan)")
     args = p.parse_args(argv)
     d = args.directory
-    common_fit = ["--directory", d, "--vector-length", str(args.vector_length), "--precision",
-                  args.precision, "--seed", str(args.seed)]
-    if args.threads:
-        common_fit += ["--threads", str(args.threads)]
-    if args.model_cache:
-        common_fit += ["--model-cache", args.model_cache]
+    common_fit = command_line.forward_options(args, ["directory", "vector_length", "precision",
+                                                     "seed"], optional=["threads", "model_cache"])
     t0 = time.perf_counter()
     print("== generate")
     generate.main(["--directory", d, "--events", str(args.events), "--mc-events",
