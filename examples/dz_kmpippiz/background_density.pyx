@@ -1,8 +1,7 @@
-# D0 -> K- pi+ pi0 background density: a second-order Chebyshev polynomial in
-# (m2_km_pip, m2_km_piz), the event buffer's two fields, with the coefficients
-# P_0_0 ... P_0_2 of parameters_background.dat.  background_polynomial.pxi is
-# written by vecampfit-polynomial-parameters when the density is compiled
-# (common.POLYNOMIAL_CODE, vecampfit.polynomial_parameters.generated_code).
+# D0 -> K- pi+ pi0 background density: a second-order Chebyshev polynomial in (m2_km_pip,
+# m2_km_piz), the event buffer's two fields, with the coefficients P_0_0 ... P_0_2 of
+# parameters_background.dat.  background_polynomial.pxi is written by the polynomial tool
+# when the density is compiled (common.POLYNOMIAL_CODE, polynomial_parameters.generated_code).
 
 from cython cimport floating
 from vecampfit.block cimport VECTOR_LENGTH
