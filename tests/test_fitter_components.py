@@ -577,6 +577,7 @@ def test_the_fused_cached_data_kernel_with_channels(ce):
                      chunk_sums(list(v.imag), n, ce)])
     from vecampfit.fitter._evaluation import channel_blocks, channel_columns
     blocks = channel_blocks(x.reshape(K * H, n), K, H)
+    assert blocks.flags.c_contiguous and blocks.ctypes.data % 64 == 0   # starts on a cache line
     assert np.array_equal(channel_columns(blocks, K, H, n), x)
     flat = blocks.reshape(blocks.shape[0], -1)
     _assert_cached_data_rows_equal(ref, flat, c, scale, bg, f, np.zeros(0), n, ce, H)
@@ -649,3 +650,16 @@ def test_the_fused_cached_data_kernel_with_channel_weights():
         kernels.cached_data_rows(flat.view(np.float64), c.view(np.float64), 1.1,
                                  np.zeros((0, 1)), np.zeros(0), np.zeros(0), True, n, ce, rows,
                                  bad, 1, H, wrong, w.view(np.float64))
+
+
+@pytest.mark.parametrize("shape, dtype", [((7,), np.float64), ((3, 5, 8), np.float32),
+                                          ((1000, 4), np.complex128), ((0, 3), np.float64)])
+def test_aligned_arrays_start_on_a_cache_line(shape, dtype):
+    """aligned_empty (the storage of event buffers and stored amplitudes): the requested
+    shape and type, C-contiguous, writable, the data at a multiple of 64 bytes."""
+    from vecampfit.fitter._reduction import aligned_empty
+    for _ in range(8):        # whatever the allocator's offset
+        a = aligned_empty(shape, dtype)
+        assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
+        assert a.flags.writeable and (a.size == 0 or a.ctypes.data % 64 == 0)
+        a[...] = 1

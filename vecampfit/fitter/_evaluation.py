@@ -28,7 +28,8 @@ import weakref
 import numpy as np
 
 from ._dispatch import kernels as _kernels
-from ._reduction import (chunk_events, chunk_partials, chunk_sums, combine_serial, empty_rows)
+from ._reduction import (aligned_empty, chunk_events, chunk_partials, chunk_sums, combine_serial,
+                         empty_rows)
 from .errors import DensityError
 
 _NO_PROBLEM, _ALLOCATION_FAILED, _GUARD_VIOLATED = -1, -2, -3
@@ -370,6 +371,14 @@ def evaluator_for_fit(density, dtype, vector_length):
     return PythonEvaluator(density, dtype)
 
 
+def _aligned_copy(x):
+    """A C-contiguous copy of ``x`` that starts on a cache line (what the
+    cached data kernel streams)."""
+    out = aligned_empty(x.shape, x.dtype)
+    out[...] = x
+    return out
+
+
 def channel_blocks(x, n_components, n_channels):
     """Amplitudes of several channels (rows k H + h, one column per event)
     in the kernel's blocks: complex (ceil(n / B), H, K, B) with
@@ -380,7 +389,9 @@ def channel_blocks(x, n_components, n_channels):
     n_blocks = -(-n // b)
     padded = np.zeros((K, H, n_blocks * b), dtype=np.complex128)
     padded[:, :, :n] = x.reshape(K, H, n)
-    return np.ascontiguousarray(padded.reshape(K, H, n_blocks, b).transpose(2, 1, 0, 3))
+    out = aligned_empty((n_blocks, H, K, b), np.complex128)
+    out[...] = padded.reshape(K, H, n_blocks, b).transpose(2, 1, 0, 3)
+    return out
 
 
 def channel_columns(blocks, n_components, n_channels, n_events):
@@ -738,7 +749,7 @@ class CachedEvaluator:
         self._cache.pop(id(buf), None)
         x = self._amplitudes(buf, buf.blocks, params_t, pbuf, threads)[:, :buf.n_events]
         comp = self.components
-        x = (np.ascontiguousarray(x) if comp.channels == 1
+        x = (_aligned_copy(x) if comp.channels == 1
              else channel_blocks(x, comp.n_components, comp.channels))
         self._cache[id(buf)] = (key, x)
         self.rebuilds += 1

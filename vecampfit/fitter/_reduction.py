@@ -15,8 +15,8 @@ evaluators, the likelihood and the MPI layer all build on it.
 
 import numpy as np
 
-__all__ = ["CHUNK_EVENTS", "GROUP_CHUNKS", "add_rows", "chunk_events", "chunk_partials",
-           "chunk_sums", "combine_serial", "empty_rows", "reduce_rows"]
+__all__ = ["CHUNK_EVENTS", "GROUP_CHUNKS", "add_rows", "aligned_empty", "chunk_events",
+           "chunk_partials", "chunk_sums", "combine_serial", "empty_rows", "reduce_rows"]
 
 #: Events per chunk of the reduction (a chunk holds max(1, CHUNK_EVENTS // L) blocks).
 CHUNK_EVENTS = 2048
@@ -146,3 +146,15 @@ def chunk_partials(n_chunks, n_columns):
     raw = np.zeros(n_chunks * width + per_line)
     start = (-raw.ctypes.data % _CACHE_LINE) // 8
     return raw[start:start + n_chunks * width].reshape(n_chunks, width)
+
+
+def aligned_empty(shape, dtype, alignment=_CACHE_LINE):
+    """An uninitialized C-contiguous array whose data start at a multiple of
+    ``alignment`` bytes (default a cache line): for the arrays the kernels
+    stream (event buffers, stored component amplitudes), so that a vector
+    load of L lanes never straddles two lines."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    raw = np.empty(n * dtype.itemsize + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + n * dtype.itemsize].view(dtype).reshape(shape)

@@ -15,7 +15,7 @@ it is not grown and copied.  Unweighted events have no weight array.
 
 import numpy as np
 
-from ._reduction import chunk_events, chunk_sums, reduce_rows
+from ._reduction import aligned_empty, chunk_events, chunk_sums, reduce_rows
 from .errors import EventBufferError
 
 # EventBufferError (from .errors) stays importable from here.
@@ -25,20 +25,6 @@ __all__ = ["EventBuffer"]
 _GROWTH = 1.5
 
 
-
-#: Alignment (bytes) of the block form's storage: a cache line, so that the
-#: vector loads of a field's L lanes never straddle two lines.
-ALIGNMENT = 64
-
-
-def _aligned_empty(shape, dtype, alignment=ALIGNMENT):
-    """An uninitialized C-contiguous array whose data start at a multiple of
-    ``alignment`` bytes."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    raw = np.empty(n * dtype.itemsize + alignment, dtype=np.uint8)
-    start = -raw.ctypes.data % alignment
-    return raw[start:start + n * dtype.itemsize].view(dtype).reshape(shape)
 
 class EventBuffer:
     """Events of one density, appended chunk by chunk, then frozen.
@@ -97,7 +83,7 @@ class EventBuffer:
         capacity = -(-capacity // L) * L
         n = self.n_events
         if self._block:
-            blocks = _aligned_empty((capacity // L, self._n_fields, L), self.dtype)
+            blocks = aligned_empty((capacity // L, self._n_fields, L), self.dtype)
             if self._blocks is not None:
                 used = -(-n // L)
                 blocks[:used] = self._blocks[:used]
