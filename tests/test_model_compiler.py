@@ -69,6 +69,34 @@ def test_cache_is_reused_and_force_rebuilds(tmp_path):
     assert other != path and identity(path) == rebuilt
 
 
+def test_included_files_come_from_each_compile_s_own_folders(tmp_path):
+    """Two models compiled in one process, each ``include``-ing a file from
+    a folder only its own ``include_dirs`` names: both are found (Cython's
+    dependency tree of the first compile must not decide the second's)."""
+    script = f"""
+import os, sys
+from vecampfit.model_compiler import compile_model
+root = {str(tmp_path)!r}
+for value in (1, 2):
+    models = os.path.join(root, f"models{{value}}")
+    code = os.path.join(root, f"code{{value}}")
+    os.makedirs(models)
+    os.makedirs(code)
+    with open(os.path.join(code, f"piece{{value}}.pxi"), "w") as f:
+        f.write(f"PIECE = {{value}}\\n")
+    with open(os.path.join(models, f"model{{value}}.pyx"), "w") as f:
+        f.write(f"include 'piece{{value}}.pxi'\\n\\ndef piece():\\n    return PIECE\\n")
+    module = compile_model(os.path.join(models, f"model{{value}}.pyx"), [1],
+                           build_dir=os.path.join(root, "cache"), include_dirs=[code])[1]
+    assert module.piece() == value, module.piece()
+print("both found")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "both found" in run.stdout
+
+
 CYTHON_ERROR_MODEL = """\
 # A model with a Cython error on line 7.
 from vecampfit.block cimport VECTOR_LENGTH

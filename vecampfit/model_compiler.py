@@ -265,6 +265,20 @@ def _capturing_build_ext(verbose, output):
     return CapturingBuildExt
 
 
+def _forget_dependency_tree():
+    """Make the next ``cythonize`` look up ``include`` files in its own include path.
+
+    ``cythonize`` keeps the dependency tree of a process (which resolves the
+    ``include`` statements of a model before it is translated) in a module
+    global, made with the include path of the first call: a second model
+    that ``include``s a file from another folder would be refused with
+    "'x.pxi' not found".  Dropping the tree makes every call build its own.
+    """
+    from Cython.Build import Dependencies
+    if hasattr(Dependencies, "_dep_tree"):
+        Dependencies._dep_tree = None
+
+
 def _build_one(source, module_name, length, workdir, include_path, c_include_dirs,
                compile_args, link_args, verbose):
     """Translate and compile one vector length into ``workdir``; return the .so path.
@@ -305,6 +319,7 @@ def _build_one(source, module_name, length, workdir, include_path, c_include_dir
         except FileNotFoundError:
             return ""
 
+    _forget_dependency_tree()
     try:
         # Errors and warnings go to the listing file (not the terminal), so
         # that their paths can be mapped to the user's files; #line
