@@ -554,6 +554,46 @@ def test_the_fused_cached_data_kernel_against_numpy_and_across_threads():
     assert bad[5000 // ce] == 5000 and np.sum(bad >= 0) == 1
 
 
+def test_the_cached_value_call_sums_logarithms_over_the_whole_double_range():
+    """The value call of _kernels.cached_data_rows takes the logarithms of
+    unweighted events as logarithms of products of mantissas plus exponents
+    times ln 2: its -2 sum ln t per chunk equals math.fsum of numpy's
+    logarithms within eps sum |ln t|, for t from subnormal (1e-320) to
+    1e308; the rows after the first are 0; 1 and 2 threads agree bit for bit."""
+    import math
+    rng = np.random.default_rng(21)
+    K, n, ce = 3, 20_011, 2048
+    t_wanted = 10.0 ** rng.uniform(-320, 308, size=n)
+    t_wanted[:50] = 10.0 ** rng.uniform(-323, -308, size=50)     # subnormal
+    t_wanted[50:100] = rng.uniform(1, 2, size=50) * 2.0 ** 1022   # near the largest double
+    x = np.zeros((K, n), dtype=np.complex128)
+    x[0] = np.sqrt(t_wanted)
+    c = np.array([1.0, 0.4 - 0.2j, 1.5j])
+    t = x[0].real * x[0].real       # what the kernel forms (the other components are 0)
+    assert np.all(t > 0) and np.sum(t < np.finfo(float).tiny) >= 20
+    rows = {}
+    for threads in (1, 2):
+        rows[threads], bad = _cached_data_rows(x, c, 1.0, np.zeros((0, 1)), np.zeros(0),
+                                               np.zeros(0), False, n, ce, 2, threads)
+        assert np.all(bad == -1)
+    assert np.array_equal(rows[1], rows[2])
+    assert np.all(rows[1][:, 1] == 0)
+    logs = np.log(t)
+    worst = 0.0
+    for k in range(rows[1].shape[0]):
+        part = logs[k * ce:(k + 1) * ce]
+        ref = -2 * math.fsum(part)
+        # in units of the rounding of a sum of logarithms: eps sum |ln t|
+        err = abs(rows[1][k, 0] - ref) / (2 * np.finfo(float).eps * np.sum(np.abs(part)))
+        worst = max(worst, err)
+    print(f"largest difference to fsum of numpy's logarithms: {worst:.3f} eps sum |ln t|")
+    assert worst < 1
+    # the gradient call's first row: the same logarithms
+    rows_g, _ = _cached_data_rows(x, c, 1.0, np.zeros((0, 1)), np.zeros(0), np.zeros(0), True,
+                                  n, ce, 2 + 2 * K, 1)
+    assert np.array_equal(rows_g[:, 0], rows[1][:, 0])
+
+
 @pytest.mark.parametrize("ce", [512, 500])
 def test_the_fused_cached_data_kernel_with_channels(ce):
     """_kernels.cached_data_rows with H channels (S = sum_h |sum_k c_k X_kh|^2, X stored in

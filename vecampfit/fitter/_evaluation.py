@@ -11,7 +11,8 @@ with numpy from a Python-form density.  Both return
 * ``data_sums(buf, p, pbuf, scale, background, fractions, gradient, threads)``:
   the array of the columns ``-2 sum w ln t``, ``sum r S``, ``sum r b_k``
   (one per background), ``sum r dS/dp_a``, with ``t_i = scale S_i + sum_k f_k
-  b_ki`` and ``r_i = -2 w_i / t_i``;
+  b_ki`` and ``r_i = -2 w_i / t_i`` (in a call without the gradient only
+  the first column is used, and the cached path leaves the others 0);
 
 and a :class:`Problem` instead of sums where a density is invalid or the
 likelihood argument is not positive.  The likelihood's algebra
@@ -905,8 +906,9 @@ class CachedEvaluator:
         return np.array(sums, dtype=np.float64), None
 
     def data_rows(self, buf, params_t, pbuf, scale, background, fractions, gradient, threads):
-        """Per-chunk rows: ``-2 w ln t``, ``r S``, ``r b_k``, then (with the
-        gradient) the real and imaginary parts of ``X_k r conj(A)``: one pass
+        """Per-chunk rows: ``-2 w ln t``, ``r S``, ``r b_k`` (these two 0
+        without the gradient), then (with the gradient) the real and
+        imaginary parts of ``X_k r conj(A)``: one pass
         of a compiled kernel over the stored amplitudes
         (``_kernels.cached_data_rows``; the chunks among the threads, each
         chunk's sums in a fixed order)."""

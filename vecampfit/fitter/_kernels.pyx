@@ -104,6 +104,103 @@ cdef inline double _log(double x) noexcept nogil:
     return log(x)
 
 
+# Sums of logarithms as logarithms of products.  A sum of ln t over many
+# events costs one logarithm per event; written t = m 2^e with m in [1, 2),
+# it is ln(m_1 m_2 ... m_G) + (e_1 + ... + e_G) ln 2: one logarithm per G
+# events, the exponents added exactly (integers in a double) and multiplied
+# by ln 2 once, in two parts (ln 2 = LN2_HI + LN2_LO, LN2_HI with 32
+# significant bits, so that e LN2_HI is exact).  The product of G mantissas
+# lies in [1, 2^G) and carries at most G - 1 roundings of 2^-53 each: the
+# error of its logarithm is at most (G - 1) 2^-53 + an ulp of ln(2^G), a
+# few 1e-16 per event at most, as small as the rounding of the per-event
+# logarithms it replaces.  Each lane of SUM_LANES keeps its own product, so
+# the order of the operations is still fixed by the events' indices.
+cdef extern from *:
+    """
+    #include <string.h>
+    #include <stdint.h>
+    /* t = m 2^e with m in [1, 2) for positive finite t (subnormals included):
+       returns m, stores e (an integer) in *e.  Bit operations and one
+       subtraction, so that loops over lanes vectorize. */
+    static inline double vecampfit_mantissa_exponent(double t, double *e)
+    {
+        int small = t < 0x1p-1000;
+        double u = small ? t * 0x1p200 : t;
+        uint64_t b, mb, eb;
+        double m, biased;
+        memcpy(&b, &u, 8);
+        mb = (b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull;
+        eb = (b >> 52) | 0x4330000000000000ull;      /* 2^52 + biased exponent */
+        memcpy(&m, &mb, 8);
+        memcpy(&biased, &eb, 8);
+        *e = (biased - (0x1p52 + 1023.0)) - (small ? 200.0 : 0.0);
+        return m;
+    }
+    """
+    double _mantissa_exponent "vecampfit_mantissa_exponent"(double t, double *e) noexcept nogil
+
+cdef enum:
+    # Mantissas multiplied per lane before one logarithm (products < 2^32).
+    LOG_GROUP = 32
+
+cdef double LN2_HI = 6.93147180369123816490e-01     # 0x3fe62e42fee00000
+cdef double LN2_LO = 1.90821492927058770002e-10     # ln 2 - LN2_HI
+
+
+cdef inline void _log_products_start(double *pm, double *pe) noexcept nogil:
+    """Empty products and exponent sums, one per lane."""
+    cdef int i
+    for i in range(SUM_LANES):
+        pm[i] = 1
+        pe[i] = 0
+
+
+cdef inline void _log_products_add(double *pm, double *pe, const double *t) noexcept nogil:
+    """Multiply lane i's product by the mantissa of t[i] and add its exponent,
+    for SUM_LANES positive finite values."""
+    cdef int i
+    cdef double e
+    for i in range(SUM_LANES):
+        pm[i] = pm[i] * _mantissa_exponent(t[i], &e)
+        pe[i] = pe[i] + e
+
+
+cdef inline void _log_products_flush(double *s, double *pm) noexcept nogil:
+    """s[i] += ln pm[i]; the products start again at 1."""
+    cdef int i
+    for i in range(SUM_LANES):
+        s[i] = s[i] + _log(pm[i])
+        pm[i] = 1
+
+
+cdef inline void _log_products_finish(double *s, double *pm, double *pe) noexcept nogil:
+    """s[i] += ln pm[i] + pe[i] ln 2: the lanes' sums of logarithms complete."""
+    cdef int i
+    _log_products_flush(s, pm)
+    for i in range(SUM_LANES):
+        s[i] = s[i] + (pe[i] * LN2_HI + pe[i] * LN2_LO)
+        pe[i] = 0
+
+
+cdef inline void _log_sum_lanes(double *s, const double *t, Py_ssize_t n) noexcept nogil:
+    """s[j % SUM_LANES] += ln t[j] for j < n, for positive finite t (see
+    above: one logarithm per LOG_GROUP values of a lane)."""
+    cdef Py_ssize_t j, m = n - n % SUM_LANES
+    cdef int i, k = 0
+    cdef double pm[SUM_LANES]
+    cdef double pe[SUM_LANES]
+    _log_products_start(pm, pe)
+    for j in range(0, m, 8):
+        _log_products_add(pm, pe, t + j)
+        k += 1
+        if k == LOG_GROUP:
+            _log_products_flush(s, pm)
+            k = 0
+    _log_products_finish(s, pm, pe)
+    for j in range(m, n):
+        s[j - m] += _log(t[j])
+
+
 def cpu_supports_x86_64_v3():
     """Whether this CPU runs code compiled for the x86-64-v3 level (AVX2, FMA, ...)."""
     return bool(vecampfit_cpu_supports_x86_64_v3())
@@ -804,12 +901,16 @@ cdef void _data_chunk(
     if first_bad == NO_PROBLEM and n_grad == 0:
         _data_arguments(r, out, bg, n_background, background_stride, signal_scale, fractions, n)
     if first_bad == NO_PROBLEM:
-        for i in range(n):
-            lg[i] = _log(r[i])
         for a in range(SUM_LANES):
             s[a] = 0
             lo[a] = 0
-        _sum_lanes(s, NULL, lg, w, n)
+        if w == NULL and _arguments_valid(r, n):
+            # one logarithm per LOG_GROUP events of a lane
+            _log_sum_lanes(s, r, n)
+        else:
+            for i in range(n):
+                lg[i] = _log(r[i])
+            _sum_lanes(s, NULL, lg, w, n)
         partial[0] = -2 * _lane_total(s)
         # An invalid argument makes its logarithm, and so its lane's sum, NaN
         # or infinite; so does a NaN or infinite density (its argument is NaN
@@ -1027,16 +1128,36 @@ def moved_component_norm(const floating[:, ::1] events, int vector_length, float
 
 
 
+cdef inline void _log_terms(Py_ssize_t j, int n, const double *t, const double *weights,
+                            double *pm, double *pe, double *sums) noexcept nogil:
+    """The -2 w ln t of ``n`` valid arguments t of the events from ``j`` on:
+    into the lanes' products ``pm``, ``pe`` where given (whole blocks of
+    unweighted events, :func:`_cached_data_chunk` adds -2 times their
+    logarithms at the end), into the first row of ``sums`` otherwise."""
+    cdef int i
+    if pm != NULL:
+        _log_products_add(pm, pe, t)
+    elif weights != NULL:
+        for i in range(n):
+            sums[i] += -2 * (weights[j + i] * _log(t[i]))
+    else:
+        for i in range(n):
+            sums[i] += -2 * _log(t[i])
+
+
 cdef inline bint _cached_block(
         Py_ssize_t j, int n, Py_ssize_t K, const double *x, Py_ssize_t x_stride,
         const double *coupling, double scale, const double *background,
         Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
-        const double *weights, bint gradient, double *sums) noexcept nogil:
+        const double *weights, bint gradient, double *sums, double *pm,
+        double *pe) noexcept nogil:
     """``n`` (at most SUM_LANES) events from ``j`` on, added to the lane sums
     (see :func:`_cached_data_chunk`); False if an argument t is not finite
     and positive (nothing is added then).  Called with the literal
     SUM_LANES for whole blocks, so that the compiler unrolls and vectorizes
-    the loops over the lanes."""
+    the loops over the lanes.  With ``pm`` and ``pe`` (a whole block of
+    unweighted events) the logarithms go to the lanes' products
+    (:func:`_log_products_add`) instead of the first row of ``sums``."""
     cdef Py_ssize_t k, b, col
     cdef int i, ok = 1
     cdef double ar[SUM_LANES]
@@ -1044,7 +1165,6 @@ cdef inline bint _cached_block(
     cdef double s[SUM_LANES]
     cdef double t[SUM_LANES]
     cdef double r[SUM_LANES]
-    cdef double lg[SUM_LANES]
     cdef double xr, xi, cr, ci
     cdef const double *xk
     cdef const double *bk
@@ -1071,15 +1191,16 @@ cdef inline bint _cached_block(
         ok = ok & (t[i] > 0) & (t[i] - t[i] == 0)
     if not ok:
         return False
+    _log_terms(j, n, t, weights, pm, pe, sums)
+    if not gradient:
+        # the other rows serve the gradient only
+        return True
     for i in range(n):
-        lg[i] = _log(t[i])
         r[i] = -2 / t[i]
     if weights != NULL:
         for i in range(n):
-            lg[i] = weights[j + i] * lg[i]
             r[i] = weights[j + i] * r[i]
     for i in range(n):
-        sums[i] += -2 * lg[i]
         sums[SUM_LANES + i] += r[i] * s[i]
     for b in range(n_background):
         bk = background + b * background_stride + j
@@ -1146,7 +1267,7 @@ cdef inline bint _cached_block_channels(
         Py_ssize_t n_background, Py_ssize_t background_stride, const double *fractions,
         const double *weights, bint gradient, double *sums, double *amp,
         const Py_ssize_t *pairs, Py_ssize_t n_pairs, const double *w, Py_ssize_t n_w,
-        double *gw) noexcept nogil:
+        double *gw, double *pm, double *pe) noexcept nogil:
     """As :func:`_cached_block` for a density summed over H channels,
     S = sum_h |A_h|^2 with A_h = sum_k c_k X_kh: ``x`` holds the events in
     blocks of SUM_LANES, X_kh of event e at complex element
@@ -1168,7 +1289,6 @@ cdef inline bint _cached_block_channels(
     cdef double s[SUM_LANES]
     cdef double t[SUM_LANES]
     cdef double r[SUM_LANES]
-    cdef double lg[SUM_LANES]
     cdef double xr, xi, cr, ci, wr, wi
     cdef double *ar
     cdef double *ai
@@ -1217,15 +1337,15 @@ cdef inline bint _cached_block_channels(
         ok = ok & (t[i] > 0) & (t[i] - t[i] == 0)
     if not ok:
         return False
+    _log_terms(j, n, t, weights, pm, pe, sums)
+    if not gradient:
+        return True
     for i in range(n):
-        lg[i] = _log(t[i])
         r[i] = -2 / t[i]
     if weights != NULL:
         for i in range(n):
-            lg[i] = weights[j + i] * lg[i]
             r[i] = weights[j + i] * r[i]
     for i in range(n):
-        sums[i] += -2 * lg[i]
         sums[SUM_LANES + i] += r[i] * s[i]
     for b in range(n_background):
         bk = background + b * background_stride + j
@@ -1262,12 +1382,16 @@ cdef void _cached_data_chunk(
         double *amp, double *row, Py_ssize_t *bad, const Py_ssize_t *pairs,
         Py_ssize_t n_pairs, const double *w, Py_ssize_t n_w, double *gw) noexcept nogil:
     """One chunk of the cached data term: A = sum_k c_k X_k, S = |A|^2,
-    t = scale S + sum_b f_b B_b, and the chunk's sums of -2 w ln t, r S,
-    r B_b and (with ``gradient``) Re and Im of X_k r conj(A), r = -2 w / t.
+    t = scale S + sum_b f_b B_b, and the chunk's sums of -2 w ln t and (with
+    ``gradient``) r S, r B_b and Re and Im of X_k r conj(A), r = -2 w / t
+    (without the gradient those rows are 0: a value call needs the first
+    alone).
 
     Events are taken SUM_LANES at a time (:func:`_cached_block`), every sum
     kept per lane and the lanes added in order at the end: the order of the
-    additions depends on the events' indices alone.  ``sums`` holds
+    additions depends on the events' indices alone.  The logarithms of the
+    whole blocks of unweighted events are taken of products, one per
+    LOG_GROUP blocks and lane (:func:`_log_products_add`).  ``sums`` holds
     (width * SUM_LANES) doubles.  ``x`` is the complex (K, n) cache seen as
     doubles (re, im interleaved).  At the first event whose argument is not
     finite and positive, bad[c] receives its index.
@@ -1276,9 +1400,16 @@ cdef void _cached_data_chunk(
     cdef Py_ssize_t j0 = c * chunk
     cdef Py_ssize_t j1 = j0 + chunk if j0 + chunk < n_events else n_events
     cdef Py_ssize_t j, jj, col
-    cdef int n
+    cdef int n, i, blocks = 0
     cdef bint ok
+    cdef double pm[SUM_LANES]
+    cdef double pe[SUM_LANES]
+    cdef double ls[SUM_LANES]
+    cdef double *pmw = pm if weights == NULL else NULL
     memset(sums, 0, width * SUM_LANES * sizeof(double))
+    _log_products_start(pm, pe)
+    for i in range(SUM_LANES):
+        ls[i] = 0
     j = j0
     while j < j1:
         n = SUM_LANES if j1 - j >= SUM_LANES else <int> (j1 - j)
@@ -1289,15 +1420,16 @@ cdef void _cached_data_chunk(
             ok = _cached_block_channels(j, n, K, H, x, coupling, scale,
                                         background, n_background, background_stride,
                                         fractions, weights, gradient, sums, amp,
-                                        pairs, n_pairs, w, n_w, gw)
+                                        pairs, n_pairs, w, n_w, gw,
+                                        pmw if n == SUM_LANES else NULL, pe)
         elif n == SUM_LANES:
             ok = _cached_block(j, SUM_LANES, K, x, x_stride, coupling, scale, background,
                                n_background, background_stride, fractions, weights, gradient,
-                               sums)
+                               sums, pmw, pe)
         else:
             ok = _cached_block(j, n, K, x, x_stride, coupling, scale, background,
                                n_background, background_stride, fractions, weights, gradient,
-                               sums)
+                               sums, NULL, NULL)
         if not ok:
             # the first invalid event of the block, one at a time
             for jj in range(j, j + n):
@@ -1305,15 +1437,24 @@ cdef void _cached_data_chunk(
                     ok = _cached_block_channels(jj, 1, K, H, x, coupling,
                                                 scale, background, n_background,
                                                 background_stride, fractions, weights, False,
-                                                sums, amp, pairs, n_pairs, w, n_w, gw)
+                                                sums, amp, pairs, n_pairs, w, n_w, gw,
+                                                NULL, NULL)
                 else:
                     ok = _cached_block(jj, 1, K, x, x_stride, coupling, scale, background,
                                        n_background, background_stride, fractions, weights,
-                                       False, sums)
+                                       False, sums, NULL, NULL)
                 if not ok:
                     bad[c] = jj
                     return
+        if pmw != NULL and n == SUM_LANES:
+            blocks += 1
+            if blocks == LOG_GROUP:
+                _log_products_flush(ls, pm)
+                blocks = 0
         j += n
+    _log_products_finish(ls, pm, pe)
+    for i in range(SUM_LANES):
+        sums[i] += -2 * ls[i]
     for col in range(width):
         row[col] = _lane_total(sums + col * SUM_LANES)
 
@@ -1340,9 +1481,10 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     as float64 (2K,);
     ``background``: (n_background, n) values; ``weights`` may be empty;
     ``rows`` (n_chunks, 2 + n_background [+ 2K]) receives per chunk the sums
-    of -2 w ln t, r S, r B_b and, with ``gradient``, Re and Im of
+    of -2 w ln t and, with ``gradient``, of r S, r B_b and Re and Im of
     X_k r conj(A) (with ``pairs``, those of :func:`_cached_block_channels`,
-    then the weights' rows); ``pairs`` (n_pairs, 3) and ``channel_weights``
+    then the weights' rows; without ``gradient`` the columns after the first
+    are 0); ``pairs`` (n_pairs, 3) and ``channel_weights``
     (2 n_w: re, im), given together with H > 1, make S the Hermitian form
     sum_p Re[w_e A_h conj(A_h')] of :func:`_cached_block_channels` (a
     polarized parent's density matrix); ``bad[c]`` the first event of chunk ``c`` whose argument t
