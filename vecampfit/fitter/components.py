@@ -230,6 +230,7 @@ class Components:
                 raise DensityError(f"{owner}: component {name}: the coupling's two parameters "
                                    f"are both {a!r}")
             self._forms.append((form, idx[0], idx[1], scale))
+        self._coupling_arrays = self._arrays(self._forms, len(parameters))
         if coupling_function is not None:
             used = dict.fromkeys(coupling_function.parameters)
         self.coupling_parameters = np.array(sorted(parameters.index(p) for p in used),
@@ -340,8 +341,35 @@ class Components:
     def _value(p, q):
         return p[q] if isinstance(q, (int, np.integer)) else q
 
+    @staticmethod
+    def _arrays(forms, n_parameters):
+        """The coupling forms as arrays, for :meth:`couplings`: the fixed
+        couplings, the indices of a and b in the parameters followed by the
+        fixed values among them, the scales, the polar components and the
+        unit of their phases (pi / 180 for degrees)."""
+        fixed = np.array([a if form == "fixed" else 0 for form, a, _, _ in forms],
+                         dtype=np.complex128)
+        moving = np.array([k for k, f in enumerate(forms) if f[0] != "fixed"], dtype=np.intp)
+        values, index = [], {"a": [], "b": []}
+        for k in moving:
+            for role, q in zip("ab", forms[k][1:3]):
+                if isinstance(q, (int, np.integer)):
+                    index[role].append(int(q))
+                else:
+                    index[role].append(n_parameters + len(values))
+                    values.append(float(q))
+        polar = np.array([forms[k][0] != "cartesian" for k in moving], dtype=bool)
+        unit = np.array([np.pi / 180 if forms[k][0] == "polar_degrees" else 1.0
+                         for k in moving])
+        return dict(fixed=fixed, moving=moving, values=np.array(values, dtype=np.float64),
+                    a=np.array(index["a"], dtype=np.intp), b=np.array(index["b"], dtype=np.intp),
+                    scale=np.array([forms[k][3] for k in moving], dtype=np.float64),
+                    polar=polar, unit=unit)
+
     def couplings(self, params):
-        """The couplings :math:`c_k` (complex128, one per component).
+        """The couplings :math:`c_k` (complex128, one per component):
+        :math:`s (a + i b)` (cartesian) or :math:`s a e^{i b}` (polar, the
+        phase in radians or degrees), with the scale :math:`s`.
 
         Parameters
         ----------
@@ -351,17 +379,18 @@ class Components:
         p = np.asarray(params, dtype=np.float64)
         if self._coupling_function is not None:
             return self._coupling_function(p)[0]
-        c = np.empty(self.n_components, dtype=np.complex128)
-        for k, (form, a, b, scale) in enumerate(self._forms):
-            if form == "fixed":
-                c[k] = a
-                continue
-            x, y = self._value(p, a), self._value(p, b)
-            if form == "cartesian":
-                c[k] = scale * complex(x, y)
-            else:
-                phi = np.deg2rad(y) if form == "polar_degrees" else y
-                c[k] = scale * x * complex(np.cos(phi), np.sin(phi))
+        arr = self._coupling_arrays
+        c = arr["fixed"].copy()
+        if arr["moving"].size:
+            v = np.concatenate((p, arr["values"])) if arr["values"].size else p
+            a, b, scale = v[arr["a"]], v[arr["b"]], arr["scale"]
+            phi = b * arr["unit"]
+            polar = arr["polar"]
+            sa = scale * a
+            moved = np.empty(sa.size, dtype=np.complex128)
+            moved.real = np.where(polar, sa * np.cos(phi), sa)
+            moved.imag = np.where(polar, sa * np.sin(phi), scale * b)
+            c[arr["moving"]] = moved
         return c
 
     def coupling_jacobian(self, params):
