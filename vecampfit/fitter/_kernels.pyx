@@ -546,9 +546,13 @@ cdef inline void _accumulate_lanes(double *acc, const floating *g, const double 
     vectorizes (a running sum over the lanes is a chain of dependent
     additions); the caller adds the lanes in a fixed order.
     """
-    cdef Py_ssize_t a
+    cdef Py_ssize_t a, k
     cdef int i
-    if factor == NULL:
+    if factor == NULL and n_valid == L:
+        # every lane: one contiguous loop over the n_grad * L values
+        for k in range(n_grad * L):
+            acc[k] += g[k]
+    elif factor == NULL:
         for a in range(n_grad):
             for i in range(n_valid):
                 acc[a * L + i] += g[a * L + i]
