@@ -696,10 +696,12 @@ def test_the_fused_cached_data_kernel_with_channel_weights():
                                           ((1000, 4), np.complex128), ((0, 3), np.float64)])
 def test_aligned_arrays_start_on_a_cache_line(shape, dtype):
     """aligned_empty (the storage of event buffers and stored amplitudes): the requested
-    shape and type, C-contiguous, writable, the data at a multiple of 64 bytes."""
+    shape and type, C-contiguous, writable, the data at a multiple of 64 bytes (or the
+    given offset past one)."""
     from vecampfit.fitter._reduction import aligned_empty
-    for _ in range(8):        # whatever the allocator's offset
-        a = aligned_empty(shape, dtype)
-        assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
-        assert a.flags.writeable and (a.size == 0 or a.ctypes.data % 64 == 0)
-        a[...] = 1
+    for offset in (0, 32):
+        for _ in range(8):        # whatever the allocator's offset
+            a = aligned_empty(shape, dtype, offset=offset)
+            assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
+            assert a.flags.writeable and (a.size == 0 or a.ctypes.data % 64 == offset)
+            a[...] = 1

@@ -1,13 +1,13 @@
 """Tests of vecampfit.fitter.events: the block layout against a layout built
 independently in the test, padding, chunks written in place (reserve, no
-regrowth), storage aligned to a cache line, rollback of failed chunks and
+regrowth), storage at a fixed place relative to the cache lines, rollback of failed chunks and
 files, read-only fields, and no weight array for unweighted events."""
 
 import numpy as np
 import pytest
 
 from vecampfit.fitter import Density, EventBufferError
-from vecampfit.fitter.events import EventBuffer
+from vecampfit.fitter.events import EVENT_STORAGE_OFFSET, EventBuffer
 
 
 class _BlockLike:
@@ -47,9 +47,9 @@ def test_blocks_equal_a_layout_built_by_hand(L, chunks):
         start += k
     buf.freeze()
     np.testing.assert_array_equal(buf.blocks, reference_blocks(fields, names, L, np.float64))
-    # the storage starts on a cache line (vector loads of a block never straddle two),
-    # also after the buffer grew chunk by chunk
-    assert buf.blocks.ctypes.data % 64 == 0
+    # the storage starts at its fixed place relative to the cache lines, also after the
+    # buffer grew chunk by chunk
+    assert buf.blocks.ctypes.data % 64 == EVENT_STORAGE_OFFSET
     for name in names:
         np.testing.assert_array_equal(buf.field(name), fields[name])
     assert buf.weights is None and buf.padded_weights().size == 0
@@ -65,7 +65,7 @@ def test_reserve_writes_in_place_without_regrowing():
         buf.append({"x": np.full(100, k), "y": np.full(100, -k)})
     assert buf._blocks is first                      # never reallocated
     assert buf._blocks.nbytes == 1000 * 2 * 4        # exactly the events, no copy
-    assert buf._blocks.ctypes.data % 64 == 0
+    assert buf._blocks.ctypes.data % 64 == EVENT_STORAGE_OFFSET
     buf.freeze()
     np.testing.assert_array_equal(buf.field("y"), np.repeat(-np.arange(10), 100))
 

@@ -148,13 +148,14 @@ def chunk_partials(n_chunks, n_columns):
     return raw[start:start + n_chunks * width].reshape(n_chunks, width)
 
 
-def aligned_empty(shape, dtype, alignment=_CACHE_LINE):
-    """An uninitialized C-contiguous array whose data start at a multiple of
-    ``alignment`` bytes (default a cache line): for the arrays the kernels
-    stream (event buffers, stored component amplitudes), so that a vector
-    load of L lanes never straddles two lines."""
+def aligned_empty(shape, dtype, alignment=_CACHE_LINE, offset=0):
+    """An uninitialized C-contiguous array whose data start ``offset`` bytes
+    past a multiple of ``alignment`` bytes (default: on a cache line), for
+    the arrays the kernels stream (event buffers, stored component
+    amplitudes): their place relative to the cache lines is then the same in
+    every run, not wherever the allocator put them."""
     dtype = np.dtype(dtype)
     n = int(np.prod(shape))
-    raw = np.empty(n * dtype.itemsize + alignment, dtype=np.uint8)
-    start = -raw.ctypes.data % alignment
+    raw = np.empty(n * dtype.itemsize + alignment + offset, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment + offset
     return raw[start:start + n * dtype.itemsize].view(dtype).reshape(shape)

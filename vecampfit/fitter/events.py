@@ -24,6 +24,14 @@ __all__ = ["EventBuffer"]
 #: Growth factor of a buffer that was not reserved large enough.
 _GROWTH = 1.5
 
+#: Where the block form of an event buffer starts: this many bytes past a
+#: cache line.  Measured on an AMD EPYC (AVX-512), the density of a model
+#: with wide blocks (the Lambda_c model of the exchange format, 38 fields of
+#: 8 lanes) took 21.8 ns per event with its buffer on a cache line and 12.7
+#: with it 16, 32, 48 or 96 bytes past one, while the D0 and GenFit3K
+#: likelihood calls move by at most 3 % between these places: a fixed place
+#: (not the allocator's) and not on a line.
+EVENT_STORAGE_OFFSET = 32
 
 
 class EventBuffer:
@@ -83,7 +91,8 @@ class EventBuffer:
         capacity = -(-capacity // L) * L
         n = self.n_events
         if self._block:
-            blocks = aligned_empty((capacity // L, self._n_fields, L), self.dtype)
+            blocks = aligned_empty((capacity // L, self._n_fields, L), self.dtype,
+                                   offset=EVENT_STORAGE_OFFSET)
             if self._blocks is not None:
                 used = -(-n // L)
                 blocks[:used] = self._blocks[:used]
