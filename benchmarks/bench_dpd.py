@@ -452,6 +452,12 @@ def ns(t, n):
     return f"{t / n * 1e9:.1f}"
 
 
+def _one_model_setup(steps):
+    """Seconds to read the file, build the model and compile it (the first
+    variant, couplings free): what a user's set-up costs."""
+    return steps["read"] + steps["build"] + steps["compile"]
+
+
 def versions():
     out = {}
     for mod in ("vecampfit", "ampform_dpd", "tensorwaves", "jax", "sympy", "numpy"):
@@ -800,9 +806,10 @@ def body(args, res, n):
         for k, t_ in lc["setup"].items():
             row("vecampfit: " + k, f"{t_:.2f}")
         total = sum(t_ for k, t_ in lc["setup"].items() if not k.startswith("likelihood"))
+        one = _one_model_setup(lc["setup"])
         row("**vecampfit: reading, building, compiling (every model above)**", f"**{total:.1f}**")
         targets.append(("vecampfit set-up, Lambda_c (read, build, compile in an empty cache)",
-                        f"{total:.1f} s", "< 60 s", total < 60))
+                        f"{one:.1f} s (every variant above: {total:.1f} s)", "< 60 s", one < 60))
         if a:
             for k, t_ in a["setup"].items():
                 row("ampform-dpd: " + k, f"{t_:.2f}")
@@ -875,8 +882,10 @@ def body(args, res, n):
             st = res[k]["setup"]
             total = sum(t_ for kk, t_ in st.items() if not kk.startswith("likelihood"))
             if k == "lb":
-                targets.append(("vecampfit set-up, Lambda_b", f"{total:.1f} s", "< 120 s",
-                                total < 120))
+                one = _one_model_setup(st)
+                targets.append(("vecampfit set-up, Lambda_b (read, build, compile in an empty "
+                                "cache)", f"{one:.1f} s (every variant: {total:.1f} s)",
+                                "< 120 s", one < 120))
             lcp, lms = r["lk_couplings"], r["lk_masses"]
             row(TITLES[k], f"{r['n_parameters']} ({res[k]['couplings']})", r["n_fields"],
                 f"{total:.1f} (compile {st['compile']:.1f})",
@@ -886,10 +895,10 @@ def body(args, res, n):
                 f"{lcp['value + gradient'][1] / lcp['value'][1]:.1f}x / "
                 f"{lms['value + gradient'][1] / lms['value'][1]:.1f}x")
         w("")
-        w("(CPU ns per event; the set-up is `read_model`, `amplitude_model` and `compile` in an "
-          "empty cache directory for both models, the second generating the same source again "
-          "and finding it in the compile cache; gradient / value: couplings free / couplings, "
-          "masses and widths free.)")
+        w("(CPU ns per event; the set-up sums `read_model`, `amplitude_model` and `compile` in "
+          "an empty cache directory for every variant measured: couplings free, masses and "
+          "widths free and, for a parent with spin, polarized; `compile` is the first alone; "
+          "gradient / value: couplings free / couplings, masses and widths free.)")
         w("")
     if "profile" in res:
         prof, ctimes, vec = res["profile"]
