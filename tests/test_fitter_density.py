@@ -40,7 +40,7 @@ def test_from_model_reads_what_the_module_declares(protocol):
     assert Density.from_model(protocol, "float32", model="scaled", vector_length=8).vector_length == 8
     with pytest.raises(DensityError, match=r"vector lengths \[4, 8\]: give vector_length="):
         Density.from_model(protocol, "float64", model="scaled")
-    with pytest.raises(DensityError, match=r"holds the models \[.*'scaled'\]: give model="):
+    with pytest.raises(DensityError, match=r"holds the models \[.*'scaled'.*\]: give model="):
         Density.from_model(protocol[4], "float64")
     with pytest.raises(DensityError, match="holds no model 'gauss'"):
         Density.from_model(protocol[4], "float64", model="gauss")
@@ -141,6 +141,86 @@ def test_writing_beyond_a_declared_buffer_is_an_error_naming_the_density(protoco
     pt.add_normalization_events({"x": X})
     with pytest.raises(DensityError, match=message):
         lk.evaluate([0.3], gradient=gradient)
+
+
+def _scaled_likelihood(density, weights, threads):
+    lk = Likelihood(ParameterTable([FitParameter("mu", 0.3, 0.1)]), vector_length=4,
+                    threads=threads)
+    pt = lk.add_point(density)
+    pt.add_data({"x": X[::2]})
+    pt.add_normalization_events({"x": X}, weights=weights)
+    return lk
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_gradient_sum_adds_what_the_gradient_function_writes(protocol, weighted):
+    """A model's density_gradient_sum serves the normalization sums of a
+    gradient call; the likelihood is then the same as from its
+    density_gradient, to the last bit, for one and two threads."""
+    with_sum = Density.from_model(protocol[4], "float64", model="scaled")
+    assert with_sum.gradient_sum_pointer != 0
+    fns = protocol[4].vecampfit_model()["scaled"]["functions"]["float64"]
+    without = Density(fns["density"], fns["density_gradient"], parameters=["mu"],
+                      event_fields=["x"], parameter_buffer_size=2,
+                      fill_parameter_buffer=fns["fill_parameter_buffer"],
+                      constants={"SCALE": 1.0}, name="without its sum")
+    assert without.gradient_sum_pointer == 0
+    weights = np.linspace(0.5, 1.5, X.size) if weighted else None
+    results = []
+    for d in (with_sum, without):
+        for threads in (1, 2):
+            results.append(_scaled_likelihood(d, weights, threads).evaluate([0.7], gradient=True))
+    for f, g in results[1:]:
+        assert f == results[0][0]
+        np.testing.assert_array_equal(g, results[0][1])
+    # and the gradient is that of the formula: d/dmu of
+    # -2 sum_data ln(S / I) with I = sum_norm w S
+    w = np.ones(X.size) if weights is None else weights
+    s = scaled(X, 0.7, 1.0)
+    integral, d_integral = np.sum(w * s), np.sum(w * s * (X - 0.7))
+    xd = X[::2]
+    expected = -2 * np.sum(xd - 0.7) + 2 * xd.size * d_integral / integral
+    print("gradient", results[0][1][0], "formula", expected)
+    assert results[0][1][0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("model,message", [
+    ("sum_without_factor", r"sum_without_factor: its gradient-sum function "
+                           r"\(density_gradient_sum\) does not add factor\[i\] times what its "
+                           r"gradient function writes: row 0 \(d/dmu\) differs in the block of "
+                           r"4 events starting at event 0 of"),
+    ("sum_other_value", r"sum_other_value: its gradient-sum function .* the density value "
+                        r"differs"),
+    ("long_sum", r"long_sum: the density wrote beyond"),
+])
+def test_a_gradient_sum_that_disagrees_with_the_gradient_is_an_error(protocol, model, message):
+    """Checked once per event buffer, before the sums use it: a sum that
+    ignores its factors, writes another value or adds a row the density
+    does not declare."""
+    d = Density.from_model(protocol[4], "float64", model=model)
+    lk = _scaled_likelihood(d, None, 2)
+    with pytest.raises(DensityError, match=message):
+        lk.evaluate([0.3], gradient=True)
+    # values alone do not use it
+    assert np.isfinite(lk.evaluate([0.3])[0])
+
+
+def test_a_gradient_sum_needs_a_block_density_with_a_block_gradient(protocol):
+    fns = protocol[4].vecampfit_model()["scaled"]
+    f64 = fns["functions"]["float64"]
+    sums = fns["gradient_sums"]
+    common = dict(parameters=["mu"], event_fields=["x"], parameter_buffer_size=2,
+                  fill_parameter_buffer=f64["fill_parameter_buffer"], name="lonely sum")
+    with pytest.raises(DensityError, match="lonely sum: gradient_sum is a block function given "
+                                           "with a block density and its block gradient"):
+        Density(f64["density"], gradient_sum=sums["float64"], **common)
+    with pytest.raises(DensityError, match="lonely sum: density is float64 but its gradient sum "
+                                           "is float32"):
+        Density(f64["density"], f64["density_gradient"], gradient_sum=sums["float32"], **common)
+    with pytest.raises(DensityError, match=r"expected a density_gradient_sum function, got a "
+                                           r"density_gradient"):
+        Density(f64["density"], f64["density_gradient"], gradient_sum=f64["density_gradient"],
+                **common)
 
 
 def test_a_raw_density_with_sizes_one_too_small_is_caught(protocol):

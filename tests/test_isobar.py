@@ -452,7 +452,7 @@ def test_one_parent_radius_is_one_form_factor_per_pair_ordering():
 
     def form_factors(model):
         src = model.source()
-        body = src[src.index("cdef void density("):src.index("cdef void density_gradient(")]
+        body = src[src.index("cdef void density("):src.index("cdef void density_gradient_sum(")]
         return re.findall(r"= pb\[(PB_X\d+)\] \* ev\[F_p2_(\w+) \*", body)
 
     fp = form_factors(dplus_model())

@@ -3,7 +3,9 @@
 The generated module follows the fitter's model protocol
 (``docs/fitter.rst``): ``PARAMETERS``, ``EVENT_FIELDS``, ``CONSTANTS``, the
 ``cdef enum`` counts, ``fill_parameter_buffer``, ``density``,
-``density_gradient`` and ``vecampfit_model()``; and ``components`` with
+``density_gradient_sum`` (the gradient added, times a factor per event, to
+the fitter's sums), ``density_gradient`` (made from it) and
+``vecampfit_model()``; and ``components`` with
 ``component_functions()``: the amplitude :math:`X_{kh}` of every component
 in every reference channel without its coupling, for the fitter's cached
 evaluation.
@@ -34,7 +36,8 @@ import json
 from ..expressions import passes
 from ..expressions.evaluate import evaluate
 from ..expressions.nodes import ComplexExpr, event, power
-from ..expressions.printing import CythonPrinter, infix
+from ..expressions.printing import (GRADIENT_FROM_SUM, GRADIENT_SUM_HEAD, CythonPrinter,
+                                   infix)
 
 __all__ = ["generate", "fieldify"]
 
@@ -549,10 +552,7 @@ _HEAD = {
     "density": ["cdef void density(floating *out, const void *event_block, const floating *params,",
                 "                  const void *parameter_buffer) noexcept nogil:",
                 '    """The intensity S for the L events of one block."""'],
-    "gradient": ["cdef void density_gradient(floating *out, floating *gradient, const void *event_block,",
-                 "                           const floating *params,",
-                 "                           const void *parameter_buffer) noexcept nogil:",
-                 '    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""'],
+    "gradient": GRADIENT_SUM_HEAD,
 }
 
 
@@ -563,8 +563,10 @@ def _function(layout, kind):
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
     if kind == "gradient":
         head += ["    # The gradient is formed in a local array (which cannot overlap the",
-                 "    # parameter buffer) and copied out at the end.",
-                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]"]
+                 "    # parameter buffer) and added to the sums at the end.",
+                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]",
+                 "    cdef double f[VECTOR_LENGTH]",
+                 "    cdef int a"]
     if second is not None:
         head += [f"    cdef floating t[{2 * second[1]} * VECTOR_LENGTH]"]
         for name in second[0].locals:
@@ -574,7 +576,12 @@ def _function(layout, kind):
     if second is not None:
         out += ["    for i in range(VECTOR_LENGTH):"] + ["        " + x for x in second[0].lines]
     if kind == "gradient":
-        out += ["    for i in range(N_PARAMETERS * VECTOR_LENGTH):", "        gradient[i] = g[i]"]
+        out += ["    for i in range(VECTOR_LENGTH):",
+                "        f[i] = factor[i]",
+                "    for a in range(N_PARAMETERS):",
+                "        for i in range(VECTOR_LENGTH):",
+                "            sums[a * VECTOR_LENGTH + i] += f[i] * g[a * VECTOR_LENGTH + i]",
+                "", ""] + GRADIENT_FROM_SUM
     return out
 
 
@@ -641,11 +648,14 @@ def _enum(title, names, count_name):
 _TAIL = '''
 def vecampfit_model():
     """Parameters, event fields, constants, buffer sizes and functions of this model."""
-    return model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
+    desc = model_description(PARAMETERS, EVENT_FIELDS, CONSTANTS,
                              N_PARAMETERS, N_EVENT_FIELDS, PARAMETER_BUFFER_SIZE, N_CONSTANTS,
                              density[double], density[float],
                              density_gradient[double], density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
+    desc["gradient_sums"] = gradient_sum_functions(density_gradient_sum[double],
+                                                   density_gradient_sum[float])
+    return desc
 
 
 def component_functions():
@@ -692,7 +702,8 @@ def generate(model):
             "",
             "from vecampfit._libm cimport _atan2, _cos, _fabs, _fmax, _sin, _sqrt",
             "from vecampfit.block cimport VECTOR_LENGTH",
-            "from vecampfit.fitter.density cimport model_description, single_component_functions",
+            "from vecampfit.fitter.density cimport (gradient_sum_functions, model_description,",
+            "                                       single_component_functions)",
             "from vecampfit.mathematical_functions cimport exp_scalar, log_scalar, power_scalar",
             "",
             f"PARAMETERS = {tuple(layout.parameters)!r}",

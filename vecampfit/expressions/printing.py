@@ -10,10 +10,12 @@ parameter-buffer fill (double precision) and the per-event loop.
 """
 
 import math
+import re
 
 from .nodes import Expr
 
-__all__ = ["infix", "CythonPrinter", "number_literal"]
+__all__ = ["infix", "CythonPrinter", "number_literal", "GRADIENT_SUM_HEAD", "GRADIENT_FROM_SUM",
+           "hoisted_reads"]
 
 _PREC = {"add": 1, "mul": 2, "pow": 3}
 
@@ -246,3 +248,68 @@ class CythonPrinter:
                 self.emit(f"{t} = {sq} * {sq}")
                 sq = t
         return out
+
+
+#: Signature of a generated model's gradient-sum function (the fitter's
+#: model protocol, vecampfit/fitter/density.pxd).
+GRADIENT_SUM_HEAD = [
+    "cdef void density_gradient_sum(floating *out, double *sums, const double *factor,",
+    "                               const void *event_block, const floating *params,",
+    "                               const void *parameter_buffer) noexcept nogil:",
+    '    """S for the L events of one block, and sums[k L + i] += factor[i] dS_i/dp_k',
+    '    for every parameter k."""']
+
+#: density_gradient of a generated model: its gradient-sum function with unit
+#: factors from zero (0 + 1 x = x exactly, also for float32 values held in
+#: double), so that the derivatives are written once.
+GRADIENT_FROM_SUM = [
+    "cdef void density_gradient(floating *out, floating *gradient, const void *event_block,",
+    "                           const floating *params,",
+    "                           const void *parameter_buffer) noexcept nogil:",
+    '    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""',
+    "    cdef double s[N_PARAMETERS * VECTOR_LENGTH]",
+    "    cdef double one[VECTOR_LENGTH]",
+    "    cdef int i",
+    "    for i in range(VECTOR_LENGTH):",
+    "        one[i] = 1",
+    "    for i in range(N_PARAMETERS * VECTOR_LENGTH):",
+    "        s[i] = 0",
+    "    density_gradient_sum(out, s, one, event_block, params, parameter_buffer)",
+    "    for i in range(N_PARAMETERS * VECTOR_LENGTH):",
+    "        gradient[i] = <floating> s[i]"]
+
+
+def hoisted_reads(lines, array="pb", prefix="q"):
+    """Reads ``array[NAME]`` of ``lines`` as locals read once.
+
+    A loop that writes through a pointer (the gradient sums) must otherwise
+    read every parameter-buffer slot again after each write, since the
+    compiler cannot tell that the two do not overlap.
+
+    Parameters
+    ----------
+    lines : list of str
+        Statements of the loop body.
+    array : str
+        The array read (``pb``: the parameter buffer).
+    prefix : str
+        Prefix of the locals' names (``q0``, ``q1``, ...).
+
+    Returns
+    -------
+    declarations : list of str
+        ``cdef floating q0 = pb[PB_A], ...`` (eight a line; empty if none).
+    lines : list of str
+        The statements with each read replaced by its local.
+    """
+    reads = []
+    for line in lines:
+        for r in re.findall(rf"\b{array}\[\w+\]", line):
+            if r not in reads:
+                reads.append(r)
+    names = {r: f"{prefix}{k}" for k, r in enumerate(reads)}
+    pattern = re.compile(rf"\b{array}\[\w+\]")
+    out = [pattern.sub(lambda m: names[m.group(0)], line) for line in lines]
+    pairs = [f"{names[r]} = {r}" for r in reads]
+    decl = ["cdef floating " + ", ".join(pairs[k:k + 8]) for k in range(0, len(pairs), 8)]
+    return decl, out

@@ -99,9 +99,12 @@ class BlockEvaluator:
         density (with ``gradient``: its gradient function) writes every value
         and gradient row it declares at every event of ``buf``.
 
-        Run once per density, function and event buffer, before the first
-        sum over the buffer: an element the C code never writes would
-        otherwise hold whatever was in memory.  Later calls cost one lookup.
+        With a gradient-sum function (``density_gradient_sum``), also that it
+        adds what the gradient function writes, times factors that differ
+        from lane to lane.  Run once per density, function and event buffer,
+        before the first sum over the buffer: an element the C code never
+        writes would otherwise hold whatever was in memory.  Later calls
+        cost one lookup.
         """
         d = self.density
         checked = _checked_buffers(d, gradient)
@@ -115,7 +118,8 @@ class BlockEvaluator:
             _kernels.unwritten_values(buf.blocks, buf.n_events, self.vector_length, params_t,
                                       pbuf.ctypes.data, d.function_pointer,
                                       d.gradient_pointer if gradient else 0, ng, event, element,
-                                      self.chunk_blocks, threads)
+                                      self.chunk_blocks, threads,
+                                      d.gradient_sum_pointer if gradient else 0)
             self._raise_kernel_error(event)
             hit = np.flatnonzero(event >= 0)
             if hit.size:
@@ -123,6 +127,15 @@ class BlockEvaluator:
                 j = buf.event_number(int(event[c]))
                 row = int(element[c])
                 where = f"at event {j} of {buf.what}"
+                if row < -1:
+                    row = -2 - row
+                    what = (f"row {row} (d/d{d.parameters[row]})" if row < ng
+                            else "the density value")
+                    raise DensityError(
+                        f"{d.name}: its gradient-sum function (density_gradient_sum) does not "
+                        f"add factor[i] times what its gradient function writes: {what} "
+                        f"differs in the block of {self.vector_length} events starting "
+                        f"{where}; the two must compute the same derivatives")
                 if row < 0:
                     function = "gradient function" if gradient else "function"
                     raise DensityError(
@@ -187,7 +200,7 @@ class BlockEvaluator:
         _kernels.normalization_sums(
             buf.blocks, buf.n_events, self.vector_length, params_t, pbuf.ctypes.data,
             d.function_pointer, d.gradient_pointer if gradient else 0, ng, buf.padded_weights(),
-            partials, bad, self.chunk_blocks, threads)
+            partials, bad, self.chunk_blocks, threads, d.gradient_sum_pointer if gradient else 0)
         problem = self._problem(bad, buf, params_t, pbuf)
         if problem is not None:
             return None, problem

@@ -27,7 +27,7 @@ cimport cython
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
-from libc.math cimport isfinite, log
+from libc.math cimport fabs, isfinite, log
 from libc.stdint cimport uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -38,6 +38,8 @@ ctypedef void (*density_float32)(float *, const void *, const float *, const voi
 ctypedef void (*density_float64)(double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*gradient_float32)(float *, float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*gradient_float64)(double *, double *, const void *, const double *, const void *) noexcept nogil
+ctypedef void (*gradient_sum_float32)(float *, double *, const double *, const void *, const float *, const void *) noexcept nogil
+ctypedef void (*gradient_sum_float64)(double *, double *, const double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*fill_float32)(float *, const float *, const double *) noexcept nogil
 ctypedef void (*fill_float64)(double *, const double *, const double *) noexcept nogil
 
@@ -229,6 +231,14 @@ cdef inline void _gradient(floating *out, floating *g, uintptr_t f, const char *
         (<gradient_float32> f)(out, g, ev, p, pb)
 
 
+cdef inline void _gradient_sum(floating *out, double *sums, const double *factor, uintptr_t f,
+                               const char *ev, const floating *p, const void *pb) noexcept nogil:
+    if floating is double:
+        (<gradient_sum_float64> f)(out, sums, factor, ev, p, pb)
+    else:
+        (<gradient_sum_float32> f)(out, sums, factor, ev, p, pb)
+
+
 def fill_parameter_buffer(uintptr_t function, floating[::1] buffer, floating[::1] params,
                           const double[::1] constants):
     """Call a C parameter-buffer filler ``f(buffer, params, constants)``."""
@@ -325,19 +335,66 @@ cdef inline bint _unwritten(const floating *a, Py_ssize_t k) noexcept nogil:
         return u32 == UNWRITTEN_32
 
 
+cdef inline double _sum_tolerance(floating x) noexcept nogil:
+    """Relative tolerance of the check of a gradient-sum function."""
+    if floating is double:
+        return 1e-9
+    else:
+        return 1e-3
+
+
+cdef Py_ssize_t _sum_mismatch(const floating *out, const floating *g, uintptr_t sum_func,
+                              const char *ev, const floating *params, const void *pbuf,
+                              int n_grad, int L, Py_ssize_t n_valid, floating *out2,
+                              double *acc, double *factor) noexcept nogil:
+    """Whether the gradient-sum function adds what the gradient function wrote
+    (``out``, ``g``) at one block: -1 if it does, else the element that
+    differs (a < n_grad: sum row a, n_grad: the value).  The factors differ
+    from lane to lane; a lane agrees within a relative _sum_tolerance of
+    the largest term of its row in the block (the sum may add its terms in
+    another order)."""
+    cdef Py_ssize_t a
+    cdef int i
+    cdef double ref, scale, tol = _sum_tolerance(out[0])
+    for i in range(L):
+        factor[i] = 1 + (i + 1.0) / (2 * L)
+    for a in range(n_grad * L):
+        acc[a] = 0
+    _gradient_sum(out2, acc, factor, sum_func, ev, params, pbuf)
+    for i in range(n_valid):
+        if isfinite(out[i]) and not (fabs(<double> out2[i] - out[i]) <= tol * fabs(out[i])):
+            return n_grad
+    for a in range(n_grad):
+        scale = 0
+        for i in range(n_valid):
+            ref = fabs(factor[i] * g[a * L + i])
+            if isfinite(ref) and ref > scale:
+                scale = ref
+        for i in range(n_valid):
+            ref = factor[i] * g[a * L + i]
+            if isfinite(ref) and not (fabs(acc[a * L + i] - ref) <= tol * scale):
+                return a
+    return -1
+
+
 cdef void _unwritten_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks,
                            Py_ssize_t n_events, int L, Py_ssize_t row, const char *events,
-                           uintptr_t func, uintptr_t grad_func, int n_grad,
+                           uintptr_t func, uintptr_t grad_func, uintptr_t sum_func, int n_grad,
                            const floating *params, const void *pbuf, floating *out,
-                           floating *g, Py_ssize_t *event, Py_ssize_t *element) noexcept nogil:
+                           floating *g, floating *out2, double *acc, double *factor,
+                           Py_ssize_t *event, Py_ssize_t *element) noexcept nogil:
     """The first value the density (or its gradient function) leaves unwritten
     in chunk c: event[c] its event (NO_PROBLEM if none), element[c] -1 for
-    the density value, a >= 0 for gradient row a."""
+    the density value, a >= 0 for gradient row a.  With a gradient-sum
+    function, also the first event at which it does not add what the
+    gradient function wrote: element[c] = -2 - a for row a, -2 - n_grad for
+    the value."""
     cdef Py_ssize_t b, a, n_valid
     cdef int i
     event[c] = NO_PROBLEM
     element[c] = NO_PROBLEM
-    if out == NULL or (n_grad > 0 and g == NULL):
+    if out == NULL or (n_grad > 0 and g == NULL) or \
+            (sum_func != 0 and (out2 == NULL or acc == NULL or factor == NULL)):
         event[c] = ALLOCATION_FAILED
         return
     for b in range(c * chunk_blocks, min((c + 1) * chunk_blocks, n_blocks)):
@@ -362,16 +419,25 @@ cdef void _unwritten_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_b
                         break
                 if event[c] != NO_PROBLEM:
                     break
+        if event[c] == NO_PROBLEM and n_grad > 0 and sum_func != 0:
+            a = _sum_mismatch(out, g, sum_func, events + b * row, params, pbuf, n_grad, L,
+                              n_valid, out2, acc, factor)
+            if a >= 0:
+                event[c] = b * L
+                element[c] = -2 - a
         if event[c] != NO_PROBLEM:
             break
     if not _guard_intact(out, L) or (n_grad > 0 and not _guard_intact(g, n_grad * L)):
+        event[c] = GUARD_VIOLATED
+    if sum_func != 0 and not (_guard_intact(out2, L) and _guard_intact(acc, n_grad * L)):
         event[c] = GUARD_VIOLATED
 
 
 def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vector_length,
                      floating[::1] params, uintptr_t parameter_buffer, uintptr_t function,
                      uintptr_t gradient_function, int n_gradient, Py_ssize_t[::1] event,
-                     Py_ssize_t[::1] element, Py_ssize_t chunk_blocks, int n_threads):
+                     Py_ssize_t[::1] element, Py_ssize_t chunk_blocks, int n_threads,
+                     uintptr_t gradient_sum_function=0):
     """Whether the density (with a gradient function: the density with its
     gradient) writes every value it declares at the first ``n_events`` events.
 
@@ -381,6 +447,10 @@ def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vec
     still holds it (-1 if none, -2 / -3 if the chunk could not allocate its
     work arrays / found their guard zone overwritten) and ``element[c]``
     what was not written: -1 the value, ``a >= 0`` gradient row ``a``.
+    With a gradient-sum function (and a gradient function), also whether it
+    adds factor[i] times what the gradient function wrote: ``event[c]`` the
+    first event of the first block where it does not, ``element[c]`` -2 - a
+    for row ``a``, -2 - n_gradient for the value.
     """
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
@@ -398,18 +468,30 @@ def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vec
     cdef floating *p = &params[0]
     cdef Py_ssize_t *evp = &event[0]
     cdef Py_ssize_t *elp = &element[0]
+    cdef uintptr_t sum_function = gradient_sum_function if n_grad > 0 else 0
     cdef floating *out
     cdef floating *g
+    cdef floating *out2
+    cdef double *acc
+    cdef double *factor
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
         g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
                                   GUARD * sizeof(floating))
+        out2 = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
+        acc = <double *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(double),
+                                  GUARD * sizeof(double))
+        factor = <double *> malloc(L * sizeof(double))
         for c in prange(n_chunks, schedule='dynamic'):
             _unwritten_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
-                             gradient_function, n_grad, p, <const void *> parameter_buffer,
-                             out, g, evp, elp)
+                             gradient_function, sum_function, n_grad, p,
+                             <const void *> parameter_buffer, out, g, out2, acc, factor,
+                             evp, elp)
         free(out)
         free(g)
+        free(out2)
+        free(acc)
+        free(factor)
 
 
 def density_values(const floating[:, ::1] events, int vector_length, floating[::1] params,
@@ -719,16 +801,19 @@ cdef inline void _arm_guard(floating *a, Py_ssize_t n) noexcept nogil:
 
 cdef void _normalization_chunk(
         Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks, Py_ssize_t n_events, int L,
-        Py_ssize_t row, const char *events, uintptr_t func, uintptr_t grad_func, int n_grad,
-        const floating *params, const void *pbuf, const double *weights,
-        floating *out, floating *g, double *acc, double *partial,
-        Py_ssize_t *bad) noexcept nogil:
+        Py_ssize_t row, const char *events, uintptr_t func, uintptr_t grad_func,
+        uintptr_t sum_func, int n_grad, const floating *params, const void *pbuf,
+        const double *weights, const double *ones, floating *out, floating *g, double *acc,
+        double *partial, Py_ssize_t *bad) noexcept nogil:
     """partial[0] = sum_j w_j S_j, partial[1 + a] = sum_j w_j dS_j/dp_a over the chunk.
 
     ``out`` (chunk_blocks * L + GUARD) receives the densities of the whole
     chunk, block after block; their check and their weighted sum are then
-    single loops over the chunk.  ``acc`` (n_grad * L, zero on entry and on
-    return) holds per-lane sums of the gradient.  At the first invalid
+    single loops over the chunk.  ``acc`` (n_grad * L + GUARD, zero on entry
+    and on return) holds per-lane sums of the gradient: the gradient-sum
+    function (``sum_func``, if any) adds w_i dS_i/dp (``ones`` (L values 1)
+    for unit weights) of a full block to it; otherwise the gradient function
+    writes the rows to ``g`` and they are added here.  At the first invalid
     value the chunk records the event in ``bad[c]`` (the caller then
     discards the sums).
     """
@@ -750,8 +835,17 @@ cdef void _normalization_chunk(
     for b in range(b0, b1):
         o = out + (b - b0) * L
         if n_grad > 0:
-            _gradient(o, g, grad_func, events + b * row, params, pbuf)
             n_valid = min(<Py_ssize_t> L, n_events - b * L)
+            if sum_func != 0 and n_valid == L:
+                # a block whose sums are discarded (an invalid value) is
+                # discarded with its chunk
+                _gradient_sum(o, acc, ones if weights == NULL else weights + b * L, sum_func,
+                              events + b * row, params, pbuf)
+                if not _values_valid(o, n_valid):
+                    first_bad = b * L + _first_invalid(o, NULL, n_valid)
+                    break
+                continue
+            _gradient(o, g, grad_func, events + b * row, params, pbuf)
             if not _values_valid(o, n_valid):
                 first_bad = b * L + _first_invalid(o, NULL, n_valid)
                 break
@@ -775,7 +869,7 @@ cdef void _normalization_chunk(
             first_bad = GUARD_VIOLATED
     if n_grad > 0:
         _reduce_lanes(partial + 1, acc, n_grad, L)
-        if not _guard_intact(g, n_grad * L):
+        if not (_guard_intact(g, n_grad * L) and _guard_intact(acc, n_grad * L)):
             first_bad = GUARD_VIOLATED
     bad[c] = first_bad
 
@@ -784,13 +878,16 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
                        floating[::1] params, uintptr_t parameter_buffer, uintptr_t function,
                        uintptr_t gradient_function, int n_gradient, const double[::1] weights,
                        double[:, ::1] partials, Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks,
-                       int n_threads):
+                       int n_threads, uintptr_t gradient_sum_function=0):
     """Per-chunk sums of w_j S_j and (with a gradient function) of w_j dS_j/dp.
 
     ``partials`` has shape (n_chunks, 1 + n_gradient); ``bad[c]`` receives
     the first invalid event of chunk ``c``, -1 if none, -2 if a work array
     could not be allocated, -3 if the density wrote beyond its L values or
     n_gradient * L gradient values.  ``weights`` may be empty (unit weights).
+    With a gradient function, a gradient-sum function (the density's
+    ``density_gradient_sum``, 0 if none) adds the gradient of the full
+    blocks; the gradient function serves the last, partly filled one.
     """
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
@@ -810,21 +907,32 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef double *part = &partials[0, 0]
     cdef Py_ssize_t stride = partials.shape[1]
     cdef Py_ssize_t *bd = &bad[0]
+    cdef uintptr_t sum_function = gradient_sum_function if n_grad > 0 else 0
+    cdef Py_ssize_t n_acc = (n_grad if n_grad > 0 else 1) * L
+    cdef Py_ssize_t k
     cdef floating *out
     cdef floating *g
     cdef double *acc
+    cdef double *ones
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc((chunk_blocks * L + GUARD) * sizeof(floating))
-        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
-                                  GUARD * sizeof(floating))
-        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
+        g = <floating *> _guarded(n_acc * sizeof(floating), GUARD * sizeof(floating))
+        acc = <double *> _guarded(n_acc * sizeof(double), GUARD * sizeof(double))
+        ones = <double *> malloc(L * sizeof(double))
+        if acc != NULL:
+            memset(acc, 0, n_acc * sizeof(double))
+        if ones != NULL:
+            for k in range(L):
+                ones[k] = 1
         for c in prange(n_chunks, schedule='dynamic'):
             _normalization_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
-                                 gradient_function, n_grad, p, <const void *> parameter_buffer,
-                                 w, out, g, acc, part + c * stride, bd)
+                                 gradient_function, sum_function if ones != NULL else 0, n_grad,
+                                 p, <const void *> parameter_buffer, w, ones, out, g, acc,
+                                 part + c * stride, bd)
         free(out)
         free(g)
         free(acc)
+        free(ones)
 
 
 cdef inline void _data_arguments(double *r, const floating *out, const double *background,

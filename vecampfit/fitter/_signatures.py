@@ -20,11 +20,13 @@ from .errors import DensityError
 __all__ = ["function_pointer", "low_level_callable", "parse_signature"]
 
 _PRECISION_OF_C_TYPE = {"float": "float32", "double": "float64"}
-_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|fill_parameter_buffer|components) "
+_OUR_NAME = re.compile(r"^vecampfit (density|density_gradient|density_gradient_sum|"
+                       r"fill_parameter_buffer|components) "
                        r"(float32|float64) L=(\d+)$")
 _C_ARGS = {
     "density": ("T*", "void*", "T*", "void*"),
     "density_gradient": ("T*", "T*", "void*", "T*", "void*"),
+    "density_gradient_sum": ("T*", "double*", "double*", "void*", "T*", "void*"),
     "fill_parameter_buffer": ("T*", "T*", "double*"),
     "components": ("T*", "void*", "T*", "void*"),
 }
@@ -51,7 +53,8 @@ def parse_signature(signature, kind):
         The capsule name: ``"vecampfit density float64 L=8"`` (from
         ``vecampfit.fitter.density``) or a C signature such as ``"void
         (double *, void const *, double const *, void const *)"``.
-    kind : {"density", "density_gradient", "fill_parameter_buffer", "components"}
+    kind : {"density", "density_gradient", "density_gradient_sum", "fill_parameter_buffer", \
+"components"}
 
     Returns
     -------

@@ -52,6 +52,21 @@
 # Model constants are inputs of the filler, never C globals: two densities
 # made from one module with different constants do not see each other.
 #
+# A model may also offer the gradient summed over its events,
+#
+#     void density_gradient_sum(T *out, double *sums, const double *factor,
+#                               const void *event_block, const T *params,
+#                               const void *parameter_buffer) noexcept nogil
+#         writes out[0 .. L) as density does and adds
+#         sums[k * L + i] += factor[i] * d out[i] / d params[k]
+#         for every k < N_PARAMETERS and i < L,
+#
+# exported with gradient_sum_functions (below) as description["gradient_sums"].
+# The normalization sums of the likelihood then call it instead of
+# density_gradient: a model that forms a gradient row by row adds it where it
+# forms it, instead of storing it for the fitter to add.  It must add exactly
+# what density_gradient writes (checked once per density and event buffer).
+#
 # A model whose amplitude is a sum of components, A = sum_k c_k X_k with
 # S = |A|^2, may also describe its components (component_description, at
 # the end of this file): then a fit in which only the couplings move
@@ -75,6 +90,8 @@ cdef extern from *:
     static const char vecampfit_capsule_gradient_float64[] = "vecampfit density_gradient float64" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float32[] = "vecampfit fill_parameter_buffer float32" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_fill_float64[] = "vecampfit fill_parameter_buffer float64" VECAMPFIT_CAPSULE_L;
+    static const char vecampfit_capsule_gradient_sum_float32[] = "vecampfit density_gradient_sum float32" VECAMPFIT_CAPSULE_L;
+    static const char vecampfit_capsule_gradient_sum_float64[] = "vecampfit density_gradient_sum float64" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_components_float32[] = "vecampfit components float32" VECAMPFIT_CAPSULE_L;
     static const char vecampfit_capsule_components_float64[] = "vecampfit components float64" VECAMPFIT_CAPSULE_L;
     static const int vecampfit_capsule_vector_length = VECAMPFIT_VECTOR_LENGTH;
@@ -86,6 +103,8 @@ cdef extern from *:
     const char *_NAME_GRADIENT_FLOAT64 "vecampfit_capsule_gradient_float64"
     const char *_NAME_FILL_FLOAT32 "vecampfit_capsule_fill_float32"
     const char *_NAME_FILL_FLOAT64 "vecampfit_capsule_fill_float64"
+    const char *_NAME_GRADIENT_SUM_FLOAT32 "vecampfit_capsule_gradient_sum_float32"
+    const char *_NAME_GRADIENT_SUM_FLOAT64 "vecampfit_capsule_gradient_sum_float64"
     const char *_NAME_COMPONENTS_FLOAT32 "vecampfit_capsule_components_float32"
     const char *_NAME_COMPONENTS_FLOAT64 "vecampfit_capsule_components_float64"
     const int _CAPSULE_VECTOR_LENGTH "vecampfit_capsule_vector_length"
@@ -94,6 +113,8 @@ ctypedef void (*density_function_float32)(float *, const void *, const float *, 
 ctypedef void (*density_function_float64)(double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*density_gradient_function_float32)(float *, float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_gradient_function_float64)(double *, double *, const void *, const double *, const void *) noexcept nogil
+ctypedef void (*density_gradient_sum_function_float32)(float *, double *, const double *, const void *, const float *, const void *) noexcept nogil
+ctypedef void (*density_gradient_sum_function_float64)(double *, double *, const double *, const void *, const double *, const void *) noexcept nogil
 ctypedef void (*fill_parameter_buffer_function_float32)(float *, const float *, const double *) noexcept nogil
 ctypedef void (*fill_parameter_buffer_function_float64)(double *, const double *, const double *) noexcept nogil
 
@@ -211,18 +232,33 @@ cdef inline object model_description(
             "vector_length": _CAPSULE_VECTOR_LENGTH, "functions": functions}
 
 
+cdef inline object _by_precision(void *float64, const char *name64, void *float32,
+                                 const char *name32):
+    """Two functions by precision as scipy.LowLevelCallables with the
+    capsule names given; a NULL function is left out."""
+    functions = {}
+    if float64 != NULL:
+        functions["float64"] = _low_level_callable(float64, name64)
+    if float32 != NULL:
+        functions["float32"] = _low_level_callable(float32, name32)
+    return functions
+
+
+cdef inline object gradient_sum_functions(density_gradient_sum_function_float64 sum_float64,
+                                          density_gradient_sum_function_float32 sum_float32):
+    """The density_gradient_sum functions by precision (a model's
+    ``description["gradient_sums"]``), named "vecampfit density_gradient_sum
+    PRECISION L=N"; a NULL function is left out."""
+    return _by_precision(<void *> sum_float64, _NAME_GRADIENT_SUM_FLOAT64,
+                         <void *> sum_float32, _NAME_GRADIENT_SUM_FLOAT32)
+
+
 cdef inline object _components_callables(density_function_float64 components_float64,
                                          density_function_float32 components_float32):
     """Component functions (all components or one) by precision, as
     scipy.LowLevelCallables named as such; a NULL function is left out."""
-    functions = {}
-    if components_float64 != NULL:
-        functions["float64"] = _low_level_callable(<void *> components_float64,
-                                                   _NAME_COMPONENTS_FLOAT64)
-    if components_float32 != NULL:
-        functions["float32"] = _low_level_callable(<void *> components_float32,
-                                                   _NAME_COMPONENTS_FLOAT32)
-    return functions
+    return _by_precision(<void *> components_float64, _NAME_COMPONENTS_FLOAT64,
+                         <void *> components_float32, _NAME_COMPONENTS_FLOAT32)
 
 
 cdef inline object single_component_functions(density_function_float64 component_float64,

@@ -8,6 +8,12 @@
   *event_block, const T *params, const void *parameter_buffer)`` writing
   ``gradient[k * L + i] = dS_i/dp_k`` for every parameter ``k`` of the
   density,
+* optionally ``void density_gradient_sum(T *out, double *sums, const double
+  *factor, const void *event_block, const T *params, const void
+  *parameter_buffer)`` writing ``out`` as the density does and adding
+  ``sums[k * L + i] += factor[i] dS_i/dp_k``: the normalization sums of a
+  gradient call then use it instead of ``density_gradient`` (a model adds
+  each row where it forms it, rather than storing it for the fitter to add),
 * optionally ``void fill_parameter_buffer(T *buffer, const T *params, const
   double *constants)``, called once per likelihood call.
 
@@ -83,6 +89,11 @@ class Density:
         The density with its gradient with respect to every one of its
         ``parameters``.  Without it the fitter leaves the gradient to
         iminuit's numerical differentiation.
+    gradient_sum : same kind as ``function``, optional
+        A block function ``density_gradient_sum`` (see the module
+        description) adding ``factor[i] dS_i/dp_k`` to ``sums[k * L + i]``,
+        with a ``gradient``; it must add exactly what ``gradient`` writes
+        (checked once per event buffer before it is used).
     parameters : sequence of str
         Names of the density's parameters, in the order in which the
         function reads them; they bind to the fit's parameters of the same
@@ -129,7 +140,7 @@ class Density:
         vector length of a block function is unknown.
     """
 
-    def __init__(self, function, gradient=None, *, parameters, event_fields,
+    def __init__(self, function, gradient=None, *, gradient_sum=None, parameters, event_fields,
                  fill_event_buffer=None, parameter_buffer_size=0, fill_parameter_buffer=None,
                  constants=None, vector_length=None, name="density"):
         self.name = str(name)
@@ -190,6 +201,17 @@ class Density:
                     raise DensityError(f"{self.name}: the density is a Python function, so its "
                                        f"gradient must be one too")
                 self.gradient = gradient
+
+        self.gradient_sum = None
+        self.gradient_sum_pointer = 0
+        if gradient_sum is not None:
+            sllc = low_level_callable(gradient_sum)
+            if self.kind != "block" or sllc is None or self.gradient is None:
+                raise DensityError(f"{self.name}: gradient_sum is a block function given with "
+                                   f"a block density and its block gradient")
+            self.gradient_sum_pointer = self._companion(sllc, "density_gradient_sum",
+                                                        "gradient-sum", "its gradient sum")
+            self.gradient_sum = sllc
 
         self.fill_parameter_buffer = None
         self.fill_parameter_buffer_pointer = 0
@@ -304,7 +326,9 @@ class Density:
             records_filler = (lambda records, _f=fill_events, _c=bound: _f(records, dict(_c)))
         else:
             records_filler = None
+        sums = desc.get("gradient_sums", {}).get(precision) if gradient else None
         density = cls(fns["density"], fns["density_gradient"] if gradient else None,
+                      gradient_sum=sums if fns["density_gradient"] is not None else None,
                       parameters=desc["parameters"], event_fields=desc["event_fields"],
                       fill_event_buffer=records_filler,
                       parameter_buffer_size=desc["parameter_buffer_size"],

@@ -3,7 +3,9 @@
 The generated module follows the fitter's model protocol
 (``docs/fitter.rst``): ``PARAMETERS``, ``EVENT_FIELDS``, ``CONSTANTS``, the
 ``cdef enum`` counts, ``fill_parameter_buffer``, ``density``,
-``density_gradient`` and ``vecampfit_model()``; and it adds
+``density_gradient_sum`` (each row of the gradient added, times a factor
+per event, to the fitter's sums where it is formed), ``density_gradient``
+(made from it) and ``vecampfit_model()``; and it adds
 ``component_amplitudes`` (the complex amplitude :math:`X_k` of every
 component, without its coupling, at each event of a block), offered as a
 capsule (``component_kernel``) and over many blocks from Python
@@ -614,10 +616,7 @@ _LANE_HEAD = {
     "density": ["cdef void density(floating *out, const void *event_block, const floating *params,",
                 "                  const void *parameter_buffer) noexcept nogil:",
                 '    """S = |A|^2 for the L events of one block."""'],
-    "gradient": ["cdef void density_gradient(floating *out, floating *gradient, const void *event_block,",
-                 "                           const floating *params,",
-                 "                           const void *parameter_buffer) noexcept nogil:",
-                 '    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""'],
+    "gradient": _expressions.printing.GRADIENT_SUM_HEAD,
     "components": ["cdef void component_amplitudes(floating *out, const void *event_block,",
                    "                               const floating *params,",
                    "                               const void *parameter_buffer) noexcept nogil:",
@@ -671,16 +670,14 @@ def _lane_function(layout, kind):
                     terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, f'DC_{role}_RE')}, "
                                  f"{ctx.slot(comp, f'DC_{role}_IM')}, {xr}, {xi})")
             expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else (terms or ["0"])[0]
-            second.append(f"g[PAR_{p} * VECTOR_LENGTH + i] = {expr}")
+            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += f[i] * {expr}")
         n_stored = len(stored)
     head = list(_LANE_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
     if kind == "gradient":
-        head += ["    # The gradient is formed in a local array (which cannot overlap the",
-                 "    # parameter buffer) and copied out at the end.",
-                 "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]",
-                 f"    cdef floating t[{max(n_stored, 1)} * VECTOR_LENGTH]"]
+        head += [f"    cdef floating t[{max(n_stored, 1)} * VECTOR_LENGTH]",
+                 "    cdef double f[VECTOR_LENGTH]"]
     if kind == "components":
         head += ["    # Formed in a local array (which cannot overlap the parameter buffer).",
                  "    cdef floating o[2 * N_COMPONENTS * VECTOR_LENGTH]"]
@@ -688,8 +685,13 @@ def _lane_function(layout, kind):
     head += _declare(ctx, "floating", extra) + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
     body = head + _indent(ctx.lines, 8)
     if kind == "gradient":
-        body += ["    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
-        body += ["    for i in range(N_PARAMETERS * VECTOR_LENGTH):", "        gradient[i] = g[i]"]
+        # The second loop adds each row where it forms it; the slots and
+        # factors it reads are locals, which the sums cannot overlap.
+        hoisted, second = _expressions.printing.hoisted_reads(second)
+        body += _indent(hoisted, 4) + ["    for i in range(VECTOR_LENGTH):",
+                                       "        f[i] = factor[i]",
+                                       "    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
+        body += [""] + [""] + list(_expressions.printing.GRADIENT_FROM_SUM)
     if kind == "components":
         body += ["    for i in range(2 * N_COMPONENTS * VECTOR_LENGTH):", "        out[i] = o[i]"]
     return body
@@ -738,6 +740,8 @@ def vecampfit_model():
                              density[double], density[float],
                              density_gradient[double], density_gradient[float],
                              fill_parameter_buffer[double], fill_parameter_buffer[float])
+    desc["gradient_sums"] = gradient_sum_functions(density_gradient_sum[double],
+                                                   density_gradient_sum[float])
     if COMPONENT_COUPLINGS is not None:
         desc["components"] = component_description(
             COMPONENTS, COMPONENT_COUPLINGS, N_COMPONENTS, component_amplitudes[double],
@@ -828,8 +832,8 @@ def generate(model):
             "",
             "from vecampfit._libm cimport _atan2, _cos, _fabs, _fmax, _sin, _sqrt",
             "from vecampfit.block cimport VECTOR_LENGTH",
-            "from vecampfit.fitter.density cimport (component_description, model_description,",
-            "                                       single_component_functions)"]
+            "from vecampfit.fitter.density cimport (component_description, gradient_sum_functions,",
+            "                                       model_description, single_component_functions)"]
     if layout.math_imports:
         out += ["from vecampfit.mathematical_functions cimport ("]
         out += [f"    {name}," for name in sorted(layout.math_imports)] + [")"]
