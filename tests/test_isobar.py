@@ -1044,13 +1044,22 @@ def _lane_statements(src):
 
 def _misplaced(src):
     """Per-event statements that compute from parameters only (they belong in
-    the parameter-buffer fill) or from the event only (in the event buffer)."""
+    the parameter-buffer fill) or from the event only (in the event buffer).
+
+    A lane of the local array t holds what the first loop stored there; a
+    slot read into a local before a loop (``cdef floating q0 = pb[...]``) is
+    a parameter; the likelihood's factors ``f[i]`` depend on both."""
     import re
     dep, bad = {}, []
+    for fn, name in re.findall(r"cdef void (\w+)\(|\b(q\d+) = pb\[", src):
+        fn_now = fn or fn_now
+        if name:
+            dep[(fn_now, name)] = (False, True)
     for fn, lhs, rhs in _lane_statements(src):
         names = re.findall(r"[A-Za-z_]\w*", rhs)
-        ev = "ev[" in rhs or "t[" in rhs or any(dep.get((fn, n), (0, 0))[0] for n in names)
-        pa = "pb[" in rhs or any(dep.get((fn, n), (0, 0))[1] for n in names)
+        names += re.findall(r"t\[\d+ \* VECTOR_LENGTH \+ i\]", rhs)
+        ev = "ev[" in rhs or "f[i]" in rhs or any(dep.get((fn, n), (0, 0))[0] for n in names)
+        pa = "pb[" in rhs or "f[i]" in rhs or any(dep.get((fn, n), (0, 0))[1] for n in names)
         dep[(fn, lhs)] = (ev, pa)
         bare = re.fullmatch(r"\(?-?(ev|pb|t)\[[^\]]*\]\)?|-?\w+", rhs) is not None
         if not bare and ev != pa:

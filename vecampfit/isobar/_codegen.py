@@ -47,13 +47,6 @@ from vecampfit import high_energy_physics as hep
 _LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar", "sqrt": "_sqrt",
               "fabs": "_fabs", "atan2": "_atan2", "fmax": "_fmax", "sin": "_sin", "cos": "_cos"}
 
-_RE_CONJ_MUL = '''
-cdef inline floating _re_conj_mul(floating ar, floating ai, floating cr, floating ci,
-                                  floating xr, floating xi) noexcept nogil:
-    """Re(conj(a) c x) for a = ar + i ai, c = cr + i ci, x = xr + i xi."""
-    return ar * (cr * xr - ci * xi) + ai * (cr * xi + ci * xr)
-'''
-
 class Layout:
     """What the generated functions share: names, enums, fields, slots."""
 
@@ -644,33 +637,50 @@ def _lane_function(layout, kind):
             _accumulate(ctx, comp, x)
     if kind != "components":
         ctx.emit("out[i] = are * are + aim * aim")
-    second = []
+    second, locals2 = [], []
     if kind == "gradient":
         # The first loop stores 2A, X_k and dX_k/dp per lane into the local
-        # array t; the second forms dS/dp = Re(conj(2A) (c dX + dc X)) from it.
+        # array t; the second adds f dS/dp = Re(conj(g) (c dX + dc X)) with
+        # g = f 2A, through h_k = conj(g) c_k and u_k = conj(g) X_k, formed
+        # once per component: a row is then Re(h_k dX) or Re(u_k dc).
         stored = {}
 
         def t(name):
+            if name in ("1", "0"):
+                return name
             if name not in stored:
                 stored[name] = len(stored)
                 ctx.emit(f"t[{stored[name]} * VECTOR_LENGTH + i] = {name}")
             return f"t[{stored[name]} * VECTOR_LENGTH + i]"
         ctx.emit("are = 2 * are", "aim = 2 * aim")
-        ar, ai = t("are"), t("aim")
-        layout.support.setdefault("_re_conj_mul", _RE_CONJ_MUL)
+        second += [f"gr = f[i] * {t('are')}", f"gi = f[i] * {t('aim')}"]
+        locals2 += ["gr", "gi"]
+        rows = {p: [] for p in layout.parameters}
+        for k, (comp, x, dx) in enumerate(zip(comps, xs, dxs)):
+            dcs = _coupling_derivatives(comp)
+            if dx:
+                cr, ci = ctx.slot(comp, "C_RE"), ctx.slot(comp, "C_IM")
+                second += [f"h{k}_re = gr * {cr} + gi * {ci}", f"h{k}_im = gr * {ci} - gi * {cr}"]
+                locals2 += [f"h{k}_re", f"h{k}_im"]
+                for p, (dr, di) in dx.items():
+                    rows[p].append(f"h{k}_re * {t(dr)} - h{k}_im * {t(di)}")
+            if dcs:
+                xr, xi = t(x[0]), t(x[1])
+                if (xr, xi) == ("1", "0"):
+                    ur, ui = "gr", "(-gi)"
+                else:
+                    second += [f"u{k}_re = gr * {xr} + gi * {xi}",
+                               f"u{k}_im = gr * {xi} - gi * {xr}"]
+                    locals2 += [f"u{k}_re", f"u{k}_im"]
+                    ur, ui = f"u{k}_re", f"u{k}_im"
+                for p, roles in dcs.items():
+                    for role in roles:
+                        rows[p].append(f"{ur} * {ctx.slot(comp, f'DC_{role}_RE')} - "
+                                       f"{ui} * {ctx.slot(comp, f'DC_{role}_IM')}")
         for p in layout.parameters:
-            terms = []
-            for comp, x, dx in zip(comps, xs, dxs):
-                if p in dx:
-                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, 'C_RE')}, "
-                                 f"{ctx.slot(comp, 'C_IM')}, {t(dx[p][0])}, {t(dx[p][1])})")
-                for role in _coupling_derivatives(comp).get(p, ()):
-                    xr, xi = (x[0] if x[0] in ("1", "0") else t(x[0]),
-                              x[1] if x[1] in ("1", "0") else t(x[1]))
-                    terms.append(f"_re_conj_mul({ar}, {ai}, {ctx.slot(comp, f'DC_{role}_RE')}, "
-                                 f"{ctx.slot(comp, f'DC_{role}_IM')}, {xr}, {xi})")
-            expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else (terms or ["0"])[0]
-            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += f[i] * {expr}")
+            terms = rows[p] or ["0"]
+            expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else terms[0]
+            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += {expr}")
         n_stored = len(stored)
     head = list(_LANE_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
@@ -688,6 +698,7 @@ def _lane_function(layout, kind):
         # The second loop adds each row where it forms it; the slots and
         # factors it reads are locals, which the sums cannot overlap.
         hoisted, second = _expressions.printing.hoisted_reads(second)
+        body += [f"    cdef double {', '.join(locals2[k:k + 8])}" for k in range(0, len(locals2), 8)]
         body += _indent(hoisted, 4) + ["    for i in range(VECTOR_LENGTH):",
                                        "        f[i] = factor[i]",
                                        "    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
