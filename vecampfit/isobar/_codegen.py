@@ -640,9 +640,11 @@ def _lane_function(layout, kind):
     second, locals2 = [], []
     if kind == "gradient":
         # The first loop stores 2A, X_k and dX_k/dp per lane into the local
-        # array t; the second adds f dS/dp = Re(conj(g) (c dX + dc X)) with
-        # g = f 2A, through h_k = conj(g) c_k and u_k = conj(g) X_k, formed
-        # once per component: a row is then Re(h_k dX) or Re(u_k dc).
+        # array t; the second adds f dS/dp, dS/dp = Re(conj(g) (c dX + dc X))
+        # with g = 2A, through h_k = conj(g) c_k and u_k = conj(g) X_k,
+        # formed once per component: a row is then Re(h_k dX) or Re(u_k dc).
+        # The factor f multiplies the row last, so that what is added is f
+        # times what density_gradient writes, to the bit.
         stored = {}
 
         def t(name):
@@ -653,7 +655,7 @@ def _lane_function(layout, kind):
                 ctx.emit(f"t[{stored[name]} * VECTOR_LENGTH + i] = {name}")
             return f"t[{stored[name]} * VECTOR_LENGTH + i]"
         ctx.emit("are = 2 * are", "aim = 2 * aim")
-        second += [f"gr = f[i] * {t('are')}", f"gi = f[i] * {t('aim')}"]
+        second += [f"gr = {t('are')}", f"gi = {t('aim')}"]
         locals2 += ["gr", "gi"]
         rows = {p: [] for p in layout.parameters}
         for k, (comp, x, dx) in enumerate(zip(comps, xs, dxs)):
@@ -679,8 +681,8 @@ def _lane_function(layout, kind):
                                        f"{ui} * {ctx.slot(comp, f'DC_{role}_IM')}")
         for p in layout.parameters:
             terms = rows[p] or ["0"]
-            expr = ("(" + "\n        + ".join(terms) + ")") if len(terms) > 1 else terms[0]
-            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += {expr}")
+            expr = "(" + "\n        + ".join(terms) + ")"
+            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += f[i] * {expr}")
         n_stored = len(stored)
     head = list(_LANE_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
