@@ -47,6 +47,7 @@ from vecampfit import high_energy_physics as hep
 _LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar", "sqrt": "_sqrt",
               "fabs": "_fabs", "atan2": "_atan2", "fmax": "_fmax", "sin": "_sin", "cos": "_cos"}
 
+
 class Layout:
     """What the generated functions share: names, enums, fields, slots."""
 
