@@ -10,9 +10,12 @@ and take the cores the main thread needs on a busy machine.
 
 Each configuration runs in its own process (the OpenMP runtime reads its
 environment once): the library's default (``OMP_WAIT_POLICY`` unset, so
-vecampfit sets ``passive``), and the OpenMP default forced by
-``OMP_WAIT_POLICY=active``.  Optionally a second process spins on one core
-during the measurement (``--busy``).  Writes ``benchmarks/results/threads.md``::
+vecampfit sets ``passive``; ``thread_policy="share"``), the same with
+``thread_policy="fixed"`` (every call uses the threads asked for, however
+busy the cores), and the OpenMP default forced by ``OMP_WAIT_POLICY=active``
+(spinning threads: the thread policy then leaves the threads as asked).
+Optionally a second process spins on one core during the measurement
+(``--busy``).  Writes ``benchmarks/results/threads.md``::
 
     python benchmarks/bench_threads.py [--repeat 15] [--busy]
 """
@@ -34,33 +37,40 @@ model = dz_isobar_model()
 compiled = model.compile((8,))
 data, mc = phase_space_records(model, 100_000, 1), phase_space_records(model, 1_000_000, 2)
 repeat = int(sys.argv[1])
+thread_policy = sys.argv[2]
 out = {}
+# One likelihood per path, its threads switched between 1 and 2 every RUN
+# calls, so that both see the same state of the host and the same events
+# (the cached path's stored amplitudes stay in the caches, as in a fit).
+RUN = 5
 for cache in ("never", "always"):
+    table = model.parameter_table()
+    lk = Likelihood(table, threads=1, cache=cache, thread_policy=thread_policy)
+    point = lk.add_point(compiled.density("float64", 8))
+    point.add_data(data)
+    point.add_normalization_events(mc)
+    free = [n for n in table.names if n.endswith(("_A", "_P"))] if cache == "always" else None
+    x0 = np.array([p.value for p in table])
+    cost = lk.restricted(free) if free else lk
+    cost(x0)
+    times = {1: [], 2: []}
+    for r in range(2 * repeat):
+        threads = 1 + (r // RUN) % 2
+        lk.threads = threads
+        x = x0.copy()
+        x[list(table.names).index(free[0] if free else table.names[0])] *= 1 + 1e-6 * (r + 1)
+        t0 = time.perf_counter()
+        cost(x)
+        times[threads].append(time.perf_counter() - t0)
+        # about 1 ms of Python between calls, as Minuit's
+        t1 = time.perf_counter()
+        s = 0
+        while time.perf_counter() - t1 < 1e-3:
+            s += 1
     for threads in (1, 2):
-        table = model.parameter_table()
-        lk = Likelihood(table, threads=threads, cache=cache)
-        point = lk.add_point(compiled.density("float64", 8))
-        point.add_data(data)
-        point.add_normalization_events(mc)
-        free = [n for n in table.names if n.endswith(("_A", "_P"))] if cache == "always" else None
-        x0 = np.array([p.value for p in table])
-        cost = lk.restricted(free) if free else lk
-        cost(x0)
-        times = []
-        for r in range(repeat):
-            x = x0.copy()
-            x[list(table.names).index(free[0] if free else table.names[0])] *= 1 + 1e-6 * (r + 1)
-            t0 = time.perf_counter()
-            cost(x)
-            times.append(time.perf_counter() - t0)
-            # about 1 ms of Python between calls, as Minuit's
-            t1 = time.perf_counter()
-            s = 0
-            while time.perf_counter() - t1 < 1e-3:
-                s += 1
-        out[f"{cache}-{threads}"] = statistics.median(times)
-        if cache == "never":
-            out["fields"] = len(lk.points[0].signal.event_fields)
+        out[f"{cache}-{threads}"] = statistics.median(times[threads])
+    if cache == "never":
+        out["fields"] = len(lk.points[0].signal.event_fields)
 # The memory bandwidth one and two threads reach: numpy sums (which release the
 # GIL) over as many bytes as the full call's event buffers, in one and two pieces.
 import threading
@@ -87,14 +97,14 @@ def spinner(seconds):
         pass
 
 
-def run(policy, repeat):
+def run(policy, repeat, thread_policy):
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)
     env.pop("GOMP_SPINCOUNT", None)
     if policy:
         env["OMP_WAIT_POLICY"] = policy
     # From this folder, whose modules the script imports.
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(repeat)], env=env,
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(repeat), thread_policy], env=env,
                           capture_output=True, text=True, check=True, cwd=HERE)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -114,21 +124,24 @@ def main(argv=None):
         busy.start()
     load = load_average()
     try:
-        results = {label: run(policy, args.repeat)
-                   for label, policy in (("library default (passive)", None),
-                                         ("OMP_WAIT_POLICY=active", "active"))}
+        results = {label: run(policy, args.repeat, thread_policy)
+                   for label, policy, thread_policy in (
+                       ("library default (passive, share)", None, "share"),
+                       ("passive, thread_policy=\"fixed\"", None, "fixed"),
+                       ("OMP_WAIT_POLICY=active", "active", "share"))}
     finally:
         if busy is not None:
             busy.terminate()
     n = 1_100_000
-    lines = ["# Two threads against one, by OpenMP wait policy", "",
+    lines = ["# Two threads against one, by OpenMP wait policy and thread policy", "",
              f"`python benchmarks/bench_threads.py --repeat {args.repeat}"
              f"{' --busy' if args.busy else ''}` on {cpu_description()}; load average before the "
              f"run {load}"
              f"{'; a second process spinning on one core' if args.busy else ''}.  D0 -> K- pi+ pi0 "
              "isobar model, 100,000 data + 1,000,000 normalization events, float64, L = 8; "
-             "medians of the likelihood's value calls, 1 ms of Python between calls.", "",
-             "| wait policy | path | 1 thread (ns/event) | 2 threads (ns/event) | speed-up |",
+             "medians of the likelihood's value calls, 1 ms of Python between calls; one likelihood "
+             "per path, switched between one and two threads every 5 calls.", "",
+             "| configuration | path | 1 thread (ns/event) | 2 threads (ns/event) | speed-up |",
              "|---|---|---|---|---|"]
     for label, r in results.items():
         for cache, path in (("never", "full"), ("always", "cached")):

@@ -70,3 +70,17 @@ for _folder in EXAMPLE_FOLDERS:
 #: ``import genfit3k_handwritten``.
 for _folder in ("dz_handwritten", "genfit3k_handwritten"):
     sys.path.append(os.path.join(os.path.dirname(EXAMPLES), "benchmarks", _folder))
+
+
+@pytest.fixture(autouse=True)
+def every_thread_asked_for(monkeypatch):
+    """Likelihoods use every thread a test asks for, however busy the machine
+    that runs the tests: tests that compare one thread with two must run two.
+    The choice itself is tested in ``test_fitter_threads.py``."""
+    from vecampfit.fitter import _threads, likelihood
+
+    class IdleMachine(_threads.CoreShare):
+        def __init__(self, threads, policy="share"):
+            super().__init__(threads, policy, count=lambda: 1, applies=True)
+
+    monkeypatch.setattr(likelihood, "CoreShare", IdleMachine)

@@ -78,8 +78,8 @@ __all__ = ["Fitter", "Stage"]
 
 #: Arguments of the deprecated form ``Fitter(table, ...)``, given to the
 #: :class:`Likelihood` it builds.
-_LIKELIHOOD_ARGUMENTS = ("precision", "vector_length", "threads", "extended", "on_invalid",
-                         "unused_parameters", "cache", "release_normalization_events", "comm")
+_LIKELIHOOD_ARGUMENTS = ("precision", "vector_length", "threads", "thread_policy", "extended",
+                         "on_invalid", "unused_parameters", "cache", "release_normalization_events", "comm")
 
 
 def _deprecated(old, new, stacklevel=3):
@@ -239,7 +239,7 @@ class Fitter:
         vector_length=..., ...)`` builds it from a
         :class:`~vecampfit.fitter.ParameterTable` and the likelihood's
         arguments (``precision``, ``vector_length``, ``threads``,
-        ``extended``, ``on_invalid``, ``unused_parameters``, ``cache``,
+        ``thread_policy``, ``extended``, ``on_invalid``, ``unused_parameters``, ``cache``,
         ``release_normalization_events``, ``comm``; see
         :class:`Likelihood`).
     seed : int, optional

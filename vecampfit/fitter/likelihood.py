@@ -61,6 +61,7 @@ from ..root_io import count_entries, iterate_events
 from ..statistics import asymmetric_gaussian_prior
 from ._evaluation import CachedEvaluator, Problem, evaluator_for_fit
 from ._reduction import CHUNK_EVENTS, chunk_events, chunk_sums, combine_serial
+from ._threads import CoreShare
 from .density import Density
 from .errors import (DensityError, EventBufferError, LikelihoodError, ParameterFileError,
                      RestrictionError)
@@ -615,6 +616,18 @@ class Likelihood:
         OpenMP threads for block densities (default: ``OMP_NUM_THREADS`` if
         set, else the CPUs this process may run on; more than those CPUs is
         capped with a warning).
+    thread_policy : {"share", "fixed"}
+        ``"share"`` (default): a call uses no more of the ``threads`` than
+        there are cores not running other work (at least one): with
+        :math:`n` CPUs and :math:`o` other running tasks (the kernel's
+        count in ``/proc/loadavg``, the smallest over the last four
+        parallel passes), :math:`\\min(T, \\max(1, n - o))` threads, so that
+        a helper thread never waits for a core that another job holds.
+        Applies where the process may run on every CPU of the machine and
+        the idle threads sleep (``OMP_WAIT_POLICY=passive``, the library's
+        default); elsewhere, and with ``"fixed"``, every call uses
+        ``threads``.  Values and gradients are the same to the bit with
+        any number of threads.
     extended : bool
         Extended maximum-likelihood fit (yields instead of fractions).
     on_invalid : {"raise", "large"}
@@ -681,7 +694,7 @@ class Likelihood:
     precision = PRECISION
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
+                 thread_policy="share", extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
                  release_normalization_events=False, comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
@@ -720,6 +733,9 @@ class Likelihood:
         self.density_precision = precision
         self.dtype = np.dtype(precision)
         self.vector_length = int(vector_length)
+        if thread_policy not in CoreShare.POLICIES:
+            raise ValueError(f"thread_policy must be 'share' or 'fixed', got {thread_policy!r}")
+        self._thread_policy = thread_policy
         self.threads = threads
         self.extended = bool(extended)
         self.on_invalid = on_invalid
@@ -744,6 +760,12 @@ class Likelihood:
     @threads.setter
     def threads(self, n):
         self._threads = resolve_threads(n)
+        self._share = CoreShare(self._threads, self._thread_policy)
+
+    @property
+    def thread_policy(self):
+        """``"share"`` or ``"fixed"`` (the constructor's argument)."""
+        return self._thread_policy
 
     @property
     def initial_values(self):
@@ -1103,7 +1125,7 @@ class Likelihood:
             return np.zeros(0)
         params_t = bg.density.parameter_vector(bg.parameters, self.dtype)
         pbuf = bg.density.fill_buffer(bg.density.new_parameter_buffer(self.dtype), params_t)
-        return self._evaluator(bg.density).values(buf, params_t, pbuf, self.threads)
+        return self._evaluator(bg.density).values(buf, params_t, pbuf, self._share())
 
     def _describe(self, params):
         names = self.parameters.names
@@ -1148,7 +1170,7 @@ class Likelihood:
             return integral, g
         evaluator = self.signal_evaluator(dens, want_gradient, free)
         sums, problem = evaluator.normalization_sums(
-            point.norm_events, params_t, pbuf, want_gradient, self.threads, self._combine)
+            point.norm_events, params_t, pbuf, want_gradient, self._share(), self._combine)
         if (self.release_normalization_events and isinstance(evaluator, CachedEvaluator)
                 and not evaluator.partial and not point.norm_events.released):
             point.norm_events.release(
@@ -1270,7 +1292,7 @@ class Likelihood:
             scale = f_s / integral
             sums, problem = self.signal_evaluator(dens, gradient, free).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
-                self.threads, self._combine)
+                self._share(), self._combine)
             if problem is not None:
                 self._fail(self._problem_message(
                     f"fit point {point.index}: signal density {dens.name!r}", "data", problem, x))
@@ -1339,7 +1361,7 @@ class Likelihood:
         """
         x, params_t, pbuf = self._signal_buffers(point, params)
         buf = point.data_events if where == "data" else point.norm_events
-        return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self.threads),
+        return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self._share()),
                           dtype=np.float64)
 
     def normalization_integral(self, point, params, *, free=None):

@@ -1,0 +1,144 @@
+"""How many OpenMP threads a likelihood call uses on a machine shared with
+other work.
+
+A parallel region ends when its slowest thread does.  Where every core
+already runs something else (a batch node shared with other jobs, a laptop
+with a browser), a helper thread takes turns with that work, or with the
+main thread itself, and the call waits at the region's end for whichever of
+them the scheduler left out: two threads are then no faster than one, and
+often slower (``benchmarks/results/threads.md``).  :class:`CoreShare` therefore
+gives a call no more threads than there are cores not running anything else,
+from the number of tasks the kernel reports as running at that moment (the
+fourth field of ``/proc/loadavg``, which counts the calling thread itself):
+the smallest number of other running tasks over the last four parallel
+passes (a likelihood call makes one or two: the data, and the normalization
+events where they are evaluated), so that a task that runs for a moment
+does not cost a thread.
+
+The choice changes nothing but the time: every sum is reduced in a fixed
+order of chunks, so that a call's value and gradient are the same to the bit
+with any number of threads.
+
+It applies only where the count describes the cores this process runs on
+(its affinity mask holds every online CPU) and the library's helper threads
+sleep between calls (``OMP_WAIT_POLICY=passive``, the library's default):
+helper threads that spin would count as other work.
+"""
+
+import os
+
+__all__ = ["CoreShare", "running_tasks"]
+
+#: Passes whose counts of other running tasks a choice takes the smallest of.
+HISTORY = 4
+
+#: The file whose fourth field, ``running/total``, counts the running tasks.
+LOADAVG = "/proc/loadavg"
+
+
+def running_tasks(path=LOADAVG):
+    """The number of tasks running or ready to run on the machine now.
+
+    Parameters
+    ----------
+    path : str
+        The kernel's load file (``/proc/loadavg``: ``"0.52 0.61 0.70 2/81
+        1234"``, the fourth field's numerator).
+
+    Returns
+    -------
+    int or None
+        The count (the calling thread included), or None where the file is
+        missing or not in this form.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 256)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return int(text.split()[3].split(b"/")[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def _helpers_sleep():
+    return os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
+
+
+def _whole_machine():
+    try:
+        return len(os.sched_getaffinity(0)) == (os.cpu_count() or 0)
+    except AttributeError:
+        return False
+
+
+class CoreShare:
+    """The threads of each call: at most ``threads``, and no more than the
+    cores that other work leaves free.
+
+    A call on a machine with :math:`n` CPUs, when :math:`r` tasks are
+    running (this thread included), has :math:`o = r - 1` other tasks and
+    uses :math:`\\max(1, \\min(T, n - \\min_{\\text{last 4 passes}} o))`
+    threads, :math:`T` the threads asked for.
+
+    Parameters
+    ----------
+    threads : int
+        The threads asked for (:func:`~vecampfit.fitter.likelihood.resolve_threads`).
+    policy : {"share", "fixed"}
+        ``"share"``: the rule above, where it applies (module description);
+        ``"fixed"``: always ``threads``.
+    cpus : int, optional
+        Online CPUs (default :func:`os.cpu_count`).
+    count : callable, optional
+        Returns the running tasks now, or None (default :func:`running_tasks`).
+    applies : bool, optional
+        Whether the count describes this process's cores and its helper
+        threads sleep (default: decided from the affinity mask and
+        ``OMP_WAIT_POLICY``, see the module description).
+
+    Attributes
+    ----------
+    threads : int
+        The threads asked for.
+    active : bool
+        Whether calls may use fewer (policy ``"share"`` and the rule applies).
+    """
+
+    POLICIES = ("share", "fixed")
+
+    def __init__(self, threads, policy="share", *, cpus=None, count=None, applies=None):
+        if policy not in self.POLICIES:
+            raise ValueError(f"thread_policy must be 'share' or 'fixed', got {policy!r}")
+        self.threads = int(threads)
+        self.policy = policy
+        self._cpus = int(cpus if cpus is not None else (os.cpu_count() or 1))
+        self._count = count if count is not None else running_tasks
+        if applies is None:
+            applies = _helpers_sleep() and _whole_machine()
+        self.active = policy == "share" and self.threads > 1 and bool(applies)
+        self._others = []
+
+    def __call__(self):
+        """The threads for this pass (one count of running tasks).
+
+        Returns
+        -------
+        int
+            Between 1 and :attr:`threads`.
+        """
+        if not self.active:
+            return self.threads
+        running = self._count()
+        if running is None:
+            return self.threads
+        self._others.append(max(0, int(running) - 1))
+        del self._others[:-HISTORY]
+        free = self._cpus - min(self._others)
+        return max(1, min(self.threads, free))
