@@ -345,15 +345,3 @@ def test_formula_error_columns_are_those_of_the_formula_as_written():
     with pytest.raises(ex.FormulaError) as e:
         ex.parse("1 + exp(2 * (a + i*b)^0.5)")
     assert str(e.value).count("column") == 1 and e.value.column == 13
-
-
-def test_hoisted_reads_turn_each_slot_into_one_local():
-    from vecampfit.expressions.printing import hoisted_reads
-    lines = ["a = pb[PB_X] * t[0] + pb[PB_Y]", "b = pb[PB_X] - ev[F_s] * xpb[PB_Z]"]
-    decl, out = hoisted_reads(lines)
-    assert decl == ["cdef floating q0 = pb[PB_X], q1 = pb[PB_Y]"]
-    # a name that only ends in "pb" is not the parameter buffer
-    assert out == ["a = q0 * t[0] + q1", "b = q0 - ev[F_s] * xpb[PB_Z]"]
-    decl, out = hoisted_reads([f"s += pb[PB_{k}]" for k in range(9)], prefix="h")
-    assert len(decl) == 2 and decl[1] == "cdef floating h8 = pb[PB_8]"
-    assert hoisted_reads(["x = ev[F_a]"]) == ([], ["x = ev[F_a]"])

@@ -74,7 +74,7 @@ def test_running_tasks_reads_the_fourth_field(tmp_path):
 
 
 def test_likelihood_passes_the_choice_to_its_kernels(toy_model_l8, monkeypatch):
-    from vecampfit.fitter import likelihood, _threads
+    from vecampfit.fitter import _threads, likelihood
     from vecampfit.fitter.density import Density
 
     seen = []

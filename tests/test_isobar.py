@@ -1046,22 +1046,19 @@ def _misplaced(src):
     """Per-event statements that compute from parameters only (they belong in
     the parameter-buffer fill) or from the event only (in the event buffer).
 
-    A lane of the local array t holds what the first loop stored there; a
-    slot read into a local before a loop (``cdef floating q0 = pb[...]``) is
-    a parameter; the likelihood's factors ``f[i]`` depend on both."""
+    A lane of the local array g holds 2A as the first loop of the gradient
+    sums stored it, and the likelihood's factors ``f[i]`` (``factor[i]``):
+    both depend on the event and the parameters."""
     import re
     dep, bad = {}, []
-    for fn, name in re.findall(r"cdef void (\w+)\(|\b(q\d+) = pb\[", src):
-        fn_now = fn or fn_now
-        if name:
-            dep[(fn_now, name)] = (False, True)
+    both = ("f[i]", "factor[i]", "g[i]", "g[VECTOR_LENGTH + i]")
     for fn, lhs, rhs in _lane_statements(src):
         names = re.findall(r"[A-Za-z_]\w*", rhs)
-        names += re.findall(r"t\[\d+ \* VECTOR_LENGTH \+ i\]", rhs)
-        ev = "ev[" in rhs or "f[i]" in rhs or any(dep.get((fn, n), (0, 0))[0] for n in names)
-        pa = "pb[" in rhs or "f[i]" in rhs or any(dep.get((fn, n), (0, 0))[1] for n in names)
+        lane = any(x in rhs for x in both)
+        ev = "ev[" in rhs or lane or any(dep.get((fn, n), (0, 0))[0] for n in names)
+        pa = "pb[" in rhs or lane or any(dep.get((fn, n), (0, 0))[1] for n in names)
         dep[(fn, lhs)] = (ev, pa)
-        bare = re.fullmatch(r"\(?-?(ev|pb|t)\[[^\]]*\]\)?|-?\w+", rhs) is not None
+        bare = re.fullmatch(r"\(?-?(ev|pb|g|f|factor)\[[^\]]*\]\)?|-?\w+", rhs) is not None
         if not bare and ev != pa:
             bad.append(f"{fn}: {lhs} = {rhs} ({'event' if ev else 'parameter'} only)")
     return bad

@@ -37,7 +37,7 @@ from ..expressions import passes
 from ..expressions.evaluate import evaluate
 from ..expressions.nodes import ComplexExpr, event, power
 from ..expressions.printing import (GRADIENT_FROM_SUM, GRADIENT_SUM_HEAD, CythonPrinter,
-                                   infix)
+                                    density_cimport, infix)
 
 __all__ = ["generate", "fieldify"]
 
@@ -385,20 +385,48 @@ def _lane_function(layout, kind):
     body.emit(f"out[i] = {_sum(s)}")
     second = None
     if kind == "gradient":
-        stored = _gradient_lines(layout, body, printed, total, rho, factors, derivs, index)
+        stored, kept = _gradient_lines(layout, body, printed, total, rho, factors, derivs, index)
         if stored:
-            second = (_factor_derivative_loop(layout, stored, derivs, index), len(stored))
+            second = (_factor_derivative_loop(layout, stored, kept, derivs, index), len(stored))
     return body, second
 
 
 def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
-    """dS/dp for every parameter, written to g[PAR_p * L + i]."""
+    """dS/dp for every parameter: each row of the first loop added to the
+    sums after its last contribution, the rows of the parameters the second
+    loop adds to kept in g[PAR_p * L + i].  Returns the components whose T_k
+    the second loop reads and the kept parameters."""
     model = layout.model
     contributions = {p: [] for p in layout.parameters}
     stored = []
-    body.emit("# gradient: G = conj(rho) A, back through the rotations")
+    order = [c for g in model.groups.values() for c in g.components]
+    # Where each row is complete: after the last component whose coupling
+    # depends on the parameter; the rows of the factors' parameters (masses,
+    # widths, ...) wait in g for the second loop.
+    last = {}
+    for position, c in enumerate(order):
+        for p in _coupling_derivative_slots(layout, index[id(c)], c):
+            last[p] = position
+    late = {p for c in order for p in derivs[id(c)]}
+    kept, done = set(), set()
+
+    def complete(p):
+        terms = [t for t in contributions[p] if t]
+        done.add(p)
+        if not terms:
+            return
+        if p in late:
+            body.emit(f"g[PAR_{p} * VECTOR_LENGTH + i] = " + " + ".join(terms))
+            kept.add(p)
+        else:
+            body.emit(_add_row(p, " + ".join(terms)))
+    # G = 2 conj(rho) A (the 2 of dS = 2 Re[...] taken in once: exact, and
+    # one multiplication per channel instead of one per row)
+    body.emit("# gradient: G = 2 conj(rho) A, back through the rotations")
     if rho is None:
-        gvec = dict(total)
+        gvec = {h: (body.new(f"G_{_chan(h)}_re", f"2 * {ar}"),
+                    body.new(f"G_{_chan(h)}_im", f"2 * {ai}"))
+                for h, (ar, ai) in total.items()}
     else:
         position = model.density_matrix[0]
         parts = {}
@@ -410,8 +438,8 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                 # conj(rho_ab) A_b
                 parts.setdefault(key, []).append((f"{pr} * {br} + {pi} * {bi}",
                                                   f"{pr} * {bi} - {pi} * {br}"))
-        gvec = {h: (body.new(f"G_{_chan(h)}_re", _sum([x for x, _ in ps])),
-                    body.new(f"G_{_chan(h)}_im", _sum([y for _, y in ps])))
+        gvec = {h: (body.new(f"G_{_chan(h)}_re", f"2 * ({_sum([x for x, _ in ps])})"),
+                    body.new(f"G_{_chan(h)}_im", f"2 * ({_sum([y for _, y in ps])})"))
                 for h, ps in parts.items()}
         # Derivatives of the density matrix: Re[d rho_ab A_a conj(A_b)].
         for (a, b), z in model.density_matrix[1].items():
@@ -426,12 +454,17 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                         br, bi = total[other]
                         contributions[p].append(
                             f"{dr} * ({ar} * {br} + {ai} * {bi}) - {di} * ({ai} * {br} - {ar} * {bi})")
+        for p in layout.parameters:
+            if contributions[p] and p not in last:
+                complete(p)
+    position = -1
     for gi, g in enumerate(model.groups.values()):
         vec = {h: v for h, v in gvec.items()}
         for n, (p, m) in reversed(list(enumerate(g.rotations))):
             vec = _rotate_text(body, vec, p, m, printed, f"q{gi}_{n}", back=True)
         for c in g.components:
             k = index[id(c)]
+            position += 1
             tr = [(printed.real(a, "a"), vec[h]) for h, a in c.angular.items()
                   if h in vec and not (a.op == "num" and a.data == 0.0)]
             if not tr:
@@ -448,7 +481,10 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                     parts = ([_times(dr, ftr)] if dr != "0" else []) + \
                         ([f"- {_times(di, fti)}"] if di != "0" else [])
                     if parts:
-                        contributions[p].append(f"2 * ({' '.join(parts)})")
+                        contributions[p].append(" ".join(parts))
+                for p in dcs:
+                    if last[p] == position:
+                        complete(p)
             if derivs[id(c)]:
                 # T, kept per lane for the second loop (the factor's derivatives;
                 # T rather than c T: the compiler then vectorizes this loop)
@@ -457,15 +493,27 @@ def _gradient_lines(layout, body, printed, total, rho, factors, derivs, index):
                           f"t[{2 * n + 1} * VECTOR_LENGTH + i] = {t_im}")
                 stored.append((c, n))
     for p in layout.parameters:
-        terms = [t for t in contributions[p] if t]
-        body.emit(f"g[PAR_{p} * VECTOR_LENGTH + i] = " + (" + ".join(terms) if terms else "0"))
-    return stored
+        if p not in done:
+            complete(p)
+    if not stored:
+        # no second loop: what waits in g is added here
+        for p in layout.parameters:
+            if p in kept:
+                body.emit(_add_row(p, f"g[PAR_{p} * VECTOR_LENGTH + i]"))
+    return stored, kept
 
 
-def _factor_derivative_loop(layout, stored, derivs, index):
+def _add_row(p, row):
+    """The statement that adds f times a row of the gradient to the sums, as
+    the fitter adds a weighted term (add_product)."""
+    at = f"sums[PAR_{p} * VECTOR_LENGTH + i]"
+    return f"{at} = add_product({at}, f[i], {row})"
+
+
+def _factor_derivative_loop(layout, stored, kept, derivs, index):
     """The second loop of the gradient: dF_k/dp of the factors' parameters
     (lineshape masses, widths, ...) times c_k T_k (T_k stored), added to the
-    gradient rows.  Apart from the first loop, so that each loop stays small
+    sums with what the first loop kept in g for them (``kept``).  Apart from the first loop, so that each loop stays small
     enough for the compiler to vectorize it."""
     body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
     printed = _Printed(layout, body)
@@ -479,10 +527,11 @@ def _factor_derivative_loop(layout, stored, derivs, index):
         cti = body.new(f"ct{k}_im", f"{cr} * {ti} + {ci} * {tr}")
         for p, d in derivs[id(c)].items():
             dr, di = printed.complex(d, f"df{k}")
-            rows.setdefault(p, []).append(f"2 * ({dr} * {ctr} - {di} * {cti})")
-    for p, terms in rows.items():
-        row = f"g[PAR_{p} * VECTOR_LENGTH + i]"
-        body.emit(f"{row} = {row} + " + " + ".join(terms))
+            rows.setdefault(p, []).append(f"{dr} * {ctr} - {di} * {cti}")
+    for p in layout.parameters:
+        terms = ([f"g[PAR_{p} * VECTOR_LENGTH + i]"] if p in kept else []) + rows.get(p, [])
+        if terms:
+            body.emit(_add_row(p, " + ".join(terms)))
     return body
 
 
@@ -562,26 +611,22 @@ def _function(layout, kind):
     head += ["    cdef const floating *ev = <const floating *> event_block",
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
     if kind == "gradient":
-        head += ["    # The gradient is formed in a local array (which cannot overlap the",
-                 "    # parameter buffer) and added to the sums at the end.",
+        head += ["    # Rows are added to the sums where they are complete (the sums are",
+                 "    # restrict-qualified: the loops may go on reading the buffers); a row",
+                 "    # the second loop completes waits in g.",
                  "    cdef floating g[N_PARAMETERS * VECTOR_LENGTH]",
-                 "    cdef double f[VECTOR_LENGTH]",
-                 "    cdef int a"]
+                 "    cdef double f[VECTOR_LENGTH]"]
     if second is not None:
         head += [f"    cdef floating t[{2 * second[1]} * VECTOR_LENGTH]"]
         for name in second[0].locals:
             body.var(name)
     head += body.declare("floating") + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
-    out = head + ["        " + x for x in body.lines]
+    lines = (["f[i] = factor[i]"] if kind == "gradient" else []) + body.lines
+    out = head + ["        " + x for x in lines]
     if second is not None:
         out += ["    for i in range(VECTOR_LENGTH):"] + ["        " + x for x in second[0].lines]
     if kind == "gradient":
-        out += ["    for i in range(VECTOR_LENGTH):",
-                "        f[i] = factor[i]",
-                "    for a in range(N_PARAMETERS):",
-                "        for i in range(VECTOR_LENGTH):",
-                "            sums[a * VECTOR_LENGTH + i] += f[i] * g[a * VECTOR_LENGTH + i]",
-                "", ""] + GRADIENT_FROM_SUM
+        out += ["", ""] + GRADIENT_FROM_SUM
     return out
 
 
@@ -702,8 +747,7 @@ def generate(model):
             "",
             "from vecampfit._libm cimport _atan2, _cos, _fabs, _fmax, _sin, _sqrt",
             "from vecampfit.block cimport VECTOR_LENGTH",
-            "from vecampfit.fitter.density cimport (gradient_sum_functions, model_description,",
-            "                                       single_component_functions)",
+            *density_cimport(),
             "from vecampfit.mathematical_functions cimport exp_scalar, log_scalar, power_scalar",
             "",
             f"PARAMETERS = {tuple(layout.parameters)!r}",

@@ -10,12 +10,11 @@ parameter-buffer fill (double precision) and the per-event loop.
 """
 
 import math
-import re
 
 from .nodes import Expr
 
 __all__ = ["infix", "CythonPrinter", "number_literal", "GRADIENT_SUM_HEAD", "GRADIENT_FROM_SUM",
-           "hoisted_reads"]
+           "DENSITY_CIMPORTS", "density_cimport"]
 
 _PREC = {"add": 1, "mul": 2, "pow": 3}
 
@@ -251,9 +250,12 @@ class CythonPrinter:
 
 
 #: Signature of a generated model's gradient-sum function (the fitter's
-#: model protocol, vecampfit/fitter/density.pxd).
+#: model protocol, vecampfit/fitter/density.pxd), its sums restrict-qualified
+#: (``restricted_sums``): a loop that adds to them may go on reading the
+#: events and the parameter buffer without reading them again after each
+#: store, and stays vectorized.
 GRADIENT_SUM_HEAD = [
-    "cdef void density_gradient_sum(floating *out, double *sums, const double *factor,",
+    "cdef void density_gradient_sum(floating *out, restricted_sums sums, const double *factor,",
     "                               const void *event_block, const floating *params,",
     "                               const void *parameter_buffer) noexcept nogil:",
     '    """S for the L events of one block, and sums[k L + i] += factor[i] dS_i/dp_k',
@@ -261,7 +263,11 @@ GRADIENT_SUM_HEAD = [
 
 #: density_gradient of a generated model: its gradient-sum function with unit
 #: factors from zero (0 + 1 x = x exactly, also for float32 values held in
-#: double), so that the derivatives are written once.
+#: double), so that the derivatives are written once.  It calls the function
+#: through a pointer the compiler cannot see through (volatile): the same
+#: machine code as the fitter's calls then forms every row, and a row comes
+#: out the same to the bit (inlined with factors known to be 1, the compiler
+#: may fuse its multiplications and additions differently).
 GRADIENT_FROM_SUM = [
     "cdef void density_gradient(floating *out, floating *gradient, const void *event_block,",
     "                           const floating *params,",
@@ -269,47 +275,30 @@ GRADIENT_FROM_SUM = [
     '    """S and dS/dp for every parameter, gradient laid out [N_PARAMETERS][L]."""',
     "    cdef double s[N_PARAMETERS * VECTOR_LENGTH]",
     "    cdef double one[VECTOR_LENGTH]",
+    "    cdef volatile density_gradient_sum_function_float64 sum_float64",
+    "    cdef volatile density_gradient_sum_function_float32 sum_float32",
     "    cdef int i",
     "    for i in range(VECTOR_LENGTH):",
     "        one[i] = 1",
     "    for i in range(N_PARAMETERS * VECTOR_LENGTH):",
     "        s[i] = 0",
-    "    density_gradient_sum(out, s, one, event_block, params, parameter_buffer)",
+    "    if floating is double:",
+    "        sum_float64 = density_gradient_sum[double]",
+    "        sum_float64(out, s, one, event_block, params, parameter_buffer)",
+    "    else:",
+    "        sum_float32 = density_gradient_sum[float]",
+    "        sum_float32(out, s, one, event_block, params, parameter_buffer)",
     "    for i in range(N_PARAMETERS * VECTOR_LENGTH):",
     "        gradient[i] = <floating> s[i]"]
 
+#: The names of vecampfit.fitter.density a generated model cimports.
+DENSITY_CIMPORTS = ("add_product", "density_gradient_sum_function_float32",
+                    "density_gradient_sum_function_float64", "gradient_sum_functions",
+                    "model_description", "restricted_sums", "single_component_functions")
 
-def hoisted_reads(lines, array="pb", prefix="q"):
-    """Reads ``array[NAME]`` of ``lines`` as locals read once.
 
-    A loop that writes through a pointer (the gradient sums) must otherwise
-    read every parameter-buffer slot again after each write, since the
-    compiler cannot tell that the two do not overlap.
-
-    Parameters
-    ----------
-    lines : list of str
-        Statements of the loop body.
-    array : str
-        The array read (``pb``: the parameter buffer).
-    prefix : str
-        Prefix of the locals' names (``q0``, ``q1``, ...).
-
-    Returns
-    -------
-    declarations : list of str
-        ``cdef floating q0 = pb[PB_A], ...`` (eight a line; empty if none).
-    lines : list of str
-        The statements with each read replaced by its local.
-    """
-    reads = []
-    for line in lines:
-        for r in re.findall(rf"\b{array}\[\w+\]", line):
-            if r not in reads:
-                reads.append(r)
-    names = {r: f"{prefix}{k}" for k, r in enumerate(reads)}
-    pattern = re.compile(rf"\b{array}\[\w+\]")
-    out = [pattern.sub(lambda m: names[m.group(0)], line) for line in lines]
-    pairs = [f"{names[r]} = {r}" for r in reads]
-    decl = ["cdef floating " + ", ".join(pairs[k:k + 8]) for k in range(0, len(pairs), 8)]
-    return decl, out
+def density_cimport(*extra):
+    """The lines ``from vecampfit.fitter.density cimport (...)`` of a generated
+    model: :data:`DENSITY_CIMPORTS` and ``extra`` names, sorted."""
+    names = sorted(set(DENSITY_CIMPORTS) | set(extra))
+    return ["from vecampfit.fitter.density cimport ("] + [f"    {n}," for n in names] + [")"]

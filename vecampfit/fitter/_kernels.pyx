@@ -32,6 +32,7 @@ from libc.stdint cimport uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
+from vecampfit.fitter.density cimport add_product
 from vecampfit.mathematical_functions cimport log_scalar
 
 ctypedef void (*density_float32)(float *, const void *, const float *, const void *) noexcept nogil
@@ -668,7 +669,8 @@ def component_values(const floating[:, ::1] events, int vector_length, floating[
 
 cdef inline void _accumulate_lanes(double *acc, const floating *g, const double *factor,
                                    int n_grad, int L, Py_ssize_t n_valid) noexcept nogil:
-    """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes (factor 1 if NULL).
+    """acc[a * L + i] += factor[i] g[a * L + i] for the valid lanes (factor 1 if NULL;
+    added as density.pxd's add_product, as a model's gradient sums add it).
 
     Per-lane accumulators keep the lanes independent, so that the loop
     vectorizes (a running sum over the lanes is a chain of dependent
@@ -687,7 +689,7 @@ cdef inline void _accumulate_lanes(double *acc, const floating *g, const double 
     else:
         for a in range(n_grad):
             for i in range(n_valid):
-                acc[a * L + i] += factor[i] * g[a * L + i]
+                acc[a * L + i] = add_product(acc[a * L + i], factor[i], g[a * L + i])
 
 
 cdef inline void _reduce_lanes(double *partial, double *acc, int n_grad, int L) noexcept nogil:

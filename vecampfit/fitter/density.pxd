@@ -59,9 +59,15 @@
 #                               const void *parameter_buffer) noexcept nogil
 #         writes out[0 .. L) as density does and adds
 #         sums[k * L + i] += factor[i] * d out[i] / d params[k]
-#         for every k < N_PARAMETERS and i < L,
+#         for every k < N_PARAMETERS and i < L
+#         (as add_product, below, adds it: then with factors other than 1 the
+#         sums are the same to the bit as the fitter's from density_gradient),
 #
 # exported with gradient_sum_functions (below) as description["gradient_sums"].
+# The fitter's sums overlap nothing else the function is given, so it may
+# declare the argument ``restricted_sums sums`` (below), as generated models
+# do: the compiler may then keep reading the events and the parameter buffer
+# while it adds to the sums, and vectorize such a loop.
 # The normalization sums of the likelihood then call it instead of
 # density_gradient: a model that forms a gradient row by row adds it where it
 # forms it, instead of storing it for the fitter to add.  It must add exactly
@@ -108,6 +114,31 @@ cdef extern from *:
     const char *_NAME_COMPONENTS_FLOAT32 "vecampfit_capsule_components_float32"
     const char *_NAME_COMPONENTS_FLOAT64 "vecampfit_capsule_components_float64"
     const int _CAPSULE_VECTOR_LENGTH "vecampfit_capsule_vector_length"
+
+# acc + w g, the one way a weighted term is added to a sum, by the fitter's
+# kernels and by generated models alike: with one rounding (a fused
+# multiply-add) where the target has one, else with two.  Compilers fuse such
+# expressions or not depending on flags and context; written through this
+# macro the two sides add the same bits.
+cdef extern from *:
+    """
+    #ifndef VECAMPFIT_ADD_PRODUCT
+    #if defined(__FMA__) || defined(__FMA4__) || defined(__ARM_FEATURE_FMA)
+    #define VECAMPFIT_ADD_PRODUCT(acc, w, g) __builtin_fma((w), (g), (acc))
+    #else
+    #define VECAMPFIT_ADD_PRODUCT(acc, w, g) ((acc) + (w) * (g))
+    #endif
+    #endif
+    """
+    double add_product "VECAMPFIT_ADD_PRODUCT"(double acc, double w, double g) noexcept nogil
+
+# The sums argument of a model's density_gradient_sum, restrict-qualified:
+# nothing else the function reads (the events, the parameters, the parameter
+# buffer, the factors) or writes (out) overlaps the sums.  The function's type
+# is still density_gradient_sum_function_* (C ignores a parameter's
+# qualifiers in a function's type).
+cdef extern from *:
+    ctypedef double *restricted_sums "double *__restrict__"
 
 ctypedef void (*density_function_float32)(float *, const void *, const float *, const void *) noexcept nogil
 ctypedef void (*density_function_float64)(double *, const void *, const double *, const void *) noexcept nogil

@@ -550,11 +550,12 @@ def _coupling_derivatives(comp):
 # ---------------------------------------------------------------------------
 
 def _declare(ctx, ctype, extra=()):
-    names = list(extra) + [v for v in ctx.vars if v not in extra]
-    out = []
-    for k in range(0, len(names), 8):
-        out.append(f"    cdef {ctype} " + ", ".join(names[k:k + 8]))
-    return out
+    return _declaration(list(extra) + [v for v in ctx.vars if v not in extra], ctype)
+
+
+def _declaration(names, ctype):
+    """``cdef ctype a, b, ...`` lines (eight names a line) of a function body."""
+    return [f"    cdef {ctype} " + ", ".join(names[k:k + 8]) for k in range(0, len(names), 8)]
 
 
 def _indent(lines, n):
@@ -610,7 +611,6 @@ _LANE_HEAD = {
     "density": ["cdef void density(floating *out, const void *event_block, const floating *params,",
                 "                  const void *parameter_buffer) noexcept nogil:",
                 '    """S = |A|^2 for the L events of one block."""'],
-    "gradient": _expressions.printing.GRADIENT_SUM_HEAD,
     "components": ["cdef void component_amplitudes(floating *out, const void *event_block,",
                    "                               const floating *params,",
                    "                               const void *parameter_buffer) noexcept nogil:",
@@ -619,93 +619,111 @@ _LANE_HEAD = {
 }
 
 
+def _gradient_sum_function(layout):
+    """density_gradient_sum in two loops over the lanes.  The first is the
+    density's: A and S, and 2A kept per lane.  The second forms each
+    component's X_k and dX_k/dp and adds its rows at once, f dS/dp with
+    dS/dp = Re(conj(2A) (c_k dX_k + dc_k X_k)), through h_k = conj(2A) c_k
+    and u_k = conj(2A) X_k: nothing but 2A passes from one loop to the
+    other, so that few values outlive a component.  A parameter shared by
+    several components is added once, after its last one, as the sum of its
+    rows.  A row is added as the fitter adds a weighted term (add_product),
+    so that the sums are the same to the bit as the fitter's from
+    density_gradient."""
+    comps = layout.model.components
+    first = Context(layout, "lane")
+    first.emit("are = 0", "aim = 0")
+    for comp in comps:
+        _accumulate(first, comp, _component(first, comp, False)[0])
+    first.emit("out[i] = are * are + aim * aim",
+               "g[i] = 2 * are", "g[VECTOR_LENGTH + i] = 2 * aim",
+               "f[i] = factor[i]")
+    second = Context(layout, "lane")
+    second.emit("gr = g[i]", "gi = g[VECTOR_LENGTH + i]")
+    pieces = []          # (lines of component k, {parameter: [row, ...]})
+    doubles = ["gr", "gi"]
+    for k, comp in enumerate(comps):
+        start = len(second.lines)
+        x, dx = _component(second, comp, True)
+        rows = {}
+        dcs = _coupling_derivatives(comp)
+        if dx:
+            cr, ci = second.slot(comp, "C_RE"), second.slot(comp, "C_IM")
+            h_re, h_im = f"h{k}_re", f"h{k}_im"
+            doubles += [h_re, h_im]
+            second.emit(f"{h_re} = gr * {cr} + gi * {ci}", f"{h_im} = gr * {ci} - gi * {cr}")
+            for p, (dr, di) in dx.items():
+                rows.setdefault(p, []).append(f"{h_re} * {dr} - {h_im} * {di}")
+        if dcs:
+            if x == ("1", "0"):
+                ur, ui = "gr", "(-gi)"
+            else:
+                ur, ui = f"u{k}_re", f"u{k}_im"
+                doubles += [ur, ui]
+                second.emit(f"{ur} = gr * {x[0]} + gi * {x[1]}",
+                            f"{ui} = gr * {x[1]} - gi * {x[0]}")
+            for p, roles in dcs.items():
+                for role in roles:
+                    rows.setdefault(p, []).append(
+                        f"{ur} * {second.slot(comp, f'DC_{role}_RE')} - "
+                        f"{ui} * {second.slot(comp, f'DC_{role}_IM')}")
+        pieces.append((second.lines[start:], rows))
+        del second.lines[start:]
+    last = {}
+    for k, (_, rows) in enumerate(pieces):
+        for p in rows:
+            last[p] = k
+    collected = {}
+    for k, (lines, rows) in enumerate(pieces):
+        second.emit(*lines)
+        for p, r in rows.items():
+            collected.setdefault(p, []).extend(r)
+        for p in layout.parameters:
+            if last.get(p) == k:
+                expr = "(" + "\n        + ".join(collected[p]) + ")"
+                at = f"sums[PAR_{p} * VECTOR_LENGTH + i]"
+                second.emit(f"{at} = add_product({at}, f[i], {expr})")
+    head = list(_expressions.printing.GRADIENT_SUM_HEAD)
+    head += ["    cdef const floating *ev = <const floating *> event_block",
+             "    cdef const floating *pb = <const floating *> parameter_buffer",
+             "    cdef double g[2 * VECTOR_LENGTH]",
+             "    cdef double f[VECTOR_LENGTH]"]
+    head += _declaration(doubles, "double")
+    # The two loops share the names of their intermediate values.
+    head += _declaration(list(dict.fromkeys(["are", "aim", *first.vars, *second.vars])),
+                         "floating") + ["    cdef int i"]
+    body = head + ["    for i in range(VECTOR_LENGTH):"] + _indent(first.lines, 8)
+    body += ["    for i in range(VECTOR_LENGTH):"] + _indent(second.lines, 8)
+    body += [""] + [""] + list(_expressions.printing.GRADIENT_FROM_SUM)
+    return body
+
+
 def _lane_function(layout, kind):
+    """``density`` (kind "density") or ``component_amplitudes`` ("components"):
+    one loop over the lanes of a block."""
     ctx = Context(layout, "lane")
     comps = layout.model.components
-    body = []
-    xs, dxs = [], []
-    if kind != "components":
+    if kind == "density":
         ctx.emit("are = 0", "aim = 0")
     for k, comp in enumerate(comps):
-        x, dx = _component(ctx, comp, kind == "gradient")
-        xs.append(x)
-        dxs.append(dx)
+        x, _ = _component(ctx, comp, False)
         if kind == "components":
             n = f" * {ctx.slot(comp, 'SCALE')}" if comp.scale is not None else ""
             ctx.emit(f"o[{2 * k} * VECTOR_LENGTH + i] = {x[0]}{n}",
                      f"o[{2 * k + 1} * VECTOR_LENGTH + i] = {x[1]}{n}")
         else:
             _accumulate(ctx, comp, x)
-    if kind != "components":
+    if kind == "density":
         ctx.emit("out[i] = are * are + aim * aim")
-    second, locals2 = [], []
-    if kind == "gradient":
-        # The first loop stores 2A, X_k and dX_k/dp per lane into the local
-        # array t; the second adds f dS/dp, dS/dp = Re(conj(g) (c dX + dc X))
-        # with g = 2A, through h_k = conj(g) c_k and u_k = conj(g) X_k,
-        # formed once per component: a row is then Re(h_k dX) or Re(u_k dc).
-        # The factor f multiplies the row last, so that what is added is f
-        # times what density_gradient writes, to the bit.
-        stored = {}
-
-        def t(name):
-            if name in ("1", "0"):
-                return name
-            if name not in stored:
-                stored[name] = len(stored)
-                ctx.emit(f"t[{stored[name]} * VECTOR_LENGTH + i] = {name}")
-            return f"t[{stored[name]} * VECTOR_LENGTH + i]"
-        ctx.emit("are = 2 * are", "aim = 2 * aim")
-        second += [f"gr = {t('are')}", f"gi = {t('aim')}"]
-        locals2 += ["gr", "gi"]
-        rows = {p: [] for p in layout.parameters}
-        for k, (comp, x, dx) in enumerate(zip(comps, xs, dxs)):
-            dcs = _coupling_derivatives(comp)
-            if dx:
-                cr, ci = ctx.slot(comp, "C_RE"), ctx.slot(comp, "C_IM")
-                second += [f"h{k}_re = gr * {cr} + gi * {ci}", f"h{k}_im = gr * {ci} - gi * {cr}"]
-                locals2 += [f"h{k}_re", f"h{k}_im"]
-                for p, (dr, di) in dx.items():
-                    rows[p].append(f"h{k}_re * {t(dr)} - h{k}_im * {t(di)}")
-            if dcs:
-                xr, xi = t(x[0]), t(x[1])
-                if (xr, xi) == ("1", "0"):
-                    ur, ui = "gr", "(-gi)"
-                else:
-                    second += [f"u{k}_re = gr * {xr} + gi * {xi}",
-                               f"u{k}_im = gr * {xi} - gi * {xr}"]
-                    locals2 += [f"u{k}_re", f"u{k}_im"]
-                    ur, ui = f"u{k}_re", f"u{k}_im"
-                for p, roles in dcs.items():
-                    for role in roles:
-                        rows[p].append(f"{ur} * {ctx.slot(comp, f'DC_{role}_RE')} - "
-                                       f"{ui} * {ctx.slot(comp, f'DC_{role}_IM')}")
-        for p in layout.parameters:
-            terms = rows[p] or ["0"]
-            expr = "(" + "\n        + ".join(terms) + ")"
-            second.append(f"sums[PAR_{p} * VECTOR_LENGTH + i] += f[i] * {expr}")
-        n_stored = len(stored)
     head = list(_LANE_HEAD[kind])
     head += ["    cdef const floating *ev = <const floating *> event_block",
              "    cdef const floating *pb = <const floating *> parameter_buffer"]
-    if kind == "gradient":
-        head += [f"    cdef floating t[{max(n_stored, 1)} * VECTOR_LENGTH]",
-                 "    cdef double f[VECTOR_LENGTH]"]
     if kind == "components":
         head += ["    # Formed in a local array (which cannot overlap the parameter buffer).",
                  "    cdef floating o[2 * N_COMPONENTS * VECTOR_LENGTH]"]
     extra = () if kind == "components" else ("are", "aim")
     head += _declare(ctx, "floating", extra) + ["    cdef int i", "    for i in range(VECTOR_LENGTH):"]
     body = head + _indent(ctx.lines, 8)
-    if kind == "gradient":
-        # The second loop adds each row where it forms it; the slots and
-        # factors it reads are locals, which the sums cannot overlap.
-        hoisted, second = _expressions.printing.hoisted_reads(second)
-        body += [f"    cdef double {', '.join(locals2[k:k + 8])}" for k in range(0, len(locals2), 8)]
-        body += _indent(hoisted, 4) + ["    for i in range(VECTOR_LENGTH):",
-                                       "        f[i] = factor[i]",
-                                       "    for i in range(VECTOR_LENGTH):"] + _indent(second, 8)
-        body += [""] + [""] + list(_expressions.printing.GRADIENT_FROM_SUM)
     if kind == "components":
         body += ["    for i in range(2 * N_COMPONENTS * VECTOR_LENGTH):", "        out[i] = o[i]"]
     return body
@@ -823,7 +841,8 @@ def generate(model):
     layout = Layout(model)
     functions = []
     for kind in ("density", "gradient", "components"):
-        functions += [""] + _lane_function(layout, kind) + [""]
+        functions += [""] + (_gradient_sum_function(layout) if kind == "gradient"
+                             else _lane_function(layout, kind)) + [""]
     for k in range(len(model.components)):
         functions += [""] + _single_component_function(layout, k) + [""]
     single = ["def _single_components():",
@@ -846,8 +865,7 @@ def generate(model):
             "",
             "from vecampfit._libm cimport _atan2, _cos, _fabs, _fmax, _sin, _sqrt",
             "from vecampfit.block cimport VECTOR_LENGTH",
-            "from vecampfit.fitter.density cimport (component_description, gradient_sum_functions,",
-            "                                       model_description, single_component_functions)"]
+            *_expressions.printing.density_cimport("component_description")]
     if layout.math_imports:
         out += ["from vecampfit.mathematical_functions cimport ("]
         out += [f"    {name}," for name in sorted(layout.math_imports)] + [")"]
