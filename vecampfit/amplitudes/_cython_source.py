@@ -518,16 +518,26 @@ def _factor_derivative_loop(layout, stored, kept, derivs, index):
     body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
     printed = _Printed(layout, body)
     rows = {}
+    # Chains with the same factor (one resonance, several couplings) share
+    # its derivatives: sum c_k T_k over them first.
+    shared = {}
     for c, n in stored:
-        k = index[id(c)]
-        printed.prepare(*(x for d in derivs[id(c)].values() for x in d.parts()))
-        cr, ci = _coupling_slots(layout, k)
-        tr, ti = f"t[{2 * n} * VECTOR_LENGTH + i]", f"t[{2 * n + 1} * VECTOR_LENGTH + i]"
-        ctr = body.new(f"ct{k}_re", f"{cr} * {tr} - {ci} * {ti}")
-        cti = body.new(f"ct{k}_im", f"{cr} * {ti} + {ci} * {tr}")
-        for p, d in derivs[id(c)].items():
-            dr, di = printed.complex(d, f"df{k}")
-            rows.setdefault(p, []).append(f"{dr} * {ctr} - {di} * {cti}")
+        shared.setdefault(tuple(derivs[id(c)].items()), []).append((c, n))
+    for chains in shared.values():
+        c0 = chains[0][0]
+        k0 = index[id(c0)]
+        printed.prepare(*(x for d in derivs[id(c0)].values() for x in d.parts()))
+        ctr, cti = [], []
+        for c, n in chains:
+            cr, ci = _coupling_slots(layout, index[id(c)])
+            tr, ti = f"t[{2 * n} * VECTOR_LENGTH + i]", f"t[{2 * n + 1} * VECTOR_LENGTH + i]"
+            ctr.append(f"{cr} * {tr} - {ci} * {ti}")
+            cti.append(f"{cr} * {ti} + {ci} * {tr}")
+        sr = body.new(f"ct{k0}_re", " + ".join(ctr))
+        si = body.new(f"ct{k0}_im", " + ".join(cti))
+        for p, d in derivs[id(c0)].items():
+            dr, di = printed.complex(d, f"df{k0}")
+            rows.setdefault(p, []).append(f"{dr} * {sr} - {di} * {si}")
     for p in layout.parameters:
         terms = ([f"g[PAR_{p} * VECTOR_LENGTH + i]"] if p in kept else []) + rows.get(p, [])
         if terms:
