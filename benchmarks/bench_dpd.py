@@ -779,7 +779,11 @@ def body(args, res, n):
             row("ratio", "wall", "CPU", "target", "met")
             row("---", "---", "---", "---", "---")
         for label, title in (("couplings", "couplings free"),
+                             ("cached", "couplings free, cached components: the path "
+                              "`cache=\"auto\"` takes when only couplings move"),
                              ("masses", "couplings, masses and widths free")):
+            if f"lk_{label}" not in r:
+                continue
             L_ = r[f"lk_{label}"]
             rw = L_["value + gradient"][0] / L_["value"][0]
             rc = L_["value + gradient"][1] / L_["value"][1]
