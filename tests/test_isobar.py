@@ -1126,7 +1126,7 @@ def test_gradient_sums_of_a_single_component_add_the_gradient_to_the_bit(model_c
     generated gradient-sum function adds factor times what density_gradient
     writes, to the bit, so the check of the sums passes and the likelihood's
     gradient is the same with and without them, for unit and other weights."""
-    from vecampfit.fitter import Density, Likelihood
+    from vecampfit.fitter import Likelihood
     m = _base()
     m.add_resonance("KST", ("K-", "pi+"), 1, particle="K*(892)~0",
                     coupling=Polar(Parameter("KST_A", 1.0), Parameter("KST_P", 30.0)))

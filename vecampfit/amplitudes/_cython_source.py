@@ -603,7 +603,7 @@ def _fill_function(layout):
             "                                const double *constants) noexcept nogil:",
             '    """The parameter buffer from the parameters and constants (in double precision)."""']
     names = list(locals_)
-    decl = [f"    cdef double " + ", ".join(names[k:k + 8]) for k in range(0, len(names), 8)]
+    decl = ["    cdef double " + ", ".join(names[k:k + 8]) for k in range(0, len(names), 8)]
     return head + decl + ["    " + x for x in lines]
 
 
