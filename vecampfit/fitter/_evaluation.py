@@ -225,7 +225,8 @@ class BlockEvaluator:
         _kernels.data_sums(
             buf.blocks, buf.n_events, self.vector_length, params_t, pbuf.ctypes.data,
             d.function_pointer, d.gradient_pointer if gradient else 0, ng, buf.padded_weights(),
-            background, scale, fractions, partials, bad, self.chunk_blocks, threads)
+            background, scale, fractions, partials, bad, self.chunk_blocks, threads,
+            d.gradient_sum_pointer if gradient else 0)
 
         def argument(j, v):
             return scale * float(v) + float(np.dot(fractions, background[:, j])) if nb \

@@ -1007,7 +1007,8 @@ cdef void _data_chunk(
         const double *background, Py_ssize_t n_background, Py_ssize_t background_stride,
         double signal_scale, const double *fractions,
         floating *out, floating *g, double *r, double *lg, double *acc, double *partial,
-        Py_ssize_t n_columns, Py_ssize_t *bad) noexcept nogil:
+        Py_ssize_t n_columns, Py_ssize_t *bad, uintptr_t sum_func=0,
+        floating *out2=NULL) noexcept nogil:
     """Chunk sums of the data term; see data_sums for the columns.
 
     ``out`` (chunk_blocks * L + GUARD) receives the densities of the whole
@@ -1017,9 +1018,13 @@ cdef void _data_chunk(
     gradient, term_i and -2 w_i / term_i of each block are formed as the
     block is evaluated, and ``acc`` (n_grad * L, zero on entry and on
     return) holds per-lane sums of -2 w_i / term_i dS_i/dp; ``lg`` then
-    holds the factors of one block first.  At the first invalid density or
-    argument the chunk records the event in ``bad[c]`` (the caller then
-    discards the sums).
+    holds the factors of one block first.  With a gradient-sum function
+    (``sum_func``), a full block's densities come from the density function
+    and its derivatives, times those factors, are added to ``acc`` by the
+    sum function (its own values go to ``out2``, L values): no gradient is
+    written and read back.  At the first invalid density or argument the
+    chunk records the event in ``bad[c]`` (the caller then discards the
+    sums).
     """
     cdef Py_ssize_t b, a, k, i, n_valid, n, b0, b1, j0
     cdef Py_ssize_t first_bad = NO_PROBLEM
@@ -1031,7 +1036,8 @@ cdef void _data_chunk(
     cdef bint suspect
     for a in range(n_columns):
         partial[a] = 0
-    if out == NULL or r == NULL or lg == NULL or (n_grad > 0 and (acc == NULL or g == NULL)):
+    if out == NULL or r == NULL or lg == NULL or (n_grad > 0 and (acc == NULL or g == NULL)) \
+            or (sum_func != 0 and out2 == NULL):
         bad[c] = ALLOCATION_FAILED
         return
     b0 = c * chunk_blocks
@@ -1047,8 +1053,11 @@ cdef void _data_chunk(
         _prefetch_ahead(events, b, n_blocks, row)
         o = out + (b - b0) * L
         if n_grad > 0:
-            _gradient(o, g, grad_func, events + b * row, params, pbuf)
             n_valid = min(<Py_ssize_t> L, n_events - b * L)
+            if sum_func != 0 and n_valid == L:
+                _density(o, func, events + b * row, params, pbuf)
+            else:
+                _gradient(o, g, grad_func, events + b * row, params, pbuf)
             _data_arguments(r + (b - b0) * L, o, NULL if bg == NULL else bg + (b - b0) * L,
                             n_background, background_stride, signal_scale, fractions, n_valid)
             if not (_values_valid(o, n_valid) and _arguments_valid(r + (b - b0) * L, n_valid)):
@@ -1057,7 +1066,10 @@ cdef void _data_chunk(
             for i in range(n_valid):
                 lg[i] = -2 / r[(b - b0) * L + i] if w == NULL else \
                     -2 * w[(b - b0) * L + i] / r[(b - b0) * L + i]
-            _accumulate_lanes(acc, g, lg, n_grad, L, n_valid)
+            if sum_func != 0 and n_valid == L:
+                _gradient_sum(out2, acc, lg, sum_func, events + b * row, params, pbuf)
+            else:
+                _accumulate_lanes(acc, g, lg, n_grad, L, n_valid)
         else:
             _density(o, func, events + b * row, params, pbuf)
     if first_bad == NO_PROBLEM and n_grad == 0:
@@ -1103,7 +1115,9 @@ cdef void _data_chunk(
             first_bad = GUARD_VIOLATED
     if n_grad > 0:
         _reduce_lanes(partial + 2 + n_background, acc, n_grad, L)
-        if not _guard_intact(g, n_grad * L):
+        if not (_guard_intact(g, n_grad * L) and _guard_intact(acc, n_grad * L)):
+            first_bad = GUARD_VIOLATED
+        if sum_func != 0 and not _guard_intact(out2, L):
             first_bad = GUARD_VIOLATED
     bad[c] = first_bad
 
@@ -1113,14 +1127,16 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
               uintptr_t gradient_function, int n_gradient, const double[::1] weights,
               const double[:, ::1] background, double signal_scale,
               const double[::1] background_fractions, double[:, ::1] partials,
-              Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks, int n_threads):
+              Py_ssize_t[::1] bad, Py_ssize_t chunk_blocks, int n_threads,
+              uintptr_t gradient_sum_function=0):
     """Per-chunk sums of the data part of F = sum_i -2 w_i ln(term_i).
 
     term_i = signal_scale * S_i + sum_k f_k b_ki with signal_scale = f_S / I_S
     and b_ki = B_k(Phi_i) / I_Bk (``background``, shape (n_background,
     n_blocks * L)).  With r_i = -2 w_i / term_i, the columns of ``partials``
     are: 0: sum -2 w_i ln term_i; 1: sum r_i S_i; 2 + k: sum r_i b_ki;
-    2 + n_background + a: sum r_i dS_i/dp_a (with a gradient function).
+    2 + n_background + a: sum r_i dS_i/dp_a (with a gradient function;
+    added by ``gradient_sum_function`` for full blocks if given).
     """
     cdef Py_ssize_t n_blocks = events.shape[0]
     cdef Py_ssize_t n_chunks = (n_blocks + chunk_blocks - 1) // chunk_blocks
@@ -1155,23 +1171,29 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef double *r
     cdef double *lg
     cdef double *acc
+    cdef floating *out2
+    cdef uintptr_t sum_function = gradient_sum_function if n_grad > 0 else 0
+    cdef Py_ssize_t n_acc = (n_grad if n_grad > 0 else 1) * L
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc((ce + GUARD) * sizeof(floating))
-        g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
-                                  GUARD * sizeof(floating))
+        g = <floating *> _guarded(n_acc * sizeof(floating), GUARD * sizeof(floating))
         r = <double *> malloc(ce * sizeof(double))
         lg = <double *> malloc(ce * sizeof(double))
-        acc = <double *> calloc((n_grad if n_grad > 0 else 1) * L, sizeof(double))
+        acc = <double *> _guarded(n_acc * sizeof(double), GUARD * sizeof(double))
+        if acc != NULL:
+            memset(acc, 0, n_acc * sizeof(double))
+        out2 = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
         for c in prange(n_chunks, schedule='dynamic'):
             _data_chunk(c, chunk_blocks, n_blocks, n_events, L, row, ev, function,
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
                         bg, n_background, bg_stride, signal_scale, fr, out, g, r, lg, acc,
-                        part + c * stride, n_columns, bd)
+                        part + c * stride, n_columns, bd, sum_function, out2)
         free(out)
         free(g)
         free(r)
         free(lg)
         free(acc)
+        free(out2)
 
 
 cdef void _moved_component_chunk(Py_ssize_t c, Py_ssize_t chunk_blocks, Py_ssize_t n_blocks,
