@@ -14,7 +14,7 @@ import math
 from .nodes import Expr
 
 __all__ = ["infix", "CythonPrinter", "number_literal", "GRADIENT_SUM_HEAD", "GRADIENT_FROM_SUM",
-           "DENSITY_CIMPORTS", "density_cimport"]
+           "DENSITY_CIMPORTS", "density_cimport", "lane_halves", "LANE_PIECE"]
 
 _PREC = {"add": 1, "mul": 2, "pow": 3}
 
@@ -302,3 +302,19 @@ def density_cimport(*extra):
     model: :data:`DENSITY_CIMPORTS` and ``extra`` names, sorted."""
     names = sorted(set(DENSITY_CIMPORTS) | set(extra))
     return ["from vecampfit.fitter.density cimport ("] + [f"    {n}," for n in names] + [")"]
+
+
+def lane_halves(lines):
+    """A loop over the lanes of a block in pieces of 32 bytes (four float64
+    or eight float32 lanes, the whole block where L is not a multiple of
+    that), with ``lines`` as its body; the caller declares ``cdef int i, h,
+    piece`` and sets ``piece`` with :data:`LANE_PIECE`."""
+    return ["    h = 0", "    while h < VECTOR_LENGTH:",
+            "        for i in range(h, h + piece):"] + ["            " + x for x in lines] + \
+        ["        h += piece"]
+
+
+#: Sets ``piece`` for :func:`lane_halves` (the compiler folds it to a constant).
+LANE_PIECE = ["    piece = <int> (32 // sizeof(floating))",
+              "    if piece > VECTOR_LENGTH or VECTOR_LENGTH % piece != 0:",
+              "        piece = VECTOR_LENGTH"]
