@@ -511,10 +511,12 @@ def _add_row(p, row):
 
 
 def _factor_derivative_loop(layout, stored, kept, derivs, index):
-    """The second loop of the gradient: dF_k/dp of the factors' parameters
-    (lineshape masses, widths, ...) times c_k T_k (T_k stored), added to the
-    sums with what the first loop kept in g for them (``kept``).  Apart from the first loop, so that each loop stays small
-    enough for the compiler to vectorize it."""
+    """The second loop of the gradient: dF/dp of each factor's parameters
+    (lineshape masses, widths, ...) times the sum of c_k T_k over the chains
+    with that factor (T_k stored by the first loop), added to the sums with
+    what the first loop kept in g for them (``kept``).  Apart from the first
+    loop, so that each loop stays small enough for the compiler to vectorize
+    it."""
     body = _Body(layout, "floating", layout.lane_leaf, _LANE_MATH)
     printed = _Printed(layout, body)
     rows = {}

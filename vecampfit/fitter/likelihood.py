@@ -694,8 +694,9 @@ class Likelihood:
     precision = PRECISION
 
     def __init__(self, parameters, *, precision="float64", vector_length=8, threads=None,
-                 thread_policy="share", extended=False, on_invalid="raise", unused_parameters="error", cache="auto",
-                 release_normalization_events=False, comm=None):
+                 thread_policy="share", extended=False, on_invalid="raise",
+                 unused_parameters="error", cache="auto", release_normalization_events=False,
+                 comm=None):
         if not isinstance(parameters, ParameterTable):
             raise TypeError(f"parameters must be a ParameterTable (read_parameter_file), got "
                             f"{type(parameters).__name__}")
