@@ -29,7 +29,7 @@ from cython.parallel cimport parallel, prange
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_CheckExact
 from libc.math cimport fabs, isfinite, log
 from libc.stdint cimport uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from vecampfit.fitter.density cimport add_product
