@@ -435,6 +435,33 @@ def test_source_defines_the_model_functions_and_the_expression_layer_pieces():
         assert piece in src
 
 
+def test_no_event_field_is_a_product_of_other_fields():
+    """A spin-1 and a spin-0 Breit-Wigner in one pair need q^3/m (running
+    width of spin 1), q/m (spin 0) and q^2 (barrier factor): q^3/m is read as
+    (q/m) (q^2), not stored, whichever resonance is declared first; and no
+    field of any model here can be read from the others."""
+    from vecampfit.isobar import _codegen
+
+    def model(first_spin):
+        m = IsobarModel("D0", ["K-", "pi+", "pi0"], spin_factor="zemach",
+                        parent_form_factor="unnormalized", parent_radius=5.0)
+        spins = (first_spin, 1 - first_spin)
+        for spin in spins:
+            m.add_resonance(f"R{spin}", ("K-", "pi+"), spin, mass=0.9 + 0.5 * (1 - spin),
+                            width=0.05 + 0.2 * (1 - spin), coupling=Polar(1.0, 10.0 * spin))
+        return m
+
+    for first_spin in (1, 0):
+        layout = model(first_spin).layout()
+        nodes = list(layout.expression_fields)
+        # q^2 (as 4 q^2 = lambda / s) and q/m; not q^3 / m
+        assert len(nodes) == 2, [str(n) for n in nodes]
+        assert not any(1.5 in _codegen._factors(n).values() for n in nodes)
+    for m in (dplus_model(), model(1)):
+        layout = m.layout()
+        assert _codegen.field_basis(layout) == list(layout.expression_fields)
+
+
 # ---------------------------------------------------------------------------
 # Errors name the model element
 # ---------------------------------------------------------------------------

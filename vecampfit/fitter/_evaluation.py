@@ -461,6 +461,7 @@ class CachedEvaluator:
             raise DensityError(f"{density.name}: partial recomputation of components with "
                                f"channel weights is not supported")
         self._states = {}           # id(buf) -> _PartialState (partial mode)
+        self._last_couplings = None  # (parameter bytes, couplings) of the last call
         #: Component evaluations at data or normalization events, one per
         #: component and buffer (partial mode), for reports and tests.
         self.component_evaluations = 0
@@ -895,8 +896,19 @@ class CachedEvaluator:
         grad = 2 * np.real(jac.T @ np.einsum("khn,hn->kn", x, gc)) + np.real(dw.T @ q)
         return s, grad
 
+    def _couplings(self, params_t):
+        """The couplings at ``params_t``, computed once for the passes of a
+        call (kept for the last parameter vector)."""
+        key = params_t.tobytes()
+        last = self._last_couplings
+        if last is None or last[0] != key:
+            c = self.components.couplings(params_t[:self.density.n_parameters])
+            c.setflags(write=False)
+            last = self._last_couplings = (key, c)
+        return last[1]
+
     def normalization_sums(self, buf, params_t, pbuf, gradient, threads, combine=combine_serial):
-        c = self.components.couplings(params_t[:self.density.n_parameters])
+        c = self._couplings(params_t)
         if self.partial and not gradient:
             _serial_only(combine, self.density)
             return self._partial_integral(buf, params_t, pbuf, threads, c)
@@ -935,8 +947,7 @@ class CachedEvaluator:
         if n == 0:
             return empty_rows(width), None
         x = np.ascontiguousarray(self._data_complex(buf, params_t, pbuf, threads))
-        c = np.ascontiguousarray(
-            self.components.couplings(params_t[:self.density.n_parameters]), dtype=np.complex128)
+        c = np.ascontiguousarray(self._couplings(params_t), dtype=np.complex128)
         ce = chunk_events(self.vector_length)
         n_chunks = -(-n // ce)
         rows = np.empty((n_chunks, width))
@@ -956,11 +967,10 @@ class CachedEvaluator:
                                       self.components.weights(
                                           params_t[:self.density.n_parameters])[0]
                                   ).view(np.float64))
-        if np.any(bad == _ALLOCATION_FAILED):
+        if bad.size and bad.min() < 0 and (bad == _ALLOCATION_FAILED).any():
             raise MemoryError(f"{self.density.name}: could not allocate work arrays")
-        hit = bad[bad >= 0]
-        if hit.size:
-            j = int(hit.min())
+        if bad.size and bad.max() >= 0:
+            j = int(bad[bad >= 0].min())
             xj = (x[:, j:j + 1] if self.components.channels == 1 else
                   channel_columns(x, K, self.components.channels, n)[:, :, j])
             a = c @ xj                              # one value per channel

@@ -233,6 +233,60 @@ cdef extern from *:
     """
     void _prefetch "VECAMPFIT_PREFETCH"(const void *p) noexcept nogil
 
+# The end of a parallel region.  With sleeping idle threads
+# (OMP_WAIT_POLICY=passive, the library's default) a thread that reaches the
+# region's closing barrier before the others goes to sleep, and waking it
+# again costs tens of microseconds on some hosts (virtual machines above
+# all): a large part of a cached call.  So every chunk counts itself done,
+# and the main thread, once no chunk is left for it, waits for the others'
+# last chunks awake (a pause loop, at most SPIN_NANOSECONDS, usually one
+# chunk's time) before it reaches the barrier.  Only the time changes.
+cdef extern from *:
+    """
+    #include <time.h>
+    #ifdef _OPENMP
+    #include <omp.h>
+    #endif
+    #if defined(__x86_64__) || defined(__i386__)
+    #include <immintrin.h>
+    #define VECAMPFIT_PAUSE() _mm_pause()
+    #else
+    #define VECAMPFIT_PAUSE() ((void) 0)
+    #endif
+    static inline void vecampfit_chunk_done(Py_ssize_t *done)
+    {
+        __atomic_fetch_add(done, 1, __ATOMIC_RELEASE);
+    }
+    static void vecampfit_await_chunks(Py_ssize_t *done, Py_ssize_t n_chunks, long spin_ns)
+    {
+    #ifdef _OPENMP
+        struct timespec t0, t;
+        long k = 0;
+        if (omp_get_thread_num() != 0 || omp_get_num_threads() < 2)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < n_chunks) {
+            VECAMPFIT_PAUSE();
+            if (++k % 64 == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > spin_ns)
+                    return;
+            }
+        }
+    #else
+        (void) done; (void) n_chunks; (void) spin_ns;
+    #endif
+    }
+    """
+    void _chunk_done "vecampfit_chunk_done"(Py_ssize_t *done) noexcept nogil
+    void _await_chunks "vecampfit_await_chunks"(Py_ssize_t *done, Py_ssize_t n_chunks,
+                                                long spin_ns) noexcept nogil
+
+# The longest the main thread waits awake for the other threads' last chunks.
+cdef enum:
+    SPIN_NANOSECONDS = 100000
+
+
 cdef enum:
     PREFETCH_BYTES = 8192
     CACHE_LINE = 64
@@ -520,6 +574,10 @@ def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vec
     cdef floating *out2
     cdef double *acc
     cdef double *factor
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
         g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
@@ -533,6 +591,8 @@ def unwritten_values(const floating[:, ::1] events, Py_ssize_t n_events, int vec
                              gradient_function, sum_function, n_grad, p,
                              <const void *> parameter_buffer, out, g, out2, acc, factor,
                              evp, elp)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
         free(g)
         free(out2)
@@ -572,6 +632,10 @@ def density_values(const floating[:, ::1] events, int vector_length, floating[::
     cdef Py_ssize_t *bd = &bad[0]
     cdef floating *out
     cdef floating *g
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> _guarded(L * sizeof(floating), GUARD * sizeof(floating))
         g = <floating *> _guarded((n_grad if n_grad > 0 else 1) * L * sizeof(floating),
@@ -580,6 +644,8 @@ def density_values(const floating[:, ::1] events, int vector_length, floating[::
             _values_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, gradient_function,
                           n_grad, p, <const void *> parameter_buffer, out, g, v, gr, gstride,
                           bd)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
         free(g)
 
@@ -658,12 +724,18 @@ def component_values(const floating[:, ::1] events, int vector_length, floating[
     cdef Py_ssize_t stride = values.shape[1]
     cdef Py_ssize_t *bd = &bad[0]
     cdef floating *out
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> _guarded(2 * n_components * L * sizeof(floating),
                                     GUARD * sizeof(floating))
         for c in prange(n_chunks, schedule='dynamic'):
             _components_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, n_components,
                               n_valid, p, <const void *> parameter_buffer, out, v, stride, bd)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
 
 
@@ -963,6 +1035,10 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
     cdef floating *g
     cdef double *acc
     cdef double *ones
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc((chunk_blocks * L + GUARD) * sizeof(floating))
         g = <floating *> _guarded(n_acc * sizeof(floating), GUARD * sizeof(floating))
@@ -978,6 +1054,8 @@ def normalization_sums(const floating[:, ::1] events, Py_ssize_t n_events, int v
                                  gradient_function, sum_function if ones != NULL else 0, n_grad,
                                  p, <const void *> parameter_buffer, w, ones, out, g, acc,
                                  part + c * stride, bd)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
         free(g)
         free(acc)
@@ -1174,6 +1252,10 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
     cdef floating *out2
     cdef uintptr_t sum_function = gradient_sum_function if n_grad > 0 else 0
     cdef Py_ssize_t n_acc = (n_grad if n_grad > 0 else 1) * L
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> malloc((ce + GUARD) * sizeof(floating))
         g = <floating *> _guarded(n_acc * sizeof(floating), GUARD * sizeof(floating))
@@ -1188,6 +1270,8 @@ def data_sums(const floating[:, ::1] events, Py_ssize_t n_events, int vector_len
                         gradient_function, n_grad, p, <const void *> parameter_buffer, w,
                         bg, n_background, bg_stride, signal_scale, fr, out, g, r, lg, acc,
                         part + c * stride, n_columns, bd, sum_function, out2)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
         free(g)
         free(r)
@@ -1301,6 +1385,10 @@ def moved_component_norm(const floating[:, ::1] events, int vector_length, float
     cdef Py_ssize_t *bd = &bad[0]
     cdef floating *out
     cdef double *acc
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         out = <floating *> _guarded(2 * L * sizeof(floating), GUARD * sizeof(floating))
         acc = <double *> malloc(L * sizeof(double))
@@ -1308,6 +1396,8 @@ def moved_component_norm(const floating[:, ::1] events, int vector_length, float
             _moved_component_chunk(c, chunk_blocks, n_blocks, L, row, ev, function, n_valid, p,
                                    <const void *> parameter_buffer, out, acc, bp, op, cr, ci,
                                    wp, pp, bd)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(out)
         free(acc)
 
@@ -1730,6 +1820,10 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
     cdef double *sums
     cdef double *amp
     cdef double *gw
+    cdef Py_ssize_t done = 0
+    cdef Py_ssize_t *donep = &done
+    if 1 <= n_chunks < n_threads:
+        n_threads = <int> n_chunks    # a thread without a chunk would only be woken
     with nogil, parallel(num_threads=n_threads):
         sums = <double *> malloc(width * SUM_LANES * sizeof(double))
         amp = <double *> malloc(2 * H * SUM_LANES * sizeof(double))
@@ -1742,6 +1836,8 @@ def cached_data_rows(const double[:, ::1] x, const double[::1] couplings, double
                 _cached_data_chunk(c, chunk, n_events, K, H, xp, x_stride, cp, scale, bp, nb,
                                    b_stride, fp, wp, gradient, sums, amp, rp + c * width, bd,
                                    pp, n_pairs, wvp, n_w, gw)
+            _chunk_done(donep)
+        _await_chunks(donep, n_chunks, SPIN_NANOSECONDS)
         free(sums)
         free(amp)
         free(gw)

@@ -10,10 +10,10 @@ often slower (``benchmarks/results/threads.md``).  :class:`CoreShare` therefore
 gives a call no more threads than there are cores not running anything else,
 from the number of tasks the kernel reports as running at that moment (the
 fourth field of ``/proc/loadavg``, which counts the calling thread itself):
-the smallest number of other running tasks over the last four parallel
-passes (a likelihood call makes one or two: the data, and the normalization
-events where they are evaluated), so that a task that runs for a moment
-does not cost a thread.
+one count per likelihood call, for all its parallel passes (the data, and
+the normalization events where they are evaluated), and the smallest number
+of other running tasks over the last four calls, so that a task that runs
+for a moment does not cost a thread.
 
 The choice changes nothing but the time: every sum is reduced in a fixed
 order of chunks, so that a call's value and gradient are the same to the bit
@@ -29,7 +29,7 @@ import os
 
 __all__ = ["CoreShare", "running_tasks"]
 
-#: Passes whose counts of other running tasks a choice takes the smallest of.
+#: Calls whose counts of other running tasks a choice takes the smallest of.
 HISTORY = 4
 
 #: The file whose fourth field, ``running/total``, counts the running tasks.
@@ -84,7 +84,7 @@ class CoreShare:
 
     A call on a machine with :math:`n` CPUs, when :math:`r` tasks are
     running (this thread included), has :math:`o = r - 1` other tasks and
-    uses :math:`\\max(1, \\min(T, n - \\min_{\\text{last 4 passes}} o))`
+    uses :math:`\\max(1, \\min(T, n - \\min_{\\text{last 4 calls}} o))`
     threads, :math:`T` the threads asked for.
 
     Parameters
@@ -126,7 +126,7 @@ class CoreShare:
         self._others = []
 
     def __call__(self):
-        """The threads for this pass (one count of running tasks).
+        """The threads for this call (one count of running tasks).
 
         Returns
         -------

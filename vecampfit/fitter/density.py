@@ -448,7 +448,8 @@ class Density:
             _kernels.fill_parameter_buffer(self.fill_parameter_buffer_pointer, buffer, params_t,
                                           self.constant_values if self.constant_values.size
                                           else np.zeros(1))
-            if not np.all(buffer[-GUARD_ELEMENTS:].view(np.uint8) == _GUARD_BYTE):
+            guard = buffer[-GUARD_ELEMENTS:]
+            if guard.tobytes() != bytes([_GUARD_BYTE]) * guard.nbytes:
                 raise DensityError(f"{self.name}: the parameter-buffer filler wrote beyond the "
                                    f"{self.parameter_buffer_size} elements the model declares")
         else:

@@ -730,6 +730,8 @@ class Likelihood:
         # deprecated attribute free_parameters (None: every parameter).
         self._free_default = None
         self._cached = {}         # id(density) -> CachedEvaluator
+        # (id(density), free names) -> whether a parameter other than a coupling is free
+        self._others_free = {}
         self.parameters = parameters
         self.density_precision = precision
         self.dtype = np.dtype(precision)
@@ -1056,8 +1058,12 @@ class Likelihood:
             return self._evaluator(density)
         if self.cache == "auto" and free is None:
             return self._evaluator(density)
-        free = set(density.parameters) if free is None else set(free)
-        others_free = any(density.parameters[k] in free for k in comp.other_parameters)
+        key = (id(density), free if free is None or isinstance(free, tuple) else tuple(free))
+        others_free = self._others_free.get(key)
+        if others_free is None:
+            names = set(density.parameters) if free is None else set(free)
+            others_free = any(density.parameters[k] in names for k in comp.other_parameters)
+            self._others_free[key] = others_free
         partial = False
         if others_free:
             # The cached amplitudes give the couplings' derivatives only: an
@@ -1147,9 +1153,10 @@ class Likelihood:
 
     # -- evaluation -----------------------------------------------------------
 
-    def _normalization(self, point, x, params_t, pbuf, want_gradient, free):
+    def _normalization(self, point, x, params_t, pbuf, want_gradient, free, threads=None):
         """(I_S, dI_S/dp for the signal density's parameters) for one point, or
-        (None, None) after a problem with on_invalid="large"."""
+        (None, None) after a problem with on_invalid="large"; ``threads``: the
+        call's (default: chosen now)."""
         dens = point.signal
         ng = dens.n_parameters
         what = f"fit point {point.index}: signal density {dens.name!r}"
@@ -1171,7 +1178,8 @@ class Likelihood:
             return integral, g
         evaluator = self.signal_evaluator(dens, want_gradient, free)
         sums, problem = evaluator.normalization_sums(
-            point.norm_events, params_t, pbuf, want_gradient, self._share(), self._combine)
+            point.norm_events, params_t, pbuf, want_gradient,
+            self._share() if threads is None else threads, self._combine)
         if (self.release_normalization_events and isinstance(evaluator, CachedEvaluator)
                 and not evaluator.partial and not point.norm_events.released):
             point.norm_events.release(
@@ -1273,6 +1281,8 @@ class Likelihood:
         total = 0.0
         grad = np.zeros(n) if gradient else None
         large = (self.LARGE_VALUE, np.zeros(n) if gradient else None)
+        # One choice of threads for all passes of the call (fitter._threads).
+        threads = self._share()
         filled = {}
         for point in self.points:
             dens = point.signal
@@ -1287,13 +1297,14 @@ class Likelihood:
                 if self.on_invalid == "raise":
                     raise
                 return large
-            integral, g_norm = self._normalization(point, x, params_t, pbuf, gradient, free)
+            integral, g_norm = self._normalization(point, x, params_t, pbuf, gradient, free,
+                                                   threads)
             if g_norm is None:
                 return large
             scale = f_s / integral
             sums, problem = self.signal_evaluator(dens, gradient, free).data_sums(
                 point.data_events, params_t, pbuf, scale, point.background_matrix, f_b, gradient,
-                self._share(), self._combine)
+                threads, self._combine)
             if problem is not None:
                 self._fail(self._problem_message(
                     f"fit point {point.index}: signal density {dens.name!r}", "data", problem, x))

@@ -49,9 +49,13 @@ _LANE_MATH = {"exp": "exp_scalar", "log": "log_scalar", "pow": "power_scalar", "
 
 
 class Layout:
-    """What the generated functions share: names, enums, fields, slots."""
+    """What the generated functions share: names, enums, fields, slots.
 
-    def __init__(self, model):
+    ``basis``: event-only expression nodes that get event fields before any
+    function is printed, in this order (see :func:`field_basis`).
+    """
+
+    def __init__(self, model, basis=()):
         self.model = model
         self.parameters = model.parameter_names()
         self.constants = model.constant_defaults()
@@ -64,6 +68,8 @@ class Layout:
         self.expression_slots = {}
         self.expression_fields = {}
         self.event_leaves = {}
+        for node in basis:
+            self.expression_field(node)
 
     def field(self, name, fn):
         if name not in self.fields:
@@ -182,6 +188,46 @@ class Layout:
         if node.op == "mul" and node.args[0].op == "num":
             texts.insert(0, number_literal(node.args[0].data, "floating"))
         return "(" + " * ".join(texts) + ")"
+
+
+def _size(expr):
+    """How much of a product an event field holds: (factors, sum of the
+    exponents' magnitudes); a field of smaller size may divide a larger one."""
+    f = _factors(expr)
+    return len(f), sum(abs(e) for e in f.values())
+
+
+def field_basis(layout):
+    """The event-only nodes that need fields of their own, from a first
+    generation's ``layout``.
+
+    A field is created when a function first needs its node, so one that
+    could be read as a product of fields created later (:math:`q^3/m = (q/m)
+    q^2`) gets a field of its own.  Here the nodes that got fields are taken
+    from the largest (:func:`_size`) down, and one leaves the basis where the
+    rest of the basis (and the event quantities) give it, and every node left
+    out before, with a few multiplications (:meth:`Layout.expression_leaf`,
+    without a new field).  A second generation with this basis reads fewer
+    fields per event: the event buffer is read from memory at every call.
+    """
+    basis = list(layout.expression_fields)
+    left_out = []
+    for node in sorted(basis, key=_size, reverse=True):
+        rest = [b for b in basis if b is not node]
+        trial = Layout(layout.model, rest)
+        trial.event_leaves = layout.event_leaves
+        for name, fn in layout.fields.items():
+            if name in layout.event_leaves:
+                trial.field(name, fn)
+        n_fields = len(trial.expression_fields)
+        for n in [node] + left_out:
+            trial.expression_leaf(n)
+            if len(trial.expression_fields) > n_fields:
+                break
+        else:
+            basis = rest
+            left_out.append(node)
+    return basis
 
 
 def _factors(expr):
@@ -829,6 +875,17 @@ def component_couplings(model):
     return tuple(out)
 
 
+def _functions(model, layout):
+    """(layout, lines of the block functions) printed with ``layout``."""
+    functions = []
+    for kind in ("density", "gradient", "components"):
+        functions += [""] + (_gradient_sum_function(layout) if kind == "gradient"
+                             else _lane_function(layout, kind)) + [""]
+    for k in range(len(model.components)):
+        functions += [""] + _single_component_function(layout, k) + [""]
+    return layout, functions
+
+
 def generate(model):
     """Cython source of the model's block density (see the module description).
 
@@ -838,14 +895,10 @@ def generate(model):
     layout : Layout
         Names, fields (with their numpy functions) and buffer slots.
     """
-    layout = Layout(model)
-    functions = []
-    for kind in ("density", "gradient", "components"):
-        functions += [""] + (_gradient_sum_function(layout) if kind == "gradient"
-                             else _lane_function(layout, kind)) + [""]
-    for k in range(len(model.components)):
-        functions += [""] + _single_component_function(layout, k) + [""]
+    layout = _functions(model, Layout(model))[0]
+    layout, functions = _functions(model, Layout(model, field_basis(layout)))
     single = ["def _single_components():",
+
               '    """Per component, its function alone (float64 and float32)."""',
               "    return ["]
     single += [f"        single_component_functions(component_amplitude_{k}[double], "
