@@ -138,6 +138,30 @@ def test_square_roots_on_the_physical_sheet_and_the_principal_branch():
     np.testing.assert_allclose(got, np.sqrt(z[0] + 1j * z[1]), rtol=1e-15, atol=1e-15)
 
 
+def test_bachelor_momentum_is_the_breakup_momentum_of_the_parent():
+    """p^2 of c in the parent frame, the polynomial in s, against the
+    breakup momentum of sqrt(S) -> sqrt(s) m_c in mpmath (50 digits) over a
+    D0 -> (K- pi+) pi0 Dalitz plot up to its edges: relative 1e-14 away
+    from the edge, absolute 5e-16 GeV^2 (the rounding of the constants
+    (M -+ m_c)^2) everywhere."""
+    mpmath.mp.dps = 50
+    big, mc = mpmath.mpf(1.86484) ** 2, 0.1349768
+    lo, hi = (0.493677 + 0.13957039) ** 2, (1.86484 - mc) ** 2
+    s = np.concatenate([np.linspace(lo, hi, 2001), [hi, hi * (1 - 1e-15)]])
+    got = ex.evaluate(ex.bachelor_momentum_squared(ex.constant("M"), ex.event("s"),
+                                                   ex.constant("mc")),
+                      {"M": 1.86484, "s": s, "mc": mc})
+    want = np.array([float(((big - (mpmath.sqrt(mpmath.mpf(v)) + mc) ** 2)
+                            * (big - (mpmath.sqrt(mpmath.mpf(v)) - mc) ** 2))
+                           / (4 * big)) for v in s])
+    err = np.abs(got - want)
+    print(f"largest relative error {np.max(err[want > 1e-3] / want[want > 1e-3]):.2e}, "
+          f"largest absolute error {err.max():.2e} GeV^2")
+    assert np.all(err[want > 1e-3] <= 1e-14 * want[want > 1e-3])
+    assert err.max() <= 5e-16
+    assert abs(got[-2]) <= 5e-16        # p = 0 at the edge
+
+
 def test_breit_wigner_equals_the_library_routines():
     ma, mb, m0, g0, r = 0.4937, 0.1396, 0.8955, 0.0473, 1.5
     m = np.linspace(ma + mb + 1e-3, 1.8, 200)

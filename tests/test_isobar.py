@@ -478,9 +478,15 @@ def test_one_parent_radius_is_one_form_factor_per_pair_ordering():
     import re
 
     def form_factors(model):
+        """(slot of r_P^2 / 4 M^2, pair) of each z = r_P^2 p^2 computed, p^2
+        = (s + pb[a]) (s + pb[b]) / 4 M^2 a product of two factors of s."""
         src = model.source()
         body = src[src.index("cdef void density("):src.index("cdef void density_gradient_sum(")]
-        return re.findall(r"= pb\[(PB_X\d+)\] \* ev\[F_p2_(\w+) \*", body)
+        factor = dict(re.findall(r"(\w+) = pb\[PB_X\d+\] \+ ev\[F_s_(\w+) \*", body))
+        product = {a: factor[b] for a, b, c in re.findall(r"(\w+) = (\w+) \* (\w+)\n", body)
+                   if b in factor and c in factor and factor[b] == factor[c]}
+        return [(slot, product[v]) for slot, v in
+                re.findall(r"= pb\[(PB_X\d+)\] \* (\w+)\n", body) if v in product]
 
     fp = form_factors(dplus_model())
     # KST and KST2 (spin 1, pair K- pi+, both orderings of the pions).

@@ -29,7 +29,7 @@ from .nodes import (I, ComplexExpr, Expr, absolute, add, as_complex, as_expr, at
                     event, exp, group, log, mul, num, parameter, pos, power, sin, sqrt, step)
 from .parser import FUNCTIONS, FormulaError, parse
 from .passes import derivative, hoist, leaves, substitute
-from .physics import (blatt_weisskopf, blatt_weisskopf_coefficients, blatt_weisskopf_polynomial,
+from .physics import (bachelor_momentum_squared, blatt_weisskopf, blatt_weisskopf_coefficients, blatt_weisskopf_polynomial,
                       breakup_momentum, breakup_momentum_squared, breit_wigner, complex_sqrt,
                       constant_width_breit_wigner, flatte, k_matrix, phase_space_factor,
                       sqrt_physical)
@@ -41,7 +41,8 @@ __all__ = [
     "sqrt", "exp", "log", "sin", "cos", "atan2", "absolute", "pos", "step", "group", "as_expr", "as_complex",
     "parse", "FUNCTIONS", "FormulaError", "derivative", "hoist", "leaves", "substitute",
     "evaluate", "CythonPrinter", "infix", "sqrt_physical", "complex_sqrt",
-    "breakup_momentum_squared", "breakup_momentum", "phase_space_factor",
+    "breakup_momentum_squared", "breakup_momentum", "bachelor_momentum_squared",
+    "phase_space_factor",
     "blatt_weisskopf_coefficients", "blatt_weisskopf_polynomial", "blatt_weisskopf",
     "breit_wigner", "constant_width_breit_wigner", "flatte", "k_matrix",
     "doubled_spin", "wigner_small_d", "wigner_small_d_cos", "wigner_small_d_terms",

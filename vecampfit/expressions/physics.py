@@ -13,6 +13,7 @@ from fractions import Fraction
 from .nodes import ONE, ComplexExpr, absolute, add, as_complex, as_expr, mul, pos, power, sqrt, step
 
 __all__ = ["sqrt_physical", "complex_sqrt", "breakup_momentum_squared", "breakup_momentum",
+           "bachelor_momentum_squared",
            "phase_space_factor", "blatt_weisskopf_coefficients", "blatt_weisskopf_polynomial",
            "blatt_weisskopf", "breit_wigner", "constant_width_breit_wigner", "flatte",
            "k_matrix", "blatt_weisskopf_unnormalized_squared", "blatt_weisskopf_unnormalized",
@@ -78,6 +79,29 @@ def breakup_momentum_squared(s, ma, mb):
     s, ma, mb = as_expr(s), as_expr(ma), as_expr(mb)
     return mul(0.25, add(s, -power(add(ma, mb), 2)), add(s, -power(add(ma, -mb), 2)),
                power(s, -1))
+
+
+def bachelor_momentum_squared(m_parent, s_pair, mc):
+    """Squared momentum of the bachelor ``c`` in the rest frame of a parent of
+    mass ``m_parent`` decaying to ``c`` and a pair of squared mass ``s_pair``.
+
+    .. math::
+
+        p^2 = \\frac{(s - (M + m_c)^2)(s - (M - m_c)^2)}{4 M^2}
+        \\quad [\\mathrm{GeV}^2],
+
+    :math:`M` = ``m_parent`` (GeV), :math:`s` = ``s_pair`` (GeV^2): the
+    :func:`breakup_momentum_squared` of :math:`M \\to \\sqrt s\\, m_c`,
+    written in :math:`s`, so that a generated density computes it with two
+    subtractions and two multiplications per event (the factors' constants
+    once per call; no square root, no event field).  Its rounding is that of
+    the constants :math:`(M \\pm m_c)^2`: an absolute error of about
+    :math:`10^{-16}` GeV^2 for a D meson, also at the edge of phase space
+    where :math:`p \\to 0`.
+    """
+    m, s, mc = as_expr(m_parent), as_expr(s_pair), as_expr(mc)
+    return mul(add(s, -power(add(m, mc), 2)), add(s, -power(add(m, -mc), 2)),
+               power(mul(4, power(m, 2)), -1))
 
 
 def breakup_momentum(s, ma, mb):

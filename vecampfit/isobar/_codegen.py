@@ -119,10 +119,13 @@ class Layout:
 
         The event buffer is read from memory at every call, so an event-only
         node becomes a field of its own only where the fields that exist
-        cannot give it with a few multiplications: a sum of event quantities
-        (:math:`s_{AC} - s_{BC}`) is computed per event, and a product is
-        read as a product of existing fields and their integer powers
-        (:math:`q^3/m = (q/m)\\, q^2`) where they cover it.
+        cannot give it with a few multiplications: a polynomial in event
+        quantities of at most :data:`POLYNOMIAL_OPERATIONS` operations
+        (:math:`s_{AC} - s_{BC}`, the bachelor momentum
+        :math:`p^2 = ((M^2 - m_c^2 - s)^2 - 4 m_c^2 s) / 4M^2`) is computed per
+        event, and a product is read as a product of existing fields and
+        their integer powers (:math:`q^3/m = (q/m)\\, q^2`) where they cover
+        it.
         """
         dep = node.dependency
         if dep == "parameter":
@@ -133,7 +136,8 @@ class Layout:
             return self.field(node.data, self.event_leaves[node.data])
         if node in self.expression_fields:
             return self.expression_fields[node]
-        if node.op == "add" and all(_cheap_event_term(t) for t in node.args):
+        operations = _polynomial_operations(node)
+        if operations is not None and operations <= POLYNOMIAL_OPERATIONS:
             return None
         if node.op == "mul" and len(node.args) == 2 and node.args[0].op == "num":
             if node.args[1].op == "event" or node.args[1] in self.expression_fields:
@@ -245,13 +249,29 @@ def _exponent(e):
     return int(e) if float(e).is_integer() else e
 
 
-def _cheap_event_term(t):
-    """A term of an event-only sum that costs at most one multiplication
-    per event: a number, an event quantity or a number times one."""
-    if t.op in ("num", "event"):
-        return True
-    return (t.op == "mul" and len(t.args) == 2 and t.args[0].op == "num"
-            and t.args[1].op == "event")
+#: The most additions and multiplications per event with which an event-only
+#: polynomial is computed in the block functions rather than read from an
+#: event field of its own.  A field costs 8 bytes (float64) of memory traffic
+#: per event and call, about as long as 16 such operations on eight lanes.
+POLYNOMIAL_OPERATIONS = 8
+
+
+def _polynomial_operations(node):
+    """Additions and multiplications per event of an event-only node that is
+    a polynomial in event quantities (numbers and constants come from the
+    parameter buffer), or None where it is not one (a division, a root, a
+    function)."""
+    if node.dependency in ("number", "parameter") or node.op == "event":
+        return 0
+    if node.op in ("add", "mul"):
+        parts = [_polynomial_operations(a) for a in node.args]
+        if None in parts:
+            return None
+        return sum(parts) + len(parts) - 1
+    if node.op == "pow" and isinstance(node.data, int) and 2 <= node.data <= 4:
+        base = _polynomial_operations(node.args[0])
+        return None if base is None else base + node.data - 1
+    return None
 
 
 class Context:

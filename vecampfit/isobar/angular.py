@@ -284,9 +284,10 @@ class ParentFormFactor(RealFactor):
         j, r = comp.spin, _ex.parameter("parent_radius")
         if self.name == "laura":
             return _ex.blatt_weisskopf(_ex.event(f"pcov2_{j}"), r, j)
-        f = _ex.blatt_weisskopf(_ex.event("p2"), r, j)
+        mp, mc = _ex.constant("mp"), _ex.constant("mc")
+        # p^2 of C in the parent frame, a polynomial in s_AB (no event field)
+        f = _ex.blatt_weisskopf(_ex.bachelor_momentum_squared(mp, _ex.event("s"), mc), r, j)
         if self.name == "normalized":
-            mp, mc = _ex.constant("mp"), _ex.constant("mc")
             p02 = _ex.breakup_momentum_squared(mp ** 2, _ex.parameter("mass"), mc)
             f = f * _ex.power(_ex.blatt_weisskopf(p02, r, j), -1)
         return f
