@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vecampfit.fitter import FitParameter, Likelihood, ParameterTable
-from vecampfit.fitter._threads import HISTORY, CoreShare, running_tasks
+from vecampfit.fitter._threads import HISTORY, CoreShare, TaskCount, running_tasks
 
 
 def counts(values):
@@ -71,6 +71,26 @@ def test_running_tasks_reads_the_fourth_field(tmp_path):
         n = running_tasks()
         print("running tasks now:", n)
         assert n is not None and n >= 1   # this thread runs
+
+
+def test_task_count_keeps_its_file_open_and_reads_it_afresh(tmp_path):
+    import pickle
+
+    f = tmp_path / "loadavg"
+    f.write_text("0.52 0.61 0.70 3/81 1234\n")
+    count = TaskCount(str(f))
+    assert count() == 3
+    fd = count._fd
+    f.write_text("0.52 0.61 0.70 5/81 1234\n")    # the same file, new content
+    assert count() == 5 and count._fd == fd         # read again, not reopened
+    copy = pickle.loads(pickle.dumps(count))
+    assert copy._fd is None and copy() == 5 and copy._fd != fd
+    count.close()
+    copy.close()
+    with pytest.raises(OSError):
+        os.fstat(fd)                                # closed
+    missing = TaskCount(str(tmp_path / "missing"))
+    assert missing() is None and missing() is None
 
 
 def test_likelihood_passes_the_choice_to_its_kernels(toy_model_l8, monkeypatch):

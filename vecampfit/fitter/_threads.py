@@ -27,13 +27,20 @@ helper threads that spin would count as other work.
 
 import os
 
-__all__ = ["CoreShare", "running_tasks"]
+__all__ = ["CoreShare", "TaskCount", "running_tasks"]
 
 #: Calls whose counts of other running tasks a choice takes the smallest of.
 HISTORY = 4
 
 #: The file whose fourth field, ``running/total``, counts the running tasks.
 LOADAVG = "/proc/loadavg"
+
+
+def _parse_running(text):
+    try:
+        return int(text.split()[3].split(b"/")[0])
+    except (IndexError, ValueError):
+        return None
 
 
 def running_tasks(path=LOADAVG):
@@ -51,20 +58,69 @@ def running_tasks(path=LOADAVG):
         The count (the calling thread included), or None where the file is
         missing or not in this form.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        text = os.read(fd, 256)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        return int(text.split()[3].split(b"/")[0])
-    except (IndexError, ValueError):
-        return None
+    with TaskCount(path) as count:
+        return count()
+
+
+class TaskCount:
+    """:func:`running_tasks`, read through a descriptor kept open.
+
+    Opening ``/proc/loadavg`` afresh at every likelihood call cost a cached
+    D0 call with two threads some 30 microseconds more than the read
+    alone (``benchmarks/results/threads.md``), so the file is opened once,
+    at the first count, and read with ``pread`` from its start, one system
+    call per count.  The descriptor is closed with the object (or by
+    :meth:`close`) and not pickled; a copy opens its own.
+
+    Parameters
+    ----------
+    path : str
+        The kernel's load file.
+    """
+
+    def __init__(self, path=LOADAVG):
+        self.path = path
+        self._fd = None             # None: not opened yet; -1: cannot be opened
+
+    def __call__(self):
+        """The running tasks now (the calling thread included), or None.
+
+        Returns
+        -------
+        int or None
+        """
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.path, os.O_RDONLY)
+            except OSError:
+                self._fd = -1
+        if self._fd < 0:
+            return None
+        try:
+            return _parse_running(os.pread(self._fd, 256, 0))
+        except OSError:
+            return None
+
+    def close(self):
+        """Close the descriptor (a later count opens it again)."""
+        fd, self._fd = self._fd, None
+        if fd is not None and fd >= 0:
+            os.close(fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except (OSError, AttributeError, TypeError):
+            pass
+
+    def __getstate__(self):
+        return {"path": self.path, "_fd": None}
 
 
 def _helpers_sleep():
@@ -97,7 +153,8 @@ class CoreShare:
     cpus : int, optional
         Online CPUs (default :func:`os.cpu_count`).
     count : callable, optional
-        Returns the running tasks now, or None (default :func:`running_tasks`).
+        Returns the running tasks now, or None (default: a :class:`TaskCount`
+        of ``/proc/loadavg``).
     applies : bool, optional
         Whether the count describes this process's cores and its helper
         threads sleep (default: decided from the affinity mask and
@@ -119,7 +176,7 @@ class CoreShare:
         self.threads = int(threads)
         self.policy = policy
         self._cpus = int(cpus if cpus is not None else (os.cpu_count() or 1))
-        self._count = count if count is not None else running_tasks
+        self._count = count if count is not None else TaskCount()
         if applies is None:
             applies = _helpers_sleep() and _whole_machine()
         self.active = policy == "share" and self.threads > 1 and bool(applies)
