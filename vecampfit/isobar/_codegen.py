@@ -122,8 +122,8 @@ class Layout:
         cannot give it with a few multiplications: a polynomial in event
         quantities of at most :data:`POLYNOMIAL_OPERATIONS` operations
         (:math:`s_{AC} - s_{BC}`, the bachelor momentum
-        :math:`p^2 = ((M^2 - m_c^2 - s)^2 - 4 m_c^2 s) / 4M^2`) is computed per
-        event, and a product is read as a product of existing fields and
+        :math:`p^2 = (s - (M + m_c)^2)(s - (M - m_c)^2) / 4M^2`) is computed
+        per event, and a product is read as a product of existing fields and
         their integer powers (:math:`q^3/m = (q/m)\\, q^2`) where they cover
         it.
         """

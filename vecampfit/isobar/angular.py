@@ -285,7 +285,7 @@ class ParentFormFactor(RealFactor):
         if self.name == "laura":
             return _ex.blatt_weisskopf(_ex.event(f"pcov2_{j}"), r, j)
         mp, mc = _ex.constant("mp"), _ex.constant("mc")
-        # p^2 of C in the parent frame, a polynomial in s_AB (no event field)
+        # p^2 of C in the parent frame, computed per event from s_AB (no event field)
         f = _ex.blatt_weisskopf(_ex.bachelor_momentum_squared(mp, _ex.event("s"), mc), r, j)
         if self.name == "normalized":
             p02 = _ex.breakup_momentum_squared(mp ** 2, _ex.parameter("mass"), mc)
