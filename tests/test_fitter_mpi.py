@@ -379,10 +379,11 @@ def run(env, name, mode, threads, *args, ranks=2):
         cmd = [MPIEXEC, "-n", str(ranks)] + cmd
     proc = subprocess.run(cmd, cwd=str(d), env=e, capture_output=True, text=True,
                           timeout=TIMEOUT)
-    # The ranks' outputs are merged: a line of another rank may precede the
-    # result on its line.
+    # The ranks' outputs are merged: output of another rank may precede the
+    # result on its line, or follow it there (print writes the text and its
+    # newline separately in unbuffered mode).
     lines = [ln[ln.index("RESULT ") + 7:] for ln in proc.stdout.splitlines() if "RESULT " in ln]
-    return proc, (json.loads(lines[-1]) if lines else None)
+    return proc, (json.JSONDecoder().raw_decode(lines[-1])[0] if lines else None)
 
 
 def _check(proc, result):
