@@ -4,20 +4,25 @@ The D0 -> K- pi+ pi0 isobar model of the example (``isobar_model.build()``),
 100,000 data and 1,000,000 normalization events (phase space), the
 likelihood's value call on the full path (``cache="never"``) and on the
 cached path (couplings free, ``cache="always"``).  Between two calls the
-main thread runs about 1 ms of Python, as Minuit does between the calls of
-a fit: that is when the idle OpenMP threads of the default wait policy spin
-and take the cores the main thread needs on a busy machine.
+main thread runs Python for a while (``--gaps``): 10 microseconds, about
+what Minuit leaves between the calls of a MIGRAD fit of this model (the
+script measures that gap in a short fit, ``--fit-gap``), and 1 ms, longer
+than an idle thread of the library's default spins, so that it sleeps
+between calls.
 
 Each configuration runs in its own process (the OpenMP runtime reads its
-environment once): the library's default (``OMP_WAIT_POLICY`` unset, so
-vecampfit sets ``passive``; ``thread_policy="share"``), the same with
+environment once): the library's default (``OMP_WAIT_POLICY`` and
+``GOMP_SPINCOUNT`` unset, so vecampfit sets a spin of about 0.2 ms,
+:mod:`vecampfit._openmp`; ``thread_policy="share"``), idle threads that
+sleep at once (``OMP_WAIT_POLICY=passive``), the default with
 ``thread_policy="fixed"`` (every call uses the threads asked for, however
-busy the cores), and the OpenMP default forced by ``OMP_WAIT_POLICY=active``
-(spinning threads: the thread policy then leaves the threads as asked).
-Optionally a second process spins on one core during the measurement
-(``--busy``).  Writes ``benchmarks/results/threads.md``::
+busy the cores), and the OpenMP runtime's own spinning forced by
+``OMP_WAIT_POLICY=active`` (the thread policy then leaves the threads as
+asked).  Optionally a second process spins on one core during the
+measurement (``--busy``).  Writes ``benchmarks/results/threads-run.md``
+(the analysis is in ``threads.md``)::
 
-    python benchmarks/bench_threads.py [--repeat 15] [--busy]
+    python benchmarks/bench_threads.py [--repeat 15] [--busy] [--gaps 1e-5,1e-3]
 """
 
 import argparse
@@ -38,7 +43,9 @@ compiled = model.compile((8,))
 data, mc = phase_space_records(model, 100_000, 1), phase_space_records(model, 1_000_000, 2)
 repeat = int(sys.argv[1])
 thread_policy = sys.argv[2]
-out = {}
+gap = float(sys.argv[3])
+import vecampfit._openmp
+out = {"wait": list(vecampfit._openmp.WAIT)}
 # One likelihood per path, its threads switched between 1 and 2 every RUN
 # calls, so that both see the same state of the host and the same events
 # (the cached path's stored amplitudes stay in the caches, as in a fit).
@@ -62,10 +69,10 @@ for cache in ("never", "always"):
         t0 = time.perf_counter()
         cost(x)
         times[threads].append(time.perf_counter() - t0)
-        # about 1 ms of Python between calls, as Minuit's
+        # Python between calls, as Minuit's
         t1 = time.perf_counter()
         s = 0
-        while time.perf_counter() - t1 < 1e-3:
+        while time.perf_counter() - t1 < gap:
             s += 1
     for threads in (1, 2):
         out[f"{cache}-{threads}"] = statistics.median(times[threads])
@@ -91,30 +98,94 @@ print(json.dumps(out))
 """
 
 
+FIT_GAP = r"""
+import json, time
+import numpy as np
+from bench_isobar import dz_isobar_model, phase_space_records
+from vecampfit.fitter import Fitter, Likelihood
+model = dz_isobar_model()
+compiled = model.compile((8,))
+data, mc = phase_space_records(model, 100_000, 1), phase_space_records(model, 1_000_000, 2)
+out = {}
+for path in ("full", "cached"):
+    table = model.parameter_table()
+    lk = Likelihood(table, threads=2)
+    point = lk.add_point(compiled.density("float64", 8))
+    point.add_data(data)
+    point.add_normalization_events(mc)
+    stamps = []
+    evaluate = lk._evaluate
+
+    def timed(*args):
+        t0 = time.perf_counter()
+        try:
+            return evaluate(*args)
+        finally:
+            stamps.append((t0, time.perf_counter()))
+
+    lk._evaluate = timed
+    fitter = Fitter(lk, seed=3, randomize=False)
+    names = list(table.names)
+    fitter.fix_all()
+    # the couplings (the first component's fixed), and for the full path
+    # the masses and widths of three resonances
+    fitter.release(*[n for n in names if n.endswith(("_A", "_P")) and not n.startswith("RHOP1")])
+    if path == "full":
+        fitter.release(*[n for n in names if n.endswith(("_M", "_G"))
+                         and n[:5] in ("RHOP1", "KSTM1", "KSTZ1")])
+    fitter.migrad(ncall=150, iterate=1)
+    gaps = [b[0] - a[1] for a, b in zip(stamps, stamps[1:])]
+    out[path] = [len(stamps)] + [float(v) for v in np.percentile(gaps, [10, 50, 90])]
+print(json.dumps(out))
+"""
+
+
 def spinner(seconds):
     end = time.time() + seconds
     while time.time() < end:
         pass
 
 
-def run(policy, repeat, thread_policy):
+def run(policy, repeat, thread_policy, gap):
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)
     env.pop("GOMP_SPINCOUNT", None)
     if policy:
         env["OMP_WAIT_POLICY"] = policy
     # From this folder, whose modules the script imports.
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(repeat), thread_policy], env=env,
-                          capture_output=True, text=True, check=True, cwd=HERE)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(repeat), thread_policy, repr(gap)],
+                          env=env, capture_output=True, text=True, check=True, cwd=HERE)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fit_gap():
+    env = dict(os.environ)
+    env.pop("OMP_WAIT_POLICY", None)
+    env.pop("GOMP_SPINCOUNT", None)
+    proc = subprocess.run([sys.executable, "-c", FIT_GAP], env=env, capture_output=True,
+                          text=True, check=True, cwd=HERE)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+CONFIGURATIONS = (
+    ("library default (spin 0.2 ms, share)", None, "share"),
+    ("OMP_WAIT_POLICY=passive (share)", "passive", "share"),
+    ("library default, thread_policy=\"fixed\"", None, "fixed"),
+    ("OMP_WAIT_POLICY=active", "active", "share"),
+)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--busy", action="store_true", help="a second process spins on one core")
-    p.add_argument("--output", default=os.path.join(HERE, "results", "threads.md"))
+    p.add_argument("--gaps", default="1e-5,1e-3",
+                   help="seconds of Python between calls, comma-separated")
+    p.add_argument("--fit-gap", action=argparse.BooleanOptionalAction, default=True,
+                   help="measure the gap between the calls of a MIGRAD fit")
+    p.add_argument("--output", default=os.path.join(HERE, "results", "threads-run.md"))
     args = p.parse_args(argv)
+    gaps = [float(g) for g in args.gaps.split(",")]
     sys.path.insert(0, HERE)
     from timing import cpu_description, load_average, write_report
     busy = None
@@ -124,36 +195,47 @@ def main(argv=None):
         busy.start()
     load = load_average()
     try:
-        results = {label: run(policy, args.repeat, thread_policy)
-                   for label, policy, thread_policy in (
-                       ("library default (passive, share)", None, "share"),
-                       ("passive, thread_policy=\"fixed\"", None, "fixed"),
-                       ("OMP_WAIT_POLICY=active", "active", "share"))}
+        measured = fit_gap() if args.fit_gap else None
+        results = {(label, gap): run(policy, args.repeat, thread_policy, gap)
+                   for gap in gaps for label, policy, thread_policy in CONFIGURATIONS}
     finally:
         if busy is not None:
             busy.terminate()
     n = 1_100_000
+    command = (f"python benchmarks/bench_threads.py --repeat {args.repeat}"
+               f"{' --busy' if args.busy else ''} --gaps {args.gaps}")
     lines = ["# Two threads against one, by OpenMP wait policy and thread policy", "",
-             f"`python benchmarks/bench_threads.py --repeat {args.repeat}"
-             f"{' --busy' if args.busy else ''}` on {cpu_description()}; load average before the "
-             f"run {load}"
+             f"`{command}` on {cpu_description()}; load average before the run {load}"
              f"{'; a second process spinning on one core' if args.busy else ''}.  D0 -> K- pi+ pi0 "
              "isobar model, 100,000 data + 1,000,000 normalization events, float64, L = 8; "
-             "medians of the likelihood's value calls, 1 ms of Python between calls; one likelihood "
-             "per path, switched between one and two threads every 5 calls.", "",
-             "| configuration | path | 1 thread (ns/event) | 2 threads (ns/event) | speed-up |",
-             "|---|---|---|---|---|"]
-    for label, r in results.items():
+             "medians of the likelihood's value calls; one likelihood per path, switched "
+             "between one and two threads every 5 calls.", ""]
+    if measured:
+        lines.append("Time between the likelihood calls of a MIGRAD fit of this model (two "
+                     "threads, the library's default; 10th, 50th and 90th percentiles):")
+        lines.append("")
+        for path, (calls, p10, p50, p90) in measured.items():
+            lines.append(f"- {path} path ({calls} calls): {p10 * 1e6:.1f}, {p50 * 1e6:.1f}, "
+                         f"{p90 * 1e6:.1f} us")
+        lines.append("")
+    wait = results[next(iter(results))]["wait"]
+    lines += [f"The library's default here: idle threads {wait[0]}"
+              + (f" for {wait[1] * 1e3:.2f} ms" if wait[0] == "spin" else "") + ".", "",
+              "| Python between calls | configuration | path | 1 thread (ns/event) | "
+              "2 threads (ns/event) | speed-up |",
+              "|---|---|---|---|---|---|"]
+    for (label, gap), r in results.items():
         for cache, path in (("never", "full"), ("always", "cached")):
             t1, t2 = r[f"{cache}-1"], r[f"{cache}-2"]
-            lines.append(f"| {label} | {path} | {t1 / n * 1e9:.1f} | {t2 / n * 1e9:.1f} | "
-                         f"{t1 / t2:.2f}x |")
-    for label, r in results.items():
-        lines.append("")
-        lines.append(f"- {label}: the full call streams {r['fields'] * 8} bytes per event "
-                     f"({r['fields']} float64 fields); numpy sums over as many bytes reach "
-                     f"{r['stream-1'] / 1e9:.1f} GB/s in one thread and {r['stream-2'] / 1e9:.1f} "
-                     f"GB/s in two ({r['stream-2'] / r['stream-1']:.2f}x), the full call "
+            lines.append(f"| {gap * 1e6:g} us | {label} | {path} | {t1 / n * 1e9:.2f} | "
+                         f"{t2 / n * 1e9:.2f} | {t1 / t2:.2f}x |")
+    lines.append("")
+    for (label, gap), r in results.items():
+        lines.append(f"- {label}, {gap * 1e6:g} us: the full call streams {r['fields'] * 8} "
+                     f"bytes per event ({r['fields']} float64 fields); numpy sums over as many "
+                     f"bytes reach {r['stream-1'] / 1e9:.1f} GB/s in one thread and "
+                     f"{r['stream-2'] / 1e9:.1f} GB/s in two "
+                     f"({r['stream-2'] / r['stream-1']:.2f}x), the full call "
                      f"{r['fields'] * 8 / (r['never-1'] / n) / 1e9:.1f} and "
                      f"{r['fields'] * 8 / (r['never-2'] / n) / 1e9:.1f} GB/s.")
     write_report("\n".join(lines) + "\n", args.output)

@@ -127,3 +127,107 @@ def test_likelihood_passes_the_choice_to_its_kernels(toy_model_l8, monkeypatch):
     assert np.array_equal(values["share"][1], values["fixed"][1])
     with pytest.raises(ValueError, match="thread_policy must be 'share' or 'fixed', got 'x'"):
         Likelihood(ParameterTable([FitParameter("mu", 0.3, 0.1)]), thread_policy="x")
+
+
+class Clock:
+    """A monotonic clock the test moves (seconds)."""
+
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def choices(share, n, clock=None, after=5e-5):
+    """The threads of ``n`` calls, each marked finished, the next count
+    ``after`` seconds later on ``clock``."""
+    got = []
+    for _ in range(n):
+        with share.call() as threads:
+            got.append(threads)
+        if clock is not None:
+            clock.t += after
+    return got
+
+
+def test_helpers_still_spinning_are_counted_out():
+    # Two CPUs, helpers that spin 0.2 ms after a call: for 0.1 ms after
+    # finished() the call's helper is counted out of the running tasks.
+    clock = Clock()
+    idle = [1] + [2] * 8          # after the first call the helper spins: main + helper
+    share = CoreShare(2, cpus=2, count=counts(idle), applies=True, spin_seconds=2e-4,
+                      clock=clock)
+    # the next count 50 us after the passes
+    assert choices(share, len(idle), clock) == [2] * len(idle)
+
+    # the same counts without the helpers counted out: after four calls the
+    # spinning helper reads as other work and costs a thread
+    share = CoreShare(2, cpus=2, count=counts(idle), applies=True, spin_seconds=0.0,
+                      clock=clock)
+    assert choices(share, len(idle), clock) == [2] * 4 + [1] * 5
+
+
+def test_a_busy_machine_is_seen_through_a_spinning_helper():
+    # main + spinning helper + another job: one thread, from the fifth call on
+    clock = Clock()
+    busy = [1, 3, 3, 3, 3, 2, 2, 2]
+    share = CoreShare(2, cpus=2, count=counts(busy), applies=True, spin_seconds=2e-4,
+                      clock=clock)
+    got = choices(share, len(busy), clock)
+    # calls 2-4 still see the idle first call; then the other job (the
+    # helper of a one-thread call is not counted out: it did not run)
+    assert got == [2, 2, 2, 2, 1, 1, 1, 1]
+
+
+def test_helpers_are_counted_out_for_half_their_spin_only():
+    clock = Clock()
+    share = CoreShare(2, cpus=2, count=counts([1, 2, 2]), applies=True, spin_seconds=2e-4,
+                      clock=clock)
+    with share.call():
+        pass
+    clock.t += 1.01e-4            # past half the spin: a running task is another's
+    assert share() == 2 and share._others[-1] == 1
+    share.finished()
+    # finished() without a choice before it marks nothing
+    share.finished()
+    clock.t += 1e-6
+    assert share() == 2 and share._others[-1] == 0
+
+
+def test_likelihood_keeps_its_choice_across_the_same_thread_count(toy_model_l8, monkeypatch):
+    from vecampfit.fitter import _threads, likelihood
+    from vecampfit.fitter.density import Density
+
+    events = []
+
+    class Recording(_threads.CoreShare):
+        def __init__(self, threads, policy="share"):
+            super().__init__(threads, policy, cpus=2, count=lambda: 1, applies=True,
+                             spin_seconds=2e-4)
+
+        def __call__(self):
+            events.append("choose")
+            return super().__call__()
+
+        def finished(self):
+            events.append("finished")
+            super().finished()
+
+    monkeypatch.setattr(likelihood, "CoreShare", Recording)
+    table = ParameterTable([FitParameter("mu", 0.3, 0.1), FitParameter("sigma", 1.0, 0.1)])
+    lk = Likelihood(table, vector_length=8, threads=2)
+    point = lk.add_point(Density.from_model(toy_model_l8, model="gauss", name="gauss"))
+    rng = np.random.default_rng(1)
+    point.add_data({"x": rng.normal(0.3, 1.0, 5000)})
+    point.add_normalization_events({"x": rng.uniform(-5, 5, 20000)})
+    share = lk._share
+    lk.threads = 2                # the same number: the same choice, its history kept
+    assert lk._share is share
+    for _ in range(3):
+        lk.evaluate([0.25, 1.1], gradient=True)
+    # one choice per call, marked finished after its passes
+    assert events == ["choose", "finished"] * 3, events
+    assert share._spinning[0] == 1
+    lk.threads = 1
+    assert lk._share is not share and lk._share.threads == 1

@@ -12,14 +12,12 @@ routine names are the paper's Fortran names in snake case.
 
 import os as _os
 
-# OpenMP: the library's idle threads sleep between parallel regions rather
-# than spin (OMP_WAIT_POLICY=passive), unless the user chose a policy or a
-# spin count.  Between two likelihood calls the main thread runs Minuit and
-# Python; spinning threads would take the cores it needs on a machine busy
-# with other work (benchmarks/results/threads.md).  The OpenMP runtime reads
-# this when it is loaded, with the first of vecampfit's compiled modules.
-if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["OMP_WAIT_POLICY"] = "passive"
+# OpenMP: how the library's idle threads wait between parallel regions (a
+# short spin where the library can count its spinning threads out of the
+# machine's load, else sleep at once), unless the user chose a policy or a
+# spin count.  The OpenMP runtime reads this when it is loaded, with the
+# first of vecampfit's compiled modules (vecampfit._openmp).
+from . import _openmp  # noqa: E402,F401
 
 from ._build_config import VERSION as __version__  # noqa: E402
 

@@ -234,7 +234,8 @@ cdef extern from *:
     void _prefetch "VECAMPFIT_PREFETCH"(const void *p) noexcept nogil
 
 # The end of a parallel region.  With sleeping idle threads
-# (OMP_WAIT_POLICY=passive, the library's default) a thread that reaches the
+# (OMP_WAIT_POLICY=passive; the library's default lets them spin for a
+# while first, vecampfit._openmp) a thread that reaches the
 # region's closing barrier before the others goes to sleep, and waking it
 # again costs tens of microseconds on some hosts (virtual machines above
 # all): a large part of a cached call.  So every chunk counts itself done,
@@ -247,12 +248,7 @@ cdef extern from *:
     #ifdef _OPENMP
     #include <omp.h>
     #endif
-    #if defined(__x86_64__) || defined(__i386__)
-    #include <immintrin.h>
-    #define VECAMPFIT_PAUSE() _mm_pause()
-    #else
-    #define VECAMPFIT_PAUSE() ((void) 0)
-    #endif
+    #include "vecampfit/pause.h"
     static inline void vecampfit_chunk_done(Py_ssize_t *done)
     {
         __atomic_fetch_add(done, 1, __ATOMIC_RELEASE);

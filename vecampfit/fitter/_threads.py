@@ -20,12 +20,21 @@ order of chunks, so that a call's value and gradient are the same to the bit
 with any number of threads.
 
 It applies only where the count describes the cores this process runs on
-(its affinity mask holds every online CPU) and the library's helper threads
-sleep between calls (``OMP_WAIT_POLICY=passive``, the library's default):
-helper threads that spin would count as other work.
+(its affinity mask holds every online CPU) and the library knows how long
+its idle helper threads spin (:mod:`vecampfit._openmp`): they sleep at
+once (``OMP_WAIT_POLICY=passive``), or, the library's default on Linux,
+spin for about :data:`vecampfit._openmp.SPIN_SECONDS` after a region.  A
+spinning helper is a running task: for the first half of that time after a
+call (a spin cannot end sooner), the helpers the call used are counted out.
+A count read later may still see one, and the call then takes a thread
+fewer; the smallest count of the last four calls keeps that from lasting.
 """
 
+import contextlib
 import os
+import time
+
+from .._openmp import LOADAVG as _LOADAVG, WAIT, whole_machine
 
 __all__ = ["CoreShare", "TaskCount", "running_tasks"]
 
@@ -33,7 +42,7 @@ __all__ = ["CoreShare", "TaskCount", "running_tasks"]
 HISTORY = 4
 
 #: The file whose fourth field, ``running/total``, counts the running tasks.
-LOADAVG = "/proc/loadavg"
+LOADAVG = _LOADAVG
 
 
 def _parse_running(text):
@@ -123,25 +132,17 @@ class TaskCount:
         return {"path": self.path, "_fd": None}
 
 
-def _helpers_sleep():
-    return os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
-
-
-def _whole_machine():
-    try:
-        return len(os.sched_getaffinity(0)) == (os.cpu_count() or 0)
-    except AttributeError:
-        return False
-
-
 class CoreShare:
     """The threads of each call: at most ``threads``, and no more than the
     cores that other work leaves free.
 
     A call on a machine with :math:`n` CPUs, when :math:`r` tasks are
-    running (this thread included), has :math:`o = r - 1` other tasks and
-    uses :math:`\\max(1, \\min(T, n - \\min_{\\text{last 4 calls}} o))`
-    threads, :math:`T` the threads asked for.
+    running (this thread and :math:`h` helper threads of the last call still
+    spinning included), has :math:`o = r - 1 - h` other tasks and uses
+    :math:`\\max(1, \\min(T, n - \\min_{\\text{last 4 calls}} o))`
+    threads, :math:`T` the threads asked for.  :math:`h` is the last call's
+    threads less one for half the helpers' spin (:meth:`finished`) after
+    that call, 0 after.
 
     Parameters
     ----------
@@ -156,9 +157,15 @@ class CoreShare:
         Returns the running tasks now, or None (default: a :class:`TaskCount`
         of ``/proc/loadavg``).
     applies : bool, optional
-        Whether the count describes this process's cores and its helper
-        threads sleep (default: decided from the affinity mask and
-        ``OMP_WAIT_POLICY``, see the module description).
+        Whether the count describes this process's cores and the library
+        knows how its helper threads wait (default: decided from the
+        affinity mask and :data:`vecampfit._openmp.WAIT`, see the module
+        description).
+    spin_seconds : float, optional
+        How long an idle helper spins after a region (default
+        :data:`vecampfit._openmp.WAIT`'s; 0 where helpers sleep at once).
+    clock : callable, optional
+        Monotonic seconds (default :func:`time.monotonic`).
 
     Attributes
     ----------
@@ -170,7 +177,8 @@ class CoreShare:
 
     POLICIES = ("share", "fixed")
 
-    def __init__(self, threads, policy="share", *, cpus=None, count=None, applies=None):
+    def __init__(self, threads, policy="share", *, cpus=None, count=None, applies=None,
+                 spin_seconds=None, clock=None):
         if policy not in self.POLICIES:
             raise ValueError(f"thread_policy must be 'share' or 'fixed', got {policy!r}")
         self.threads = int(threads)
@@ -178,9 +186,16 @@ class CoreShare:
         self._cpus = int(cpus if cpus is not None else (os.cpu_count() or 1))
         self._count = count if count is not None else TaskCount()
         if applies is None:
-            applies = _helpers_sleep() and _whole_machine()
+            applies = WAIT.spin_seconds is not None and whole_machine()
+        if spin_seconds is None:
+            spin_seconds = WAIT.spin_seconds or 0.0
         self.active = policy == "share" and self.threads > 1 and bool(applies)
+        self._counted_out_for = 0.5 * float(spin_seconds)
+        self._clock = clock if clock is not None else time.monotonic
         self._others = []
+        self._last = 1
+        self._spinning = (0, 0.0)       # (helpers, until when they are counted out)
+        self._chosen = False
 
     def __call__(self):
         """The threads for this call (one count of running tasks).
@@ -195,7 +210,33 @@ class CoreShare:
         running = self._count()
         if running is None:
             return self.threads
+        helpers, until = self._spinning
+        if helpers and self._clock() < until:
+            running = int(running) - helpers
         self._others.append(max(0, int(running) - 1))
         del self._others[:-HISTORY]
         free = self._cpus - min(self._others)
-        return max(1, min(self.threads, free))
+        self._last = max(1, min(self.threads, free))
+        self._chosen = True
+        return self._last
+
+    def finished(self):
+        """Mark the end of the parallel passes of the call last chosen for:
+        its helper threads spin from now on (counted out of the next count
+        for half their spin, see the class description)."""
+        if self._chosen and self._counted_out_for > 0:
+            self._spinning = (self._last - 1, self._clock() + self._counted_out_for)
+        self._chosen = False
+
+    @contextlib.contextmanager
+    def call(self):
+        """The threads for one call's passes (:meth:`__call__`), and
+        :meth:`finished` when they are done::
+
+            with share.call() as threads:
+                ...
+        """
+        try:
+            yield self()
+        finally:
+            self.finished()

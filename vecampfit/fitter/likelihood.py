@@ -624,9 +624,10 @@ class Likelihood:
         parallel passes), :math:`\\min(T, \\max(1, n - o))` threads, so that
         a helper thread never waits for a core that another job holds.
         Applies where the process may run on every CPU of the machine and
-        the idle threads sleep (``OMP_WAIT_POLICY=passive``, the library's
-        default); elsewhere, and with ``"fixed"``, every call uses
-        ``threads``.  Values and gradients are the same to the bit with
+        the library knows how the idle threads wait (its own short spin,
+        whose threads it counts out, or ``OMP_WAIT_POLICY=passive``; see
+        ``docs/performance.rst``); elsewhere, and with ``"fixed"``, every
+        call uses ``threads``.  Values and gradients are the same to the bit with
         any number of threads.
     extended : bool
         Extended maximum-likelihood fit (yields instead of fractions).
@@ -762,8 +763,12 @@ class Likelihood:
 
     @threads.setter
     def threads(self, n):
-        self._threads = resolve_threads(n)
-        self._share = CoreShare(self._threads, self._thread_policy)
+        n = resolve_threads(n)
+        if getattr(self, "_share", None) is None or n != self._threads:
+            # a new choice only for a new number: the choice keeps the counts
+            # of its last calls and knows which helper threads still spin
+            self._share = CoreShare(n, self._thread_policy)
+        self._threads = n
 
     @property
     def thread_policy(self):
@@ -1132,7 +1137,8 @@ class Likelihood:
             return np.zeros(0)
         params_t = bg.density.parameter_vector(bg.parameters, self.dtype)
         pbuf = bg.density.fill_buffer(bg.density.new_parameter_buffer(self.dtype), params_t)
-        return self._evaluator(bg.density).values(buf, params_t, pbuf, self._share())
+        with self._share.call() as threads:
+            return self._evaluator(bg.density).values(buf, params_t, pbuf, threads)
 
     def _describe(self, params):
         names = self.parameters.names
@@ -1177,9 +1183,13 @@ class Likelihood:
                                   f"{self._describe(x)})"), None
             return integral, g
         evaluator = self.signal_evaluator(dens, want_gradient, free)
-        sums, problem = evaluator.normalization_sums(
-            point.norm_events, params_t, pbuf, want_gradient,
-            self._share() if threads is None else threads, self._combine)
+        if threads is None:
+            with self._share.call() as threads:
+                sums, problem = evaluator.normalization_sums(
+                    point.norm_events, params_t, pbuf, want_gradient, threads, self._combine)
+        else:
+            sums, problem = evaluator.normalization_sums(
+                point.norm_events, params_t, pbuf, want_gradient, threads, self._combine)
         if (self.release_normalization_events and isinstance(evaluator, CachedEvaluator)
                 and not evaluator.partial and not point.norm_events.released):
             point.norm_events.release(
@@ -1267,6 +1277,13 @@ class Likelihood:
             return self._evaluate(params, gradient, free)
 
     def _evaluate(self, params, gradient, free):
+        try:
+            return self._evaluate_passes(params, gradient, free)
+        finally:
+            # the helper threads of the call's passes spin from here (fitter._threads)
+            self._share.finished()
+
+    def _evaluate_passes(self, params, gradient, free):
         x = np.array(params, dtype=np.float64).reshape(-1)
         n = len(self.parameters)
         if x.shape != (n,):
@@ -1373,8 +1390,9 @@ class Likelihood:
         """
         x, params_t, pbuf = self._signal_buffers(point, params)
         buf = point.data_events if where == "data" else point.norm_events
-        return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, self._share()),
-                          dtype=np.float64)
+        with self._share.call() as threads:
+            return np.asarray(self._evaluator(point.signal).values(buf, params_t, pbuf, threads),
+                              dtype=np.float64)
 
     def normalization_integral(self, point, params, *, free=None):
         """:math:`I_S` of a point at ``params`` (1 without normalization).
