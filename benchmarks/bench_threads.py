@@ -5,10 +5,11 @@ The D0 -> K- pi+ pi0 isobar model of the example (``isobar_model.build()``),
 likelihood's value call on the full path (``cache="never"``) and on the
 cached path (couplings free, ``cache="always"``).  Between two calls the
 main thread runs Python for a while (``--gaps``): 10 microseconds, about
-what Minuit leaves between the calls of a MIGRAD fit of this model (the
-script measures that gap in a short fit, ``--fit-gap``), and 1 ms, longer
-than an idle thread of the library's default spins, so that it sleeps
-between calls.
+what Minuit leaves between the calls of a MIGRAD fit of this model, and 1
+ms, longer than an idle thread of the library's default spins, so that it
+sleeps between calls.  The script also times short MIGRAD fits of the
+model at one and two threads (``--fits``), with the calls inside them and
+the time between them.
 
 Each configuration runs in its own process (the OpenMP runtime reads its
 environment once): the library's default (``OMP_WAIT_POLICY`` and
@@ -19,10 +20,9 @@ sleep at once (``OMP_WAIT_POLICY=passive``), the default with
 busy the cores), and the OpenMP runtime's own spinning forced by
 ``OMP_WAIT_POLICY=active`` (the thread policy then leaves the threads as
 asked).  Optionally a second process spins on one core during the
-measurement (``--busy``).  Writes ``benchmarks/results/threads-run.md``
-(the analysis is in ``threads.md``)::
+measurement (``--busy``).  Writes ``benchmarks/results/threads.md``::
 
-    python benchmarks/bench_threads.py [--repeat 15] [--busy] [--gaps 1e-5,1e-3]
+    python benchmarks/bench_threads.py [--repeat 15] [--busy] [--gaps 1e-5,1e-3] [--fits 3]
 """
 
 import argparse
@@ -98,44 +98,56 @@ print(json.dumps(out))
 """
 
 
-FIT_GAP = r"""
-import json, time
+FIT = r"""
+import json, statistics, sys, time
 import numpy as np
 from bench_isobar import dz_isobar_model, phase_space_records
 from vecampfit.fitter import Fitter, Likelihood
 model = dz_isobar_model()
 compiled = model.compile((8,))
 data, mc = phase_space_records(model, 100_000, 1), phase_space_records(model, 1_000_000, 2)
+rounds = int(sys.argv[1])
 out = {}
 for path in ("full", "cached"):
-    table = model.parameter_table()
-    lk = Likelihood(table, threads=2)
-    point = lk.add_point(compiled.density("float64", 8))
-    point.add_data(data)
-    point.add_normalization_events(mc)
-    stamps = []
-    evaluate = lk._evaluate
+    fits = {1: [], 2: []}
+    for r in range(2 * rounds):
+        threads = 1 + r % 2
+        table = model.parameter_table()
+        lk = Likelihood(table, threads=threads)
+        point = lk.add_point(compiled.density("float64", 8))
+        point.add_data(data)
+        point.add_normalization_events(mc)
+        stamps = []
+        evaluate = lk._evaluate
 
-    def timed(*args):
+        def timed(*args, evaluate=evaluate, stamps=stamps):
+            t0 = time.perf_counter()
+            try:
+                return evaluate(*args)
+            finally:
+                stamps.append((t0, time.perf_counter()))
+
+        lk._evaluate = timed
+        fitter = Fitter(lk, seed=3, randomize=False)
+        names = list(table.names)
+        fitter.fix_all()
+        # the couplings (the first component's fixed), and for the full path
+        # the masses and widths of three resonances
+        fitter.release(*[n for n in names
+                         if n.endswith(("_A", "_P")) and not n.startswith("RHOP1")])
+        if path == "full":
+            fitter.release(*[n for n in names if n.endswith(("_M", "_G"))
+                             and n[:5] in ("RHOP1", "KSTM1", "KSTZ1")])
         t0 = time.perf_counter()
-        try:
-            return evaluate(*args)
-        finally:
-            stamps.append((t0, time.perf_counter()))
-
-    lk._evaluate = timed
-    fitter = Fitter(lk, seed=3, randomize=False)
-    names = list(table.names)
-    fitter.fix_all()
-    # the couplings (the first component's fixed), and for the full path
-    # the masses and widths of three resonances
-    fitter.release(*[n for n in names if n.endswith(("_A", "_P")) and not n.startswith("RHOP1")])
-    if path == "full":
-        fitter.release(*[n for n in names if n.endswith(("_M", "_G"))
-                         and n[:5] in ("RHOP1", "KSTM1", "KSTZ1")])
-    fitter.migrad(ncall=150, iterate=1)
-    gaps = [b[0] - a[1] for a, b in zip(stamps, stamps[1:])]
-    out[path] = [len(stamps)] + [float(v) for v in np.percentile(gaps, [10, 50, 90])]
+        fitter.migrad(ncall=150, iterate=1)
+        fits[threads].append((time.perf_counter() - t0,
+                              statistics.median(b - a for a, b in stamps), len(stamps)))
+        if threads == 2:
+            gaps = [b[0] - a[1] for a, b in zip(stamps, stamps[1:])]
+    out[path] = {"gaps": [float(v) for v in np.percentile(gaps, [10, 50, 90])],
+                 "calls": fits[2][0][2],
+                 "fit": [statistics.median(f[0] for f in fits[k]) for k in (1, 2)],
+                 "call": [statistics.median(f[1] for f in fits[k]) for k in (1, 2)]}
 print(json.dumps(out))
 """
 
@@ -158,12 +170,14 @@ def run(policy, repeat, thread_policy, gap):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def fit_gap():
+def fits(policy, rounds):
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)
     env.pop("GOMP_SPINCOUNT", None)
-    proc = subprocess.run([sys.executable, "-c", FIT_GAP], env=env, capture_output=True,
-                          text=True, check=True, cwd=HERE)
+    if policy:
+        env["OMP_WAIT_POLICY"] = policy
+    proc = subprocess.run([sys.executable, "-c", FIT, str(rounds)], env=env,
+                          capture_output=True, text=True, check=True, cwd=HERE)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -181,9 +195,10 @@ def main(argv=None):
     p.add_argument("--busy", action="store_true", help="a second process spins on one core")
     p.add_argument("--gaps", default="1e-5,1e-3",
                    help="seconds of Python between calls, comma-separated")
-    p.add_argument("--fit-gap", action=argparse.BooleanOptionalAction, default=True,
-                   help="measure the gap between the calls of a MIGRAD fit")
-    p.add_argument("--output", default=os.path.join(HERE, "results", "threads-run.md"))
+    p.add_argument("--fits", type=int, default=3, metavar="ROUNDS",
+                   help="MIGRAD fits per path and thread count (0: none), the library's "
+                        "default and passive")
+    p.add_argument("--output", default=os.path.join(HERE, "results", "threads.md"))
     args = p.parse_args(argv)
     gaps = [float(g) for g in args.gaps.split(",")]
     sys.path.insert(0, HERE)
@@ -195,7 +210,9 @@ def main(argv=None):
         busy.start()
     load = load_average()
     try:
-        measured = fit_gap() if args.fit_gap else None
+        measured = {label: fits(policy, args.fits) for label, policy in
+                    (("library default", None), ("OMP_WAIT_POLICY=passive", "passive"))} \
+            if args.fits else None
         results = {(label, gap): run(policy, args.repeat, thread_policy, gap)
                    for gap in gaps for label, policy, thread_policy in CONFIGURATIONS}
     finally:
@@ -211,12 +228,20 @@ def main(argv=None):
              "medians of the likelihood's value calls; one likelihood per path, switched "
              "between one and two threads every 5 calls.", ""]
     if measured:
-        lines.append("Time between the likelihood calls of a MIGRAD fit of this model (two "
-                     "threads, the library's default; 10th, 50th and 90th percentiles):")
-        lines.append("")
-        for path, (calls, p10, p50, p90) in measured.items():
-            lines.append(f"- {path} path ({calls} calls): {p10 * 1e6:.1f}, {p50 * 1e6:.1f}, "
-                         f"{p90 * 1e6:.1f} us")
+        lines += ["Short MIGRAD fits of this model (150 calls at most, the couplings free but "
+                  "the first component's, and on the full path the masses and widths of "
+                  "rho(770), K*(892)- and K*(892)0; two threads against one, alternately, "
+                  f"{args.fits} fits each, medians):", "",
+                  "| wait | path | calls | time between calls (10/50/90 %, us) | "
+                  "call, 1 thread (ms) | call, 2 threads (ms) | speed-up | fit, 1 thread (s) | "
+                  "fit, 2 threads (s) | speed-up |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for label, paths in measured.items():
+            for path, m in paths.items():
+                g, c, f = m["gaps"], m["call"], m["fit"]
+                lines.append(f"| {label} | {path} | {m['calls']} | {g[0] * 1e6:.1f} / "
+                             f"{g[1] * 1e6:.1f} / {g[2] * 1e6:.1f} | {c[0] * 1e3:.3f} | "
+                             f"{c[1] * 1e3:.3f} | {c[0] / c[1]:.2f}x | {f[0]:.3f} | {f[1]:.3f} | "
+                             f"{f[0] / f[1]:.2f}x |")
         lines.append("")
     wait = results[next(iter(results))]["wait"]
     lines += [f"The library's default here: idle threads {wait[0]}"

@@ -627,7 +627,9 @@ class Likelihood:
         the library knows how the idle threads wait (its own short spin,
         whose threads it counts out, or ``OMP_WAIT_POLICY=passive``; see
         ``docs/performance.rst``); elsewhere, and with ``"fixed"``, every
-        call uses ``threads``.  Values and gradients are the same to the bit with
+        call uses ``threads`` (``"fixed"`` is for cores that are the fit's
+        alone: where other work runs, the helper threads' spin competes
+        with it, and two threads were 0.5-0.8x one).  Values and gradients are the same to the bit with
         any number of threads.
     extended : bool
         Extended maximum-likelihood fit (yields instead of fractions).
