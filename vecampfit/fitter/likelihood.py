@@ -629,8 +629,8 @@ class Likelihood:
         ``docs/performance.rst``); elsewhere, and with ``"fixed"``, every
         call uses ``threads`` (``"fixed"`` is for cores that are the fit's
         alone: where other work runs, the helper threads' spin competes
-        with it, and two threads were 0.5-0.8x one).  Values and gradients are the same to the bit with
-        any number of threads.
+        with it, and two threads were 0.5-0.8x one).  Values and gradients
+        are the same to the bit with any number of threads.
     extended : bool
         Extended maximum-likelihood fit (yields instead of fractions).
     on_invalid : {"raise", "large"}
