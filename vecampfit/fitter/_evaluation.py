@@ -83,6 +83,8 @@ class BlockEvaluator:
         return (buf.n_blocks + cb - 1) // cb
 
     def _raise_kernel_error(self, bad):
+        if bad.size == 0 or bad.min() >= _NO_PROBLEM:
+            return                  # no code below NO_PROBLEM: one reduction
         if np.any(bad == _GUARD_VIOLATED):
             d = self.density
             raise DensityError(
